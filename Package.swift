@@ -1,0 +1,65 @@
+// swift-tools-version: 6.0
+import PackageDescription
+
+/// One settings list for every target: Swift 6 language mode (strict concurrency) plus the
+/// upcoming features that keep imports and existentials explicit.
+let swiftSettings: [SwiftSetting] = [
+    .enableUpcomingFeature("ExistentialAny"),
+    .enableUpcomingFeature("MemberImportVisibility"),
+    .enableUpcomingFeature("InternalImportsByDefault"),
+]
+
+let package = Package(
+    name: "NavReplay",
+    platforms: [.macOS(.v13), .iOS(.v16)],
+    products: [
+        .library(name: "NavModel", targets: ["NavModel"]),
+        .library(name: "NavEvents", targets: ["NavEvents"]),
+        .library(name: "NavReplay", targets: ["NavReplay"]),
+        .library(name: "NavRouter", targets: ["NavRouter"]),
+        .library(name: "NavLog", targets: ["NavLog"]),
+        .executable(name: "navreplay", targets: ["navreplay"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+    ],
+    targets: [
+        // The pure core: no Foundation, no files, no clock.
+        .target(name: "NavJSON", swiftSettings: swiftSettings),
+        .target(name: "NavModel", dependencies: ["NavJSON"], swiftSettings: swiftSettings),
+        .target(name: "NavEvents", dependencies: ["NavJSON", "NavModel"], swiftSettings: swiftSettings),
+        .target(name: "NavReplay", dependencies: ["NavJSON", "NavModel", "NavEvents"], swiftSettings: swiftSettings),
+        // The app side.
+        .target(
+            name: "NavRouter", dependencies: ["NavModel", "NavEvents", "NavReplay"],
+            swiftSettings: swiftSettings),
+        // I/O around the core.
+        .systemLibrary(name: "CZlib", providers: [.apt(["zlib1g-dev"])]),
+        .target(
+            name: "NavLog", dependencies: ["CZlib", "NavJSON", "NavModel", "NavEvents", "NavReplay"],
+            swiftSettings: swiftSettings),
+        .target(
+            name: "NavReport", dependencies: ["NavJSON", "NavModel", "NavEvents", "NavReplay"],
+            swiftSettings: swiftSettings),
+        // The command line, thin on top.
+        .target(
+            name: "NavReplayCommands",
+            dependencies: [
+                "NavJSON", "NavModel", "NavEvents", "NavReplay", "NavRouter", "NavLog", "NavReport",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            swiftSettings: swiftSettings),
+        .executableTarget(name: "navreplay", dependencies: ["NavReplayCommands"], swiftSettings: swiftSettings),
+        .target(
+            name: "NavTestSupport",
+            dependencies: ["NavJSON", "NavModel", "NavEvents", "NavReplay", "NavRouter"],
+            swiftSettings: swiftSettings),
+        .testTarget(
+            name: "NavReplayTests",
+            dependencies: [
+                "NavJSON", "NavModel", "NavEvents", "NavReplay", "NavRouter", "NavLog", "NavReport",
+                "NavReplayCommands", "NavTestSupport",
+            ],
+            swiftSettings: swiftSettings),
+    ]
+)

@@ -1,0 +1,309 @@
+public import NavJSON
+
+/// A model file that cannot be used, with the JSON path of the offending value.
+public struct ModelError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// Where in the file, as a JSON path: `$.commands.logoutToOnboarding.reset[2]`.
+    public var path: String
+    public var message: String
+
+    public init(path: String, message: String) {
+        self.path = path
+        self.message = message
+    }
+
+    public var description: String { "\(path): \(message)" }
+}
+
+extension NavigationModel {
+    /// Loads and checks a model file (CONTRACT §4, `Schemas/navigation-model.v1.schema.json`).
+    public static func load(json bytes: [UInt8]) throws(ModelError) -> NavigationModel {
+        let value: JSONValue
+        do {
+            value = try JSONValue.parse(bytes)
+        } catch {
+            throw ModelError(path: "$", message: "not valid JSON: \(error)")
+        }
+        return try load(value)
+    }
+
+    public static func load(json text: String) throws(ModelError) -> NavigationModel {
+        try load(json: Array(text.utf8))
+    }
+
+    public static func load(_ value: JSONValue) throws(ModelError) -> NavigationModel {
+        var reader = ModelReader()
+        return try reader.read(value)
+    }
+}
+
+/// Reads the model document, keeping the JSON path for error messages.
+private struct ModelReader {
+    func object(_ value: JSONValue, _ path: String, allowed: [String]) throws(ModelError) -> JSONObject {
+        guard let object = value.objectValue else {
+            throw ModelError(path: path, message: "expected an object, found \(value.typeName)")
+        }
+        for key in object.keys where !allowed.contains(key) {
+            throw ModelError(
+                path: path + "." + key,
+                message: "unknown key (allowed here: \(allowed.joined(separator: ", ")))")
+        }
+        return object
+    }
+
+    func string(_ value: JSONValue?, _ path: String) throws(ModelError) -> String {
+        guard let value else { throw ModelError(path: path, message: "missing") }
+        guard let text = value.stringValue, !text.isEmpty else {
+            throw ModelError(path: path, message: "expected a non-empty string, found \(value.typeName)")
+        }
+        return text
+    }
+
+    func strings(_ value: JSONValue?, _ path: String) throws(ModelError) -> [String] {
+        guard let value else { throw ModelError(path: path, message: "missing") }
+        guard let array = value.arrayValue else {
+            throw ModelError(path: path, message: "expected an array of strings, found \(value.typeName)")
+        }
+        var result: [String] = []
+        for (index, element) in array.enumerated() {
+            let text = try string(element, "\(path)[\(index)]")
+            if result.contains(text) {
+                throw ModelError(path: "\(path)[\(index)]", message: "\"\(text)\" is listed twice")
+            }
+            result.append(text)
+        }
+        return result
+    }
+
+    func integer(_ value: JSONValue, _ path: String, minimum: Int64) throws(ModelError) -> Int {
+        guard let number = value.int64Value, number >= minimum, number <= Int64(Int32.max) else {
+            throw ModelError(path: path, message: "expected an integer of at least \(minimum)")
+        }
+        return Int(number)
+    }
+
+    func entries(_ value: JSONValue?, _ path: String) throws(ModelError) -> [(key: String, value: JSONValue)] {
+        guard let value else { throw ModelError(path: path, message: "missing") }
+        guard let object = value.objectValue else {
+            throw ModelError(path: path, message: "expected an object, found \(value.typeName)")
+        }
+        return object.members
+    }
+
+    mutating func read(_ value: JSONValue) throws(ModelError) -> NavigationModel {
+        let root = try object(
+            value, "$",
+            allowed: ["$schema", "model_version", "name", "description", "initial", "flows", "stacks", "modals",
+                "commands", "deep_links"])
+        guard let version = root["model_version"] else { throw ModelError(path: "$.model_version", message: "missing") }
+        guard version.int64Value == 1 else {
+            throw ModelError(path: "$.model_version", message: "unsupported model version (this NavReplay reads 1)")
+        }
+        let name = try string(root["name"], "$.name")
+
+        // Stacks first: flows, modals and commands refer to them.
+        var stacks: [String: StackSpec] = [:]
+        var stackNames: [String] = []
+        for (stackName, spec) in try entries(root["stacks"], "$.stacks") {
+            let path = "$.stacks.\(stackName)"
+            let fields = try object(spec, path, allowed: ["routes", "singletons", "positions"])
+            let routes = try fields["routes"].map { (routes) throws(ModelError) in try strings(routes, path + ".routes") }
+            let singletons = try fields["singletons"].map { (value) throws(ModelError) in
+                try strings(value, path + ".singletons")
+            } ?? []
+            for (index, singleton) in singletons.enumerated() where routes.map({ !$0.contains(singleton) }) ?? false {
+                throw ModelError(
+                    path: "\(path).singletons[\(index)]", message: "unknown route \"\(singleton)\" (not in routes)")
+            }
+            var positions: [PositionRequirement] = []
+            if let list = fields["positions"] {
+                guard let array = list.arrayValue else {
+                    throw ModelError(path: path + ".positions", message: "expected an array, found \(list.typeName)")
+                }
+                for (index, entry) in array.enumerated() {
+                    let entryPath = "\(path).positions[\(index)]"
+                    let requirement = try object(entry, entryPath, allowed: ["index", "one_of"])
+                    guard let at = requirement["index"] else {
+                        throw ModelError(path: entryPath + ".index", message: "missing")
+                    }
+                    let oneOf = try strings(requirement["one_of"], entryPath + ".one_of")
+                    for (routeIndex, route) in oneOf.enumerated() where routes.map({ !$0.contains(route) }) ?? false {
+                        throw ModelError(
+                            path: "\(entryPath).one_of[\(routeIndex)]", message: "unknown route \"\(route)\" (not in routes)")
+                    }
+                    positions.append(
+                        PositionRequirement(index: try integer(at, entryPath + ".index", minimum: 0), oneOf: oneOf))
+                }
+            }
+            stacks[stackName] = StackSpec(routes: routes, singletons: Set(singletons), positions: positions)
+            stackNames.append(stackName)
+        }
+
+        var flows: [String: FlowSpec] = [:]
+        var flowNames: [String] = []
+        var stackOwner: [String: String] = [:]
+        for (flowName, spec) in try entries(root["flows"], "$.flows") {
+            let path = "$.flows.\(flowName)"
+            let fields = try object(spec, path, allowed: ["stack", "tabs", "max_modals"])
+            let kind: FlowSpec.Kind
+            switch (fields["stack"], fields["tabs"]) {
+            case (let stack?, nil):
+                let stackName = try string(stack, path + ".stack")
+                guard stacks[stackName] != nil else {
+                    throw ModelError(path: path + ".stack", message: "unknown stack \"\(stackName)\" (not in $.stacks)")
+                }
+                kind = .stack(stackName)
+            case (nil, let tabs?):
+                let tabNames = try strings(tabs, path + ".tabs")
+                guard !tabNames.isEmpty else { throw ModelError(path: path + ".tabs", message: "a flow needs at least one tab") }
+                for (index, tab) in tabNames.enumerated() where stacks[tab] == nil {
+                    throw ModelError(
+                        path: "\(path).tabs[\(index)]",
+                        message: "unknown stack \"\(tab)\" (each tab owns the stack of the same name, declare it in $.stacks)")
+                }
+                kind = .tabs(tabNames)
+            default:
+                throw ModelError(path: path, message: "a flow has exactly one of \"stack\" and \"tabs\"")
+            }
+            for stack in FlowSpec(kind: kind).ownedStacks {
+                if let other = stackOwner[stack] {
+                    throw ModelError(path: path, message: "stack \"\(stack)\" is already owned by flow \"\(other)\"")
+                }
+                stackOwner[stack] = flowName
+            }
+            let maxModals = try fields["max_modals"].map { (value) throws(ModelError) in
+                try integer(value, path + ".max_modals", minimum: 0)
+            }
+            flows[flowName] = FlowSpec(kind: kind, maxModals: maxModals)
+            flowNames.append(flowName)
+        }
+        guard !flowNames.isEmpty else { throw ModelError(path: "$.flows", message: "a model needs at least one flow") }
+
+        let initialFields = try object(root["initial"] ?? .null, "$.initial", allowed: ["flow", "tab"])
+        let initialFlow = try string(initialFields["flow"], "$.initial.flow")
+        guard flows[initialFlow] != nil else {
+            throw ModelError(path: "$.initial.flow", message: "unknown flow \"\(initialFlow)\" (not in $.flows)")
+        }
+        var initialTab: String?
+        if let tab = initialFields["tab"], !tab.isNull {
+            let tabName = try string(tab, "$.initial.tab")
+            let allTabs = flowNames.flatMap { flows[$0]?.tabs ?? [] }
+            guard allTabs.contains(tabName) else {
+                throw ModelError(path: "$.initial.tab", message: "unknown tab \"\(tabName)\" (no flow has it)")
+            }
+            if let tabs = flows[initialFlow]?.tabs, !tabs.contains(tabName) {
+                throw ModelError(path: "$.initial.tab", message: "flow \"\(initialFlow)\" has no tab \"\(tabName)\"")
+            }
+            initialTab = tabName
+        } else if let tabs = flows[initialFlow]?.tabs {
+            initialTab = tabs.first
+        }
+
+        var modals: [String: ModalSpec] = [:]
+        var modalNames: [String] = []
+        if let modalEntries = root["modals"] {
+            for (modalName, spec) in try entries(modalEntries, "$.modals") {
+                let path = "$.modals.\(modalName)"
+                let fields = try object(spec, path, allowed: ["flows"])
+                let allowedFlows = try fields["flows"].map { (value) throws(ModelError) in try strings(value, path + ".flows") }
+                for (index, flow) in (allowedFlows ?? []).enumerated() where flows[flow] == nil {
+                    throw ModelError(path: "\(path).flows[\(index)]", message: "unknown flow \"\(flow)\" (not in $.flows)")
+                }
+                modals[modalName] = ModalSpec(flows: allowedFlows)
+                modalNames.append(modalName)
+            }
+        }
+
+        var commands: [String: CommandSpec] = [:]
+        var commandNames: [String] = []
+        if let commandEntries = root["commands"] {
+            for (commandName, spec) in try entries(commandEntries, "$.commands") {
+                let path = "$.commands.\(commandName)"
+                let fields = try object(spec, path, allowed: ["flow", "tab", "reset", "dismiss_modals"])
+                let flow = try string(fields["flow"], path + ".flow")
+                guard let flowSpec = flows[flow] else {
+                    throw ModelError(path: path + ".flow", message: "unknown flow \"\(flow)\" (not in $.flows)")
+                }
+                var tab: String?
+                if let tabValue = fields["tab"] {
+                    let tabName = try string(tabValue, path + ".tab")
+                    guard flowSpec.tabs?.contains(tabName) ?? false else {
+                        throw ModelError(path: path + ".tab", message: "flow \"\(flow)\" has no tab \"\(tabName)\"")
+                    }
+                    tab = tabName
+                }
+                let reset = try fields["reset"].map { (value) throws(ModelError) in try strings(value, path + ".reset") } ?? []
+                for (index, stack) in reset.enumerated() where stacks[stack] == nil {
+                    throw ModelError(path: "\(path).reset[\(index)]", message: "unknown stack \"\(stack)\" (not in $.stacks)")
+                }
+                var dismissModals = false
+                if let dismiss = fields["dismiss_modals"] {
+                    guard let flag = dismiss.boolValue else {
+                        throw ModelError(path: path + ".dismiss_modals", message: "expected a boolean, found \(dismiss.typeName)")
+                    }
+                    dismissModals = flag
+                }
+                commands[commandName] = CommandSpec(flow: flow, tab: tab, reset: reset, dismissModals: dismissModals)
+                commandNames.append(commandName)
+            }
+        }
+
+        var deepLinks = DeepLinkTable()
+        if let table = root["deep_links"] {
+            let fields = try object(table, "$.deep_links", allowed: ["fallback_command", "links"])
+            if let fallback = fields["fallback_command"] {
+                let command = try string(fallback, "$.deep_links.fallback_command")
+                guard commands[command] != nil else {
+                    throw ModelError(path: "$.deep_links.fallback_command", message: "unknown command \"\(command)\"")
+                }
+                deepLinks.fallbackCommand = command
+            }
+            for (index, entry) in (fields["links"]?.arrayValue ?? []).enumerated() {
+                let path = "$.deep_links.links[\(index)]"
+                let link = try object(entry, path, allowed: ["pattern", "command", "steps"])
+                let pattern = try string(link["pattern"], path + ".pattern")
+                var command: String?
+                if let value = link["command"] {
+                    let name = try string(value, path + ".command")
+                    guard commands[name] != nil else {
+                        throw ModelError(path: path + ".command", message: "unknown command \"\(name)\"")
+                    }
+                    command = name
+                }
+                var steps: [DeepLinkStep] = []
+                for (stepIndex, stepValue) in (link["steps"]?.arrayValue ?? []).enumerated() {
+                    let stepPath = "\(path).steps[\(stepIndex)]"
+                    let step = try object(stepValue, stepPath, allowed: ["tab", "stack", "push", "present", "style"])
+                    if let tab = step["tab"] {
+                        steps.append(.selectTab(try string(tab, stepPath + ".tab")))
+                    } else if let route = step["push"] {
+                        let stack = try string(step["stack"], stepPath + ".stack")
+                        guard stacks[stack] != nil else {
+                            throw ModelError(path: stepPath + ".stack", message: "unknown stack \"\(stack)\"")
+                        }
+                        steps.append(.push(stack: stack, route: try string(route, stepPath + ".push")))
+                    } else if let modal = step["present"] {
+                        let modalName = try string(modal, stepPath + ".present")
+                        guard modals[modalName] != nil else {
+                            throw ModelError(path: stepPath + ".present", message: "unknown modal \"\(modalName)\"")
+                        }
+                        let style = try step["style"].map { (value) throws(ModelError) in try string(value, stepPath + ".style") } ?? "sheet"
+                        guard ["sheet", "cover", "overlay"].contains(style) else {
+                            throw ModelError(path: stepPath + ".style", message: "expected sheet, cover or overlay")
+                        }
+                        steps.append(.present(modal: modalName, style: style))
+                    } else {
+                        throw ModelError(path: stepPath, message: "a step has one of \"tab\", \"push\" or \"present\"")
+                    }
+                }
+                deepLinks.links.append(DeepLink(pattern: pattern, command: command, steps: steps))
+            }
+        }
+
+        return NavigationModel(
+            modelVersion: 1, name: name,
+            initial: NavigationModel.InitialState(flow: initialFlow, tab: initialTab),
+            flows: flows, flowNames: flowNames, stacks: stacks, stackNames: stackNames,
+            modals: modals, modalNames: modalNames, commands: commands, commandNames: commandNames,
+            deepLinks: deepLinks)
+    }
+}

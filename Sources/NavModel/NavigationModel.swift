@@ -1,0 +1,154 @@
+/// What the fold needs to know about an app's navigation: its flows, tabs, stacks, routes,
+/// modals and commands (CONTRACT §4).
+///
+/// Load one with `NavigationModel.load(json:)`, or use `NavigationModel.poc`, the PoC router of
+/// seed 001, which is the default. Every reference inside the model (a flow's stack, a command's
+/// tab, a modal's flows) is checked when it is loaded, so the fold can trust it.
+public struct NavigationModel: Sendable, Equatable {
+    public var modelVersion: Int
+    public var name: String
+    public var initial: InitialState
+    /// Flows by name; `flowNames` keeps the file's order.
+    public var flows: [String: FlowSpec]
+    public var flowNames: [String]
+    /// Stacks by name; `stackNames` keeps the file's order.
+    public var stacks: [String: StackSpec]
+    public var stackNames: [String]
+    public var modals: [String: ModalSpec]
+    public var modalNames: [String]
+    public var commands: [String: CommandSpec]
+    public var commandNames: [String]
+    /// Deep links the router resolves (a NavReplay extension of the v1 model; optional).
+    public var deepLinks: DeepLinkTable
+
+    public struct InitialState: Sendable, Equatable {
+        public var flow: String
+        public var tab: String?
+        public init(flow: String, tab: String? = nil) {
+            self.flow = flow
+            self.tab = tab
+        }
+    }
+
+    /// The state a session starts from when it has no snapshot.
+    public var initialState: NavigationState {
+        NavigationState(
+            flow: initial.flow, tab: initial.tab,
+            stacks: Dictionary(uniqueKeysWithValues: stackNames.map { ($0, []) }), modals: [])
+    }
+
+    /// The stack a flow shows with the given selected tab: the flow's own stack, or the
+    /// selected tab's stack when the flow has tabs and the tab is one of them.
+    public func activeStack(flow: String, tab: String?) -> String? {
+        guard let spec = flows[flow] else { return nil }
+        switch spec.kind {
+        case .stack(let stack): return stack
+        case .tabs(let tabs):
+            guard let tab, tabs.contains(tab) else { return nil }
+            return tab
+        }
+    }
+
+    /// Whether the flow owns the stack: its own stack, or one of its tabs' stacks.
+    public func flow(_ flow: String, owns stack: String) -> Bool {
+        guard let spec = flows[flow] else { return false }
+        switch spec.kind {
+        case .stack(let own): return own == stack
+        case .tabs(let tabs): return tabs.contains(stack)
+        }
+    }
+
+    /// The flow that owns a stack, if any (the first in file order).
+    public func owningFlow(of stack: String) -> String? {
+        flowNames.first { flow($0, owns: stack) }
+    }
+}
+
+/// A flow: either one stack or a list of tabs, each owning the stack of the same name.
+public struct FlowSpec: Sendable, Equatable {
+    public enum Kind: Sendable, Equatable {
+        case stack(String)
+        case tabs([String])
+    }
+
+    public var kind: Kind
+    /// At most this many modals at once in this flow (seed 003: one widget at a time).
+    public var maxModals: Int?
+
+    public init(kind: Kind, maxModals: Int? = nil) {
+        self.kind = kind
+        self.maxModals = maxModals
+    }
+
+    public var tabs: [String]? {
+        if case .tabs(let tabs) = kind { tabs } else { nil }
+    }
+
+    /// Every stack the flow owns.
+    public var ownedStacks: [String] {
+        switch kind {
+        case .stack(let stack): [stack]
+        case .tabs(let tabs): tabs
+        }
+    }
+}
+
+/// A stack of routes above a root screen.
+public struct StackSpec: Sendable, Equatable {
+    /// The routes the stack accepts, in file order; `nil` accepts any route name.
+    public var routes: [String]?
+    /// Routes that may stand at most once in the stack (seed 000's `openOnce`).
+    public var singletons: Set<String>
+    /// Positional requirements: the route at an index must be one of a set (seed 000: the screen
+    /// just above the space hub depends on the space's kind).
+    public var positions: [PositionRequirement]
+
+    public init(routes: [String]? = nil, singletons: Set<String> = [], positions: [PositionRequirement] = []) {
+        self.routes = routes
+        self.singletons = singletons
+        self.positions = positions
+        self.routeSet = routes.map(Set.init)
+    }
+
+    private var routeSet: Set<String>?
+
+    public func accepts(_ route: String) -> Bool {
+        routeSet?.contains(route) ?? true
+    }
+}
+
+/// "The route at `index` of this stack, when the stack is that deep, is one of `oneOf`."
+public struct PositionRequirement: Sendable, Equatable {
+    public var index: Int
+    public var oneOf: [String]
+
+    public init(index: Int, oneOf: [String]) {
+        self.index = index
+        self.oneOf = oneOf
+    }
+}
+
+/// A modal and the flows it may be presented in (`nil`: every flow).
+public struct ModalSpec: Sendable, Equatable {
+    public var flows: [String]?
+    public init(flows: [String]? = nil) { self.flows = flows }
+
+    public func isAllowed(in flow: String) -> Bool {
+        flows?.contains(flow) ?? true
+    }
+}
+
+/// A typed cross-flow command and what it must leave behind (seed 001 contract 5.5).
+public struct CommandSpec: Sendable, Equatable {
+    public var flow: String
+    public var tab: String?
+    public var reset: [String]
+    public var dismissModals: Bool
+
+    public init(flow: String, tab: String? = nil, reset: [String] = [], dismissModals: Bool = false) {
+        self.flow = flow
+        self.tab = tab
+        self.reset = reset
+        self.dismissModals = dismissModals
+    }
+}
