@@ -1,0 +1,706 @@
+import NavJSON
+import NavModel
+
+/// Why a line is not a valid v1 event; `field` names the offending field when there is one.
+public struct EventDecodingError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// The field, as a path from the event object: `seq`, `snapshot.stacks.tab1[0]`.
+    public var field: String?
+    public var message: String
+
+    public init(field: String?, message: String) {
+        self.field = field
+        self.message = message
+    }
+
+    public var description: String {
+        if let field { return "field \"\(field)\": \(message)" }
+        return message
+    }
+}
+
+/// A line that decoded into an event, with the hashes that identify it (`StableHash`).
+public struct DecodedEvent: Sendable {
+    public var event: NavigationEvent
+    /// The whole JSON value: equal for an identical redelivery (CONTRACT §7, Identity).
+    public var identity: UInt64
+    /// The value less `event_id`, `seq` and `timestamp`: equal for an analytics duplicate.
+    public var contentIdentity: UInt64
+}
+
+/// Decodes one NDJSON line into a `NavigationEvent`, strictly, per CONTRACT §2, §3 and §7.
+///
+/// This is a byte-level decoder specialised for the event schema rather than Foundation's
+/// `JSONDecoder`: Foundation cannot reject duplicate keys or tell `1.0` from `1`, and it reads
+/// these lines an order of magnitude slower than the audit's throughput target (see
+/// `BENCHMARKS.md`). It validates, hashes and extracts in a single pass over the bytes and
+/// allocates only the strings the event keeps. It agrees with
+/// `Schemas/navigation-event.v1.schema.json` on a conformance corpus (see the tests).
+public struct EventDecoder: Sendable {
+    public init() {}
+
+    public func decode(_ line: UnsafeBufferPointer<UInt8>) -> Result<DecodedEvent, EventDecodingError> {
+        var parser = EventLineParser(line)
+        do {
+            return .success(try parser.parse())
+        } catch {
+            return .failure(error)
+        }
+    }
+
+    public func decode(_ line: [UInt8]) -> Result<DecodedEvent, EventDecodingError> {
+        line.withUnsafeBufferPointer { decode($0) }
+    }
+
+    public func decode(_ line: String) -> Result<DecodedEvent, EventDecodingError> {
+        decode(Array(line.utf8))
+    }
+}
+
+/// The fields of contract v1 that the decoder knows. A known field is type-checked on every
+/// event it appears on; unknown fields are validated as JSON and otherwise ignored.
+enum EventField: Int, CaseIterable {
+    case schemaVersion, eventID, eventName, sessionID, seq, timestamp, correlationID, appVersion, platform
+    case snapshot, stack, fromRoute, toRoute, count, toRoot, index, routeParams
+    case fromFlow, toFlow, fromTab, toTab, command, modal, style, url, outcome
+
+    var wireName: String {
+        switch self {
+        case .schemaVersion: "schema_version"
+        case .eventID: "event_id"
+        case .eventName: "event_name"
+        case .sessionID: "session_id"
+        case .seq: "seq"
+        case .timestamp: "timestamp"
+        case .correlationID: "correlation_id"
+        case .appVersion: "app_version"
+        case .platform: "platform"
+        case .snapshot: "snapshot"
+        case .stack: "stack"
+        case .fromRoute: "from_route"
+        case .toRoute: "to_route"
+        case .count: "count"
+        case .toRoot: "to_root"
+        case .index: "index"
+        case .routeParams: "route_params"
+        case .fromFlow: "from_flow"
+        case .toFlow: "to_flow"
+        case .fromTab: "from_tab"
+        case .toTab: "to_tab"
+        case .command: "command"
+        case .modal: "modal"
+        case .style: "style"
+        case .url: "url"
+        case .outcome: "outcome"
+        }
+    }
+
+    /// Known keys grouped by byte length, for a lookup without hashing.
+    static let byLength: [[(key: [UInt8], field: EventField)]] = {
+        var table = [[(key: [UInt8], field: EventField)]](repeating: [], count: 16)
+        for field in allCases {
+            let key = Array(field.wireName.utf8)
+            table[key.count].append((key, field))
+        }
+        return table
+    }()
+
+    /// Hashes of the keys, precomputed for the identity hash.
+    static let keyHashes: [UInt64] = allCases.map { StableHash.string($0.wireName) }
+}
+
+/// The values found on one line, before they are checked against the event's name.
+private struct RawFields {
+    var present: UInt32 = 0
+    var schemaVersion: Int64?
+    var eventID: String?
+    var eventName: EventName?
+    var sessionID: String?
+    var seq: Int64?
+    var timestamp: Timestamp?
+    var correlationID: String?
+    var appVersion: String?
+    var platform: String?
+    var snapshot: NavigationState?
+    var stack: String?
+    var fromRoute: String??
+    var toRoute: String??
+    var count: Int64?
+    var toRoot: Bool?
+    var index: Int64?
+    var routeParams: RouteParams?
+    var fromFlow: String?
+    var toFlow: String?
+    var fromTab: String??
+    var toTab: String?
+    var command: String?
+    var modal: String?
+    var style: ModalStyle?
+    var url: String?
+    var outcome: DeepLinkOutcome?
+
+    func has(_ field: EventField) -> Bool { present & (1 << UInt32(field.rawValue)) != 0 }
+}
+
+private let maximumSeq: Int64 = (1 << 53) - 1
+
+private struct EventLineParser {
+    var scanner: JSONScanner
+    var fields = RawFields()
+
+    init(_ line: UnsafeBufferPointer<UInt8>) {
+        scanner = JSONScanner(line)
+    }
+
+    mutating func parse() throws(EventDecodingError) -> DecodedEvent {
+        let bytes = scanner.bytes
+        if bytes.count >= 3, bytes[0] == 0xEF, bytes[1] == 0xBB, bytes[2] == 0xBF {
+            throw EventDecodingError(field: nil, message: "the line starts with a UTF-8 byte order mark")
+        }
+        guard let first = scanner.peekSignificant() else {
+            throw EventDecodingError(field: nil, message: "empty line")
+        }
+        guard first == UInt8(ascii: "{") else {
+            // Say what it is, if it is JSON at all.
+            var probe = JSONScanner(bytes, position: scanner.position)
+            do {
+                let value = try JSONValue.parseValue(&probe, depth: 1)
+                try probe.expectEnd()
+                throw EventDecodingError(field: nil, message: "the line is \(value.typeName), not a JSON object")
+            } catch let error as EventDecodingError {
+                throw error
+            } catch {
+                throw EventDecodingError(field: nil, message: "not valid JSON: \(error)")
+            }
+        }
+        scanner.position += 1
+        var memberSum: UInt64 = 0
+        var contentSum: UInt64 = 0
+        var memberCount = 0
+        var unknownKeys = KeySet()
+        if !scanner.consume(UInt8(ascii: "}")) {
+            repeat {
+                let keyToken = try syntax { (s: inout JSONScanner) throws(JSONSyntaxError) in try s.scanString() }
+                try syntax { (s: inout JSONScanner) throws(JSONSyntaxError) in try s.expect(UInt8(ascii: ":")) }
+                let keyHash: UInt64
+                let valueHash: UInt64
+                var isEnvelopeIdentity = false
+                if let field = lookup(keyToken) {
+                    let bit: UInt32 = 1 << UInt32(field.rawValue)
+                    if fields.present & bit != 0 {
+                        throw EventDecodingError(field: field.wireName, message: "duplicate key \"\(field.wireName)\"")
+                    }
+                    fields.present |= bit
+                    keyHash = EventField.keyHashes[field.rawValue]
+                    valueHash = try parseValue(of: field)
+                    isEnvelopeIdentity = field == .eventID || field == .seq || field == .timestamp
+                } else {
+                    do {
+                        try unknownKeys.insert(keyToken, in: scanner)
+                    } catch {
+                        throw EventDecodingError(field: scanner.string(of: keyToken), message: "duplicate key")
+                    }
+                    keyHash = scanner.hashString(keyToken)
+                    let name = scanner.string(of: keyToken)
+                    valueHash = try syntax(field: name) { (s: inout JSONScanner) throws(JSONSyntaxError) in
+                        try s.skipValue(depth: 2)
+                    }
+                }
+                let member = StableHash.memberHash(key: keyHash, value: valueHash)
+                memberSum &+= member
+                if !isEnvelopeIdentity { contentSum &+= member }
+                memberCount += 1
+            } while scanner.consume(UInt8(ascii: ","))
+            try syntax { (s: inout JSONScanner) throws(JSONSyntaxError) in try s.expect(UInt8(ascii: "}")) }
+        }
+        try syntax { (s: inout JSONScanner) throws(JSONSyntaxError) in try s.expectEnd() }
+        let event = try buildEvent()
+        let excluded = 3  // event_id, seq and timestamp are always present on a valid event
+        return DecodedEvent(
+            event: event,
+            identity: StableHash.objectHash(memberSum: memberSum, count: memberCount),
+            contentIdentity: StableHash.objectHash(memberSum: contentSum, count: memberCount - excluded))
+    }
+
+    /// Runs a scanner step, turning a syntax error into a decoding error.
+    @inline(__always)
+    mutating func syntax<T>(
+        field: String? = nil, _ body: (inout JSONScanner) throws(JSONSyntaxError) -> T
+    ) throws(EventDecodingError) -> T {
+        do {
+            return try body(&scanner)
+        } catch {
+            throw EventDecodingError(field: field, message: "not valid JSON: \(error)")
+        }
+    }
+
+    func lookup(_ token: StringToken) -> EventField? {
+        if token.hasEscapes {
+            let key = scanner.withDecodedBytes(of: token) { Array($0) }
+            guard key.count < EventField.byLength.count else { return nil }
+            return EventField.byLength[key.count].first { $0.key == key }?.field
+        }
+        let length = token.end - token.start
+        guard length < EventField.byLength.count else { return nil }
+        let base = scanner.bytes.baseAddress! + token.start
+        for candidate in EventField.byLength[length] {
+            var equal = true
+            for offset in 0..<length where candidate.key[offset] != base[offset] {
+                equal = false
+                break
+            }
+            if equal { return candidate.field }
+        }
+        return nil
+    }
+
+    // MARK: Values
+
+    /// A description of the value about to be read, for "expected X, found Y" messages.
+    mutating func describeNextValue() -> String {
+        guard let byte = scanner.peekSignificant() else { return "nothing" }
+        switch byte {
+        case UInt8(ascii: "\""): return "a string"
+        case UInt8(ascii: "{"): return "an object"
+        case UInt8(ascii: "["): return "an array"
+        case UInt8(ascii: "t"), UInt8(ascii: "f"): return "a boolean"
+        case UInt8(ascii: "n"): return "null"
+        default:
+            var probe = JSONScanner(scanner.bytes, position: scanner.position)
+            if let token = try? probe.scanNumber() {
+                let text = probe.text(of: token)
+                return text.count > 40 ? "the number \(text.prefix(40))…" : "the number \(text)"
+            }
+            return "an invalid value"
+        }
+    }
+
+    mutating func typeError(_ field: EventField, expected: String) -> EventDecodingError {
+        EventDecodingError(field: field.wireName, message: "expected \(expected), found \(describeNextValue())")
+    }
+
+    mutating func parseValue(of field: EventField) throws(EventDecodingError) -> UInt64 {
+        switch field {
+        case .schemaVersion:
+            let (value, hash) = try integer(field)
+            guard value == 1 else {
+                throw EventDecodingError(
+                    field: field.wireName, message: "unsupported schema_version \(value) (this reader knows 1)")
+            }
+            fields.schemaVersion = value
+            return hash
+        case .eventID:
+            let (value, hash) = try identifier(field)
+            fields.eventID = value
+            return hash
+        case .sessionID:
+            let (value, hash) = try identifier(field)
+            fields.sessionID = value
+            return hash
+        case .correlationID:
+            let (value, hash) = try identifier(field)
+            fields.correlationID = value
+            return hash
+        case .eventName:
+            let (value, hash) = try string(field, nonEmpty: false)
+            guard let name = EventName(rawValue: value) else {
+                throw EventDecodingError(
+                    field: field.wireName,
+                    message: "unknown event_name \(JSONWriter.quoted(value)) (expected one of \(EventName.wireNames))")
+            }
+            fields.eventName = name
+            return hash
+        case .seq:
+            let (value, hash) = try integer(field)
+            guard value >= 0 && value <= maximumSeq else {
+                throw EventDecodingError(field: field.wireName, message: "\(value) is outside 0...2^53-1")
+            }
+            fields.seq = value
+            return hash
+        case .timestamp:
+            guard scanner.peekSignificant() == UInt8(ascii: "\"") else {
+                throw typeError(field, expected: "an RFC 3339 timestamp string")
+            }
+            let token = try syntax(field: field.wireName) { (s: inout JSONScanner) throws(JSONSyntaxError) in
+                try s.scanString()
+            }
+            guard let timestamp = scanner.withDecodedBytes(of: token, { Timestamp.parse($0) }) else {
+                let text = scanner.string(of: token)
+                throw EventDecodingError(
+                    field: field.wireName,
+                    message: "\(JSONWriter.quoted(String(text.prefix(64)))) is not an RFC 3339 date-time with offset "
+                        + "(e.g. 2026-11-20T10:15:30.123Z; a real date, no leap second)")
+            }
+            fields.timestamp = timestamp
+            return scanner.hashString(token)
+        case .appVersion:
+            let (value, hash) = try string(field, nonEmpty: false)
+            fields.appVersion = value
+            return hash
+        case .platform:
+            let (value, hash) = try string(field, nonEmpty: false)
+            fields.platform = value
+            return hash
+        case .stack:
+            let (value, hash) = try string(field)
+            fields.stack = value
+            return hash
+        case .fromFlow:
+            let (value, hash) = try string(field)
+            fields.fromFlow = value
+            return hash
+        case .toFlow:
+            let (value, hash) = try string(field)
+            fields.toFlow = value
+            return hash
+        case .toTab:
+            let (value, hash) = try string(field)
+            fields.toTab = value
+            return hash
+        case .command:
+            let (value, hash) = try string(field)
+            fields.command = value
+            return hash
+        case .modal:
+            let (value, hash) = try string(field)
+            fields.modal = value
+            return hash
+        case .url:
+            let (value, hash) = try string(field)
+            fields.url = value
+            return hash
+        case .fromTab:
+            let (value, hash) = try nullableString(field)
+            fields.fromTab = .some(value)
+            return hash
+        case .fromRoute:
+            let (value, hash) = try nullableString(field)
+            fields.fromRoute = .some(value)
+            return hash
+        case .toRoute:
+            let (value, hash) = try nullableString(field)
+            fields.toRoute = .some(value)
+            return hash
+        case .count:
+            let (value, hash) = try integer(field)
+            fields.count = value
+            return hash
+        case .index:
+            let (value, hash) = try integer(field)
+            fields.index = value
+            return hash
+        case .toRoot:
+            guard let byte = scanner.peekSignificant(), byte == UInt8(ascii: "t") || byte == UInt8(ascii: "f") else {
+                throw typeError(field, expected: "a boolean")
+            }
+            let literal = try syntax(field: field.wireName) { (s: inout JSONScanner) throws(JSONSyntaxError) in
+                try s.scanLiteral()
+            }
+            fields.toRoot = literal == .true
+            return literal == .true ? StableHash.trueHash : StableHash.falseHash
+        case .style:
+            let (value, hash) = try string(field)
+            guard let style = ModalStyle(rawValue: value) else {
+                throw EventDecodingError(
+                    field: field.wireName, message: "\(JSONWriter.quoted(value)) is not one of sheet, cover, overlay")
+            }
+            fields.style = style
+            return hash
+        case .outcome:
+            let (value, hash) = try string(field)
+            guard let outcome = DeepLinkOutcome(rawValue: value) else {
+                throw EventDecodingError(
+                    field: field.wireName, message: "\(JSONWriter.quoted(value)) is not one of resolved, fallback")
+            }
+            fields.outcome = outcome
+            return hash
+        case .routeParams:
+            return try parseRouteParams()
+        case .snapshot:
+            return try parseSnapshot()
+        }
+    }
+
+    mutating func string(_ field: EventField, nonEmpty: Bool = true) throws(EventDecodingError) -> (String, UInt64) {
+        guard scanner.peekSignificant() == UInt8(ascii: "\"") else {
+            throw typeError(field, expected: nonEmpty ? "a non-empty string" : "a string")
+        }
+        let token = try syntax(field: field.wireName) { (s: inout JSONScanner) throws(JSONSyntaxError) in
+            try s.scanString()
+        }
+        if nonEmpty && token.rawCount == 0 {
+            throw EventDecodingError(field: field.wireName, message: "expected a non-empty string, found \"\"")
+        }
+        return (scanner.string(of: token), scanner.hashString(token))
+    }
+
+    mutating func nullableString(_ field: EventField) throws(EventDecodingError) -> (String?, UInt64) {
+        if scanner.peekSignificant() == UInt8(ascii: "n") {
+            let literal = try syntax(field: field.wireName) { (s: inout JSONScanner) throws(JSONSyntaxError) in
+                try s.scanLiteral()
+            }
+            guard literal == .null else { throw EventDecodingError(field: field.wireName, message: "invalid literal") }
+            return (nil, StableHash.nullHash)
+        }
+        guard scanner.peekSignificant() == UInt8(ascii: "\"") else {
+            throw typeError(field, expected: "a non-empty string or null")
+        }
+        return try string(field)
+    }
+
+    /// An id: 1 to 128 Unicode scalars, none of them a control character (category Cc).
+    mutating func identifier(_ field: EventField) throws(EventDecodingError) -> (String, UInt64) {
+        guard scanner.peekSignificant() == UInt8(ascii: "\"") else {
+            throw typeError(field, expected: "an id string")
+        }
+        let token = try syntax(field: field.wireName) { (s: inout JSONScanner) throws(JSONSyntaxError) in
+            try s.scanString()
+        }
+        let problem: String? = scanner.withDecodedBytes(of: token) { bytes -> String? in
+            var scalars = 0
+            var previous: UInt8 = 0
+            for byte in bytes {
+                if byte & 0xC0 != 0x80 { scalars += 1 }
+                if byte < 0x20 || byte == 0x7F || (previous == 0xC2 && byte >= 0x80 && byte <= 0x9F) {
+                    return "contains a control character"
+                }
+                previous = byte
+            }
+            if scalars == 0 { return "is empty (an id has 1 to 128 characters)" }
+            if scalars > 128 { return "has \(scalars) characters (an id has at most 128)" }
+            return nil
+        }
+        if let problem { throw EventDecodingError(field: field.wireName, message: "the id \(problem)") }
+        return (scanner.string(of: token), scanner.hashString(token))
+    }
+
+    mutating func integer(_ field: EventField) throws(EventDecodingError) -> (Int64, UInt64) {
+        guard let byte = scanner.peekSignificant(), byte == UInt8(ascii: "-") || isDigit(byte) else {
+            throw typeError(field, expected: "an integer")
+        }
+        let before = describeNextValue()
+        let token = try syntax(field: field.wireName) { (s: inout JSONScanner) throws(JSONSyntaxError) in
+            try s.scanNumber()
+        }
+        guard token.isInteger else {
+            throw EventDecodingError(
+                field: field.wireName, message: "expected an integer, found \(before) (no fraction or exponent allowed)")
+        }
+        guard let value = scanner.int64(of: token) else {
+            throw EventDecodingError(field: field.wireName, message: "\(before.dropFirst(11)) is outside -2^63...2^63-1")
+        }
+        return (value, scanner.hashNumber(token))
+    }
+
+    mutating func parseRouteParams() throws(EventDecodingError) -> UInt64 {
+        let name = EventField.routeParams.wireName
+        guard scanner.peekSignificant() == UInt8(ascii: "{") else {
+            throw typeError(.routeParams, expected: "an object of scalar values")
+        }
+        scanner.position += 1
+        var entries: [(String, ParamValue)] = []
+        var keys = KeySet()
+        var sum: UInt64 = 0
+        if !scanner.consume(UInt8(ascii: "}")) {
+            repeat {
+                let key = try syntax(field: name) { (s: inout JSONScanner) throws(JSONSyntaxError) in try s.scanString() }
+                let keyName = scanner.string(of: key)
+                do {
+                    try keys.insert(key, in: scanner)
+                } catch {
+                    throw EventDecodingError(field: "\(name).\(keyName)", message: "duplicate key")
+                }
+                try syntax(field: name) { (s: inout JSONScanner) throws(JSONSyntaxError) in try s.expect(UInt8(ascii: ":")) }
+                let path = "\(name).\(keyName)"
+                let value: ParamValue
+                let hash: UInt64
+                switch scanner.peekSignificant() {
+                case UInt8(ascii: "\""):
+                    let token = try syntax(field: path) { (s: inout JSONScanner) throws(JSONSyntaxError) in try s.scanString() }
+                    value = .string(scanner.string(of: token))
+                    hash = scanner.hashString(token)
+                case UInt8(ascii: "t"), UInt8(ascii: "f"), UInt8(ascii: "n"):
+                    let literal = try syntax(field: path) { (s: inout JSONScanner) throws(JSONSyntaxError) in try s.scanLiteral() }
+                    switch literal {
+                    case .true: value = .bool(true); hash = StableHash.trueHash
+                    case .false: value = .bool(false); hash = StableHash.falseHash
+                    case .null: value = .null; hash = StableHash.nullHash
+                    }
+                case UInt8(ascii: "{"), UInt8(ascii: "["):
+                    throw EventDecodingError(
+                        field: path, message: "expected a string, number, boolean or null, found \(describeNextValue())")
+                default:
+                    let token = try syntax(field: path) { (s: inout JSONScanner) throws(JSONSyntaxError) in try s.scanNumber() }
+                    value = .number(scanner.text(of: token))
+                    hash = scanner.hashNumber(token)
+                }
+                entries.append((keyName, value))
+                sum &+= StableHash.memberHash(key: scanner.hashString(key), value: hash)
+            } while scanner.consume(UInt8(ascii: ","))
+            try syntax(field: name) { (s: inout JSONScanner) throws(JSONSyntaxError) in try s.expect(UInt8(ascii: "}")) }
+        }
+        fields.routeParams = RouteParams(entries)
+        return StableHash.objectHash(memberSum: sum, count: entries.count)
+    }
+
+    /// A restored state (CONTRACT §7): `flow`, `tab` (may be null), `stacks`, `modals`.
+    mutating func parseSnapshot() throws(EventDecodingError) -> UInt64 {
+        let name = EventField.snapshot.wireName
+        guard scanner.peekSignificant() == UInt8(ascii: "{") else {
+            throw typeError(.snapshot, expected: "an object (flow, tab, stacks, modals)")
+        }
+        let value = try syntax(field: name) { (s: inout JSONScanner) throws(JSONSyntaxError) in
+            try JSONValue.parseValue(&s, depth: 2)
+        }
+        guard let object = value.objectValue else { throw typeError(.snapshot, expected: "an object") }
+        func nonEmptyString(_ value: JSONValue?, _ path: String) throws(EventDecodingError) -> String {
+            guard let value else { throw EventDecodingError(field: path, message: "missing") }
+            guard let text = value.stringValue, !text.isEmpty else {
+                throw EventDecodingError(field: path, message: "expected a non-empty string, found \(value.typeName)")
+            }
+            return text
+        }
+        func stringArray(_ value: JSONValue?, _ path: String) throws(EventDecodingError) -> [String] {
+            guard let value else { throw EventDecodingError(field: path, message: "missing") }
+            guard let array = value.arrayValue else {
+                throw EventDecodingError(field: path, message: "expected an array of strings, found \(value.typeName)")
+            }
+            var result: [String] = []
+            for (index, element) in array.enumerated() {
+                result.append(try nonEmptyString(element, "\(path)[\(index)]"))
+            }
+            return result
+        }
+        let flow = try nonEmptyString(object["flow"], "\(name).flow")
+        var tab: String?
+        if let tabValue = object["tab"], !tabValue.isNull {
+            tab = try nonEmptyString(tabValue, "\(name).tab")
+        }
+        guard let stacksValue = object["stacks"] else { throw EventDecodingError(field: "\(name).stacks", message: "missing") }
+        guard let stacksObject = stacksValue.objectValue else {
+            throw EventDecodingError(field: "\(name).stacks", message: "expected an object, found \(stacksValue.typeName)")
+        }
+        var stacks: [String: [String]] = [:]
+        for (stack, routes) in stacksObject.members {
+            stacks[stack] = try stringArray(routes, "\(name).stacks.\(stack)")
+        }
+        let modals = try stringArray(object["modals"], "\(name).modals")
+        fields.snapshot = NavigationState(flow: flow, tab: tab, stacks: stacks, modals: modals)
+        return value.stableHash
+    }
+
+    // MARK: Assembling the event
+
+    func missing(_ field: EventField, for name: EventName? = nil) -> EventDecodingError {
+        if let name {
+            return EventDecodingError(field: field.wireName, message: "missing (required by \(name.rawValue))")
+        }
+        return EventDecodingError(field: field.wireName, message: "missing (required on every event)")
+    }
+
+    func buildEvent() throws(EventDecodingError) -> NavigationEvent {
+        guard fields.schemaVersion != nil else { throw missing(.schemaVersion) }
+        guard let eventID = fields.eventID else { throw missing(.eventID) }
+        guard let name = fields.eventName else { throw missing(.eventName) }
+        guard let sessionID = fields.sessionID else { throw missing(.sessionID) }
+        guard let seq = fields.seq else { throw missing(.seq) }
+        guard let timestamp = fields.timestamp else { throw missing(.timestamp) }
+        guard let correlationID = fields.correlationID else { throw missing(.correlationID) }
+
+        if fields.has(.routeParams), ![.routePush, .routeReplace, .routeInsert, .screenView].contains(name) {
+            throw EventDecodingError(
+                field: "route_params",
+                message: "not allowed on \(name.rawValue) (only on route_push, route_replace, route_insert, screen_view)")
+        }
+        if case .some(.none) = fields.toRoute, ![.routePop, .routePopTo, .screenView].contains(name) {
+            throw EventDecodingError(
+                field: "to_route", message: "may be null only on route_pop, route_pop_to and screen_view")
+        }
+
+        func require<T>(_ value: T?, _ field: EventField) throws(EventDecodingError) -> T {
+            guard let value else { throw missing(field, for: name) }
+            return value
+        }
+        /// A nullable field that must be present: `String??` where the outer level is presence.
+        func requireNullable(_ value: String??, _ field: EventField) throws(EventDecodingError) -> String? {
+            guard let value else { throw missing(field, for: name) }
+            return value
+        }
+        func requireRoute(_ value: String??, _ field: EventField) throws(EventDecodingError) -> String {
+            guard let value, let route = value else { throw missing(field, for: name) }
+            return route
+        }
+
+        let payload: NavigationEvent.Payload
+        switch name {
+        case .sessionStart:
+            _ = try require(fields.appVersion, .appVersion)
+            payload = .sessionStart(snapshot: fields.snapshot)
+        case .routePush:
+            payload = .routePush(
+                stack: try require(fields.stack, .stack), from: try requireNullable(fields.fromRoute, .fromRoute),
+                to: try requireRoute(fields.toRoute, .toRoute), params: fields.routeParams)
+        case .routePop:
+            let stack = try require(fields.stack, .stack)
+            let from = try requireNullable(fields.fromRoute, .fromRoute)
+            let to = try requireNullable(fields.toRoute, .toRoute)
+            let amount: NavigationEvent.PopAmount
+            switch (fields.count, fields.toRoot) {
+            case (nil, true?): amount = .toRoot
+            case (_?, true?):
+                throw EventDecodingError(field: "count", message: "route_pop has exactly one of count and to_root: true")
+            case (let count?, _): amount = .count(count)
+            case (nil, _):
+                throw EventDecodingError(field: "count", message: "missing (route_pop needs count or to_root: true)")
+            }
+            payload = .routePop(stack: stack, from: from, to: to, amount: amount)
+        case .routeReplace:
+            payload = .routeReplace(
+                stack: try require(fields.stack, .stack), from: try requireNullable(fields.fromRoute, .fromRoute),
+                to: try requireRoute(fields.toRoute, .toRoute), params: fields.routeParams)
+        case .routePopTo:
+            payload = .routePopTo(
+                stack: try require(fields.stack, .stack), from: try requireNullable(fields.fromRoute, .fromRoute),
+                to: try requireNullable(fields.toRoute, .toRoute))
+        case .routeInsert:
+            payload = .routeInsert(
+                stack: try require(fields.stack, .stack), route: try requireRoute(fields.toRoute, .toRoute),
+                index: try require(fields.index, .index), params: fields.routeParams)
+        case .routeRemove:
+            payload = .routeRemove(stack: try require(fields.stack, .stack), route: try requireRoute(fields.toRoute, .toRoute))
+        case .flowSwitch:
+            payload = .flowSwitch(from: try require(fields.fromFlow, .fromFlow), to: try require(fields.toFlow, .toFlow))
+        case .tabSwitch:
+            payload = .tabSwitch(from: try requireNullable(fields.fromTab, .fromTab), to: try require(fields.toTab, .toTab))
+        case .commandApplied:
+            payload = .commandApplied(
+                command: try require(fields.command, .command), fromFlow: try require(fields.fromFlow, .fromFlow),
+                toFlow: try require(fields.toFlow, .toFlow))
+        case .modalPresent:
+            payload = .modalPresent(modal: try require(fields.modal, .modal), style: try require(fields.style, .style))
+        case .modalDismiss:
+            payload = .modalDismiss(modal: try require(fields.modal, .modal))
+        case .screenView:
+            switch (fields.stack, fields.modal) {
+            case (let stack?, nil):
+                payload = .screenView(.stack(stack, route: try requireNullable(fields.toRoute, .toRoute)), params: fields.routeParams)
+            case (nil, let modal?):
+                if case .some(.some) = fields.toRoute {
+                    throw EventDecodingError(field: "to_route", message: "must be absent or null on a screen_view of a modal")
+                }
+                payload = .screenView(.modal(modal), params: fields.routeParams)
+            case (_?, _?):
+                throw EventDecodingError(field: "modal", message: "screen_view has exactly one of stack and modal")
+            case (nil, nil):
+                throw EventDecodingError(field: "stack", message: "missing (screen_view needs stack or modal)")
+            }
+        case .deepLink:
+            payload = .deepLink(url: try require(fields.url, .url), outcome: try require(fields.outcome, .outcome))
+        }
+        return NavigationEvent(
+            eventID: eventID, sessionID: sessionID, seq: seq, timestamp: timestamp, correlationID: correlationID,
+            appVersion: fields.appVersion, platform: fields.platform, payload: payload)
+    }
+}
+
+@inline(__always)
+private func isDigit(_ byte: UInt8) -> Bool { byte &- UInt8(ascii: "0") < 10 }

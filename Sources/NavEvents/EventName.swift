@@ -1,0 +1,44 @@
+/// The event names of contract v1 (CONTRACT §3). Raw values are the wire names and never change.
+public enum EventName: String, Sendable, CaseIterable, Hashable {
+    /// A session begins, from the model's initial state or a restored snapshot.
+    case sessionStart = "session_start"
+    /// A route is pushed on a stack.
+    case routePush = "route_push"
+    /// Routes are popped from a stack: a count, or all of them (`to_root`).
+    case routePop = "route_pop"
+    /// The top route of a stack is replaced (seed 000 `replaceLast`).
+    case routeReplace = "route_replace"
+    /// A stack is popped until a route is on top (seed 000 `popTo`).
+    case routePopTo = "route_pop_to"
+    /// A route is inserted at an index of a stack.
+    case routeInsert = "route_insert"
+    /// Every occurrence of a route is removed from a stack (seed 000 `remove`).
+    case routeRemove = "route_remove"
+    /// The active flow changes; only inside a command's or deep link's correlation group.
+    case flowSwitch = "flow_switch"
+    /// The selected tab changes.
+    case tabSwitch = "tab_switch"
+    /// A cross-flow command starts; its changes follow under the same correlation id.
+    case commandApplied = "command_applied"
+    /// A modal (sheet, cover or overlay) is presented.
+    case modalPresent = "modal_present"
+    /// A modal is dismissed, with every modal above it.
+    case modalDismiss = "modal_dismiss"
+    /// A screen became visible; changes nothing, states what is shown.
+    case screenView = "screen_view"
+    /// A deep link was opened; its changes follow under the same correlation id.
+    case deepLink = "deep_link"
+
+    /// The event names, sorted, as a human list for messages.
+    public static let wireNames: String = allCases.map(\.rawValue).sorted().joined(separator: ", ")
+}
+
+/// How a modal is shown.
+public enum ModalStyle: String, Sendable, CaseIterable, Hashable {
+    case sheet, cover, overlay
+}
+
+/// Whether a deep link resolved to its target or fell back to a safe root.
+public enum DeepLinkOutcome: String, Sendable, CaseIterable, Hashable {
+    case resolved, fallback
+}
