@@ -60,6 +60,7 @@ let package = Package(
                 "NavJSON", "NavModel", "NavEvents", "NavReplay", "NavRouter", "NavLog", "NavReport",
                 "NavReplayCommands", "NavTestSupport",
             ],
+            exclude: ["Fixtures"],
             swiftSettings: swiftSettings),
     ]
 )

@@ -1,0 +1,117 @@
+public import NavEvents
+public import NavJSON
+public import NavModel
+
+/// Where a line came from: an index into the audit's list of input files, and a 1-based line.
+///
+/// Files are numbered in sorted path order, so comparing locations compares paths, and the
+/// output does not depend on the order the files were given in.
+public struct LineLocation: Sendable, Hashable, Comparable {
+    public var file: Int32
+    public var line: Int64
+
+    public init(file: Int32, line: Int64) {
+        self.file = file
+        self.line = line
+    }
+
+    public static func < (lhs: LineLocation, rhs: LineLocation) -> Bool {
+        (lhs.file, lhs.line) < (rhs.file, rhs.line)
+    }
+}
+
+/// A short reference to an event, used as the witness of a finding.
+public struct EventReference: Sendable, Hashable {
+    public var seq: Int64
+    public var eventID: String
+    public var name: EventName
+    public var location: LineLocation?
+
+    public init(seq: Int64, eventID: String, name: EventName, location: LineLocation?) {
+        self.seq = seq
+        self.eventID = eventID
+        self.name = name
+        self.location = location
+    }
+
+    public init(_ event: NavigationEvent, at location: LineLocation?) {
+        self.init(seq: event.seq, eventID: event.eventID, name: event.name, location: location)
+    }
+}
+
+/// One broken rule, with what a person needs to see why without rereading the log.
+public struct Finding: Sendable {
+    public var rule: Rule
+    public var severity: Severity { rule.severity }
+    /// `nil` for a line that could not be read as an event.
+    public var sessionID: String?
+    public var seq: Int64?
+    public var eventID: String?
+    public var location: LineLocation?
+    public var message: String
+    /// The value the rebuilt state (or the model) expected, where the rule compares values.
+    public var expected: JSONValue?
+    /// The value the event claimed.
+    public var found: JSONValue?
+    /// Whether a `seq.gap` came at or before this finding's seq (its cause may be the loss).
+    public var afterGap: Bool = false
+    /// The earlier event that set up the expectation this one breaks.
+    public var witness: EventReference?
+    /// The offending event's name.
+    public var eventName: EventName?
+    public var stateBefore: NavigationState?
+    public var stateAfter: NavigationState?
+
+    public init(
+        rule: Rule, sessionID: String?, seq: Int64?, eventID: String?, location: LineLocation?, message: String,
+        expected: JSONValue? = nil, found: JSONValue? = nil, witness: EventReference? = nil,
+        eventName: EventName? = nil
+    ) {
+        self.rule = rule
+        self.sessionID = sessionID
+        self.seq = seq
+        self.eventID = eventID
+        self.location = location
+        self.message = message
+        self.expected = expected
+        self.found = found
+        self.witness = witness
+        self.eventName = eventName
+    }
+
+    /// The order of CONTRACT §7: session-less findings first by location, then by session,
+    /// seq and rule. Ties keep the order the fold reported them in (sort stably).
+    public static func precedes(_ lhs: Finding, _ rhs: Finding) -> Bool {
+        switch (lhs.sessionID, rhs.sessionID) {
+        case (nil, nil):
+            return (lhs.location ?? LineLocation(file: -1, line: 0)) < (rhs.location ?? LineLocation(file: -1, line: 0))
+        case (nil, _?): return true
+        case (_?, nil): return false
+        case (let left?, let right?):
+            if left != right { return left.utf8.lexicographicallyPrecedes(right.utf8) }
+            let leftSeq = lhs.seq ?? -1
+            let rightSeq = rhs.seq ?? -1
+            if leftSeq != rightSeq { return leftSeq < rightSeq }
+            return lhs.rule < rhs.rule
+        }
+    }
+}
+
+extension JSONValue {
+    /// A string, or `null` for `nil`: how expected and found values are written.
+    public static func optionalString(_ value: String?) -> JSONValue {
+        value.map(JSONValue.string) ?? .null
+    }
+}
+
+extension Array where Element == Finding {
+    /// Sorts findings into output order, keeping the fold's order for ties.
+    public mutating func sortForOutput() {
+        let indexed = enumerated().map { ($0.offset, $0.element) }
+        self = indexed.sorted { lhs, rhs in
+            if Finding.precedes(lhs.1, rhs.1) { return true }
+            if Finding.precedes(rhs.1, lhs.1) { return false }
+            return lhs.0 < rhs.0
+        }.map(\.1)
+    }
+}

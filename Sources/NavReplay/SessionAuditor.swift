@@ -1,0 +1,254 @@
+public import NavEvents
+import NavJSON
+public import NavModel
+
+/// One line of a session as read from the log: the decoded event, its identity and its place.
+public struct SessionLine: Sendable {
+    public var decoded: DecodedEvent
+    public var location: LineLocation
+
+    public init(decoded: DecodedEvent, location: LineLocation) {
+        self.decoded = decoded
+        self.location = location
+    }
+
+    public var event: NavigationEvent { decoded.event }
+}
+
+/// Options that change what a session audit keeps.
+public struct SessionAuditOptions: Sendable {
+    /// Keep the state after every folded event (for `replay` and reports).
+    public var recordSteps = false
+    /// Stop folding after this seq (`replay --until-seq`).
+    public var untilSeq: Int64?
+    /// Keep at most this many findings per session; the rest are counted, not kept.
+    public var maxFindings = Int.max
+
+    public init(recordSteps: Bool = false, untilSeq: Int64? = nil, maxFindings: Int = .max) {
+        self.recordSteps = recordSteps
+        self.untilSeq = untilSeq
+        self.maxFindings = maxFindings
+    }
+}
+
+/// The state after one folded event, with what changed.
+public struct ReplayStep: Sendable {
+    public var event: NavigationEvent
+    public var location: LineLocation
+    public var stateAfter: NavigationState
+    public var changes: [StateChange]
+    public var findings: [Finding]
+}
+
+/// Everything the audit learned about one session.
+public struct SessionAudit: Sendable {
+    public var sessionID: String
+    /// Findings in output order (by seq, then rule).
+    public var findings: [Finding]
+    /// Findings beyond `maxFindings`, counted but not kept, by rule.
+    public var droppedFindings: [Rule: Int] = [:]
+    /// Identical repeats of an event, counted and not folded again.
+    public var redeliveries = 0
+    /// Events not folded because another event won their seq (`seq.duplicate`).
+    public var duplicates = 0
+    /// Events folded.
+    public var events = 0
+    public var firstSeq: Int64?
+    public var lastSeq: Int64?
+    public var start: Timestamp?
+    public var end: Timestamp?
+    public var finalState: NavigationState
+    /// The visible screen after each folded event, consecutive repeats collapsed.
+    public var screens: [Screen] = []
+    public var steps: [ReplayStep] = []
+
+    /// `end - start` in milliseconds (negative if the clock went backwards).
+    public var durationMilliseconds: Int64? {
+        guard let start, let end else { return nil }
+        return end.epochMilliseconds - start.epochMilliseconds
+    }
+
+    public var findingCount: Int { findings.count + droppedFindings.values.reduce(0, +) }
+}
+
+/// Audits one whole session: removes redeliveries, settles duplicate seqs and conflicting
+/// event ids, orders by `seq`, reports gaps, missing starts and clock regressions, and folds
+/// the rest with `NavigationFold` (CONTRACT §7, Identity and Sequence).
+///
+/// The result does not depend on the order of `lines`: every tie is broken by content
+/// (seq, timestamp, event id) and then by location, which the caller numbers in path order.
+public enum SessionAuditor {
+    public static func audit(
+        sessionID: String, lines: [SessionLine], model: NavigationModel, options: SessionAuditOptions = .init()
+    ) -> SessionAudit {
+        var findings: [Finding] = []
+        func report(_ rule: Rule, _ line: SessionLine, _ message: String, witness: EventReference? = nil,
+                    expected: JSONValue? = nil, found: JSONValue? = nil) {
+            findings.append(
+                Finding(
+                    rule: rule, sessionID: sessionID, seq: line.event.seq, eventID: line.event.eventID,
+                    location: line.location, message: message, expected: expected, found: found, witness: witness,
+                    eventName: line.event.name))
+        }
+
+        // Order every line by content first, so ties never depend on file order.
+        let ordered = lines.sorted(by: precedes)
+
+        // Redeliveries: an identical repeat of an event (same value, so same event_id) is
+        // counted and not folded again. The first copy in location order is kept.
+        var seenIdentities: Set<UInt64> = []
+        var unique: [SessionLine] = []
+        unique.reserveCapacity(ordered.count)
+        var redeliveries = 0
+        for line in ordered {
+            if seenIdentities.insert(line.decoded.identity).inserted {
+                unique.append(line)
+            } else {
+                redeliveries += 1
+            }
+        }
+
+        // event_id.conflict: the same id with another content, after its first occurrence.
+        var firstByID: [String: SessionLine] = [:]
+        for line in unique {
+            if let first = firstByID[line.event.eventID] {
+                report(
+                    .eventIDConflict, line,
+                    "event_id \(quoted(line.event.eventID)) was first seen at seq \(first.event.seq) "
+                        + "(\(first.event.name.rawValue)) with a different content",
+                    witness: EventReference(first.event, at: first.location))
+            } else {
+                firstByID[line.event.eventID] = line
+            }
+        }
+
+        // seq.duplicate: at one seq the earliest event (then the smallest event_id) is folded.
+        var folded: [SessionLine] = []
+        folded.reserveCapacity(unique.count)
+        var duplicates = 0
+        for line in unique {
+            if let winner = folded.last, winner.event.seq == line.event.seq {
+                duplicates += 1
+                report(
+                    .seqDuplicate, line,
+                    "seq \(line.event.seq) is already taken by \(winner.event.name.rawValue) "
+                        + "\(quoted(winner.event.eventID)); this \(line.event.name.rawValue) is not folded",
+                    witness: EventReference(winner.event, at: winner.location))
+            } else {
+                folded.append(line)
+            }
+        }
+        if let until = options.untilSeq {
+            folded.removeAll { $0.event.seq > until }
+        }
+
+        // Where each correlation group ends: its highest seq.
+        var groupEnd: [String: Int64] = [:]
+        for line in folded {
+            groupEnd[line.event.correlationID] = max(groupEnd[line.event.correlationID] ?? line.event.seq, line.event.seq)
+        }
+
+        var fold = NavigationFold(model: model)
+        var audit = SessionAudit(sessionID: sessionID, findings: [], finalState: fold.state)
+        var firstGapSeq: Int64?
+        var previous: SessionLine?
+        for (position, line) in folded.enumerated() {
+            let event = line.event
+            let before = fold.state
+            var eventFindings: [Finding] = []
+            func note(_ rule: Rule, _ message: String, witness: EventReference? = nil, expected: JSONValue? = nil,
+                      found: JSONValue? = nil) {
+                var finding = Finding(
+                    rule: rule, sessionID: sessionID, seq: event.seq, eventID: event.eventID, location: line.location,
+                    message: message, expected: expected, found: found, witness: witness, eventName: event.name)
+                finding.stateBefore = before
+                eventFindings.append(finding)
+            }
+            let previousReference = previous.map { EventReference($0.event, at: $0.location) }
+            if let previous, event.seq > previous.event.seq + 1 {
+                let missing = event.seq - previous.event.seq - 1
+                note(
+                    .seqGap,
+                    "seq \(previous.event.seq + 1)\(missing > 1 ? "...\(event.seq - 1)" : "") missing: "
+                        + "\(missing) event(s) lost before this one",
+                    witness: previousReference, expected: .number(String(previous.event.seq + 1)),
+                    found: .number(String(event.seq)))
+                if firstGapSeq == nil { firstGapSeq = event.seq }
+            }
+            let isStart = event.name == .sessionStart
+            if position == 0 && !(isStart && event.seq == 0) {
+                note(
+                    .sessionNoStart,
+                    isStart
+                        ? "the session starts with session_start at seq \(event.seq), not 0: earlier events were lost"
+                        : "the session begins with \(event.name.rawValue) at seq \(event.seq), not session_start at seq 0; "
+                            + "folding from the model's initial state")
+            } else if position > 0 && isStart {
+                note(.sessionNoStart, "session_start at seq \(event.seq), after the session began: the state is reset",
+                    witness: previousReference)
+            }
+            if let previous, event.timestamp < previous.event.timestamp {
+                note(
+                    .clockRegression,
+                    "timestamp \(event.timestamp.text) is earlier than \(previous.event.timestamp.text) of seq \(previous.event.seq)",
+                    witness: previousReference, expected: .string(previous.event.timestamp.text),
+                    found: .string(event.timestamp.text))
+            }
+            eventFindings += fold.apply(event, at: line.location, contentIdentity: line.decoded.contentIdentity)
+            if groupEnd[event.correlationID] == event.seq {
+                eventFindings += fold.endGroup(event.correlationID)
+            }
+            for index in eventFindings.indices where eventFindings[index].stateAfter == nil {
+                eventFindings[index].stateAfter = fold.state
+            }
+            if let screen = model.visibleScreen(in: fold.state), audit.screens.last != screen {
+                audit.screens.append(screen)
+            }
+            if options.recordSteps {
+                audit.steps.append(
+                    ReplayStep(
+                        event: event, location: line.location, stateAfter: fold.state,
+                        changes: before.changes(to: fold.state), findings: eventFindings))
+            }
+            findings += eventFindings
+            previous = line
+        }
+        findings += fold.endAllGroups()
+
+        if let firstGapSeq {
+            for index in findings.indices where (findings[index].seq ?? -1) >= firstGapSeq {
+                findings[index].afterGap = true
+            }
+        }
+        findings.sortForOutput()
+        if findings.count > options.maxFindings {
+            for dropped in findings[options.maxFindings...] { audit.droppedFindings[dropped.rule, default: 0] += 1 }
+            findings.removeSubrange(options.maxFindings...)
+        }
+
+        audit.findings = findings
+        audit.redeliveries = redeliveries
+        audit.duplicates = duplicates
+        audit.events = folded.count
+        audit.firstSeq = folded.first?.event.seq
+        audit.lastSeq = folded.last?.event.seq
+        audit.start = folded.first?.event.timestamp
+        audit.end = folded.last?.event.timestamp
+        audit.finalState = fold.state
+        return audit
+    }
+
+    /// Content order: seq, then the earliest instant, then the smallest event id, then the
+    /// identity (different contents), then the location (identical copies).
+    static func precedes(_ lhs: SessionLine, _ rhs: SessionLine) -> Bool {
+        let left = lhs.event
+        let right = rhs.event
+        if left.seq != right.seq { return left.seq < right.seq }
+        if !left.timestamp.isSameInstant(as: right.timestamp) { return left.timestamp < right.timestamp }
+        if left.eventID != right.eventID { return left.eventID.utf8.lexicographicallyPrecedes(right.eventID.utf8) }
+        if lhs.decoded.identity != rhs.decoded.identity { return lhs.decoded.identity < rhs.decoded.identity }
+        return lhs.location < rhs.location
+    }
+}
+
+private func quoted(_ text: String) -> String { JSONWriter.quoted(text) }
