@@ -55,12 +55,26 @@ let package = Package(
             dependencies: ["NavJSON", "NavModel", "NavEvents", "NavReplay", "NavRouter"],
             swiftSettings: swiftSettings),
         .testTarget(
+            name: "NavEventsTests", dependencies: ["NavJSON", "NavModel", "NavEvents", "NavTestSupport"],
+            exclude: ["Fixtures"], swiftSettings: swiftSettings),
+        .testTarget(
             name: "NavReplayTests",
+            dependencies: ["NavJSON", "NavModel", "NavEvents", "NavReplay", "NavTestSupport"],
+            swiftSettings: swiftSettings),
+        .testTarget(
+            name: "NavRouterTests",
+            dependencies: ["NavJSON", "NavModel", "NavEvents", "NavReplay", "NavRouter", "NavLog", "NavTestSupport"],
+            swiftSettings: swiftSettings),
+        .testTarget(
+            name: "NavLogTests",
+            dependencies: ["NavJSON", "NavModel", "NavEvents", "NavReplay", "NavLog", "NavTestSupport"],
+            swiftSettings: swiftSettings),
+        .testTarget(
+            name: "NavReplayCommandsTests",
             dependencies: [
-                "NavJSON", "NavModel", "NavEvents", "NavReplay", "NavRouter", "NavLog", "NavReport",
-                "NavReplayCommands", "NavTestSupport",
+                "NavJSON", "NavModel", "NavEvents", "NavReplay", "NavLog", "NavReport", "NavReplayCommands",
+                "NavTestSupport",
             ],
-            exclude: ["Fixtures"],
             swiftSettings: swiftSettings),
     ]
 )
