@@ -1,0 +1,247 @@
+import Dispatch
+import NavEvents
+public import NavModel
+public import NavReplay
+
+/// What an audit reads and how.
+public struct AuditConfiguration: Sendable {
+    public var model: NavigationModel
+    public var maxLineBytes: Int
+    /// Where to write each invalid line (NDJSON), if anywhere.
+    public var quarantinePath: String?
+    /// How many sessions fold at once; 0 means one per core.
+    public var jobs: Int
+    public var sessionOptions: SessionAuditOptions
+    /// Fold only this session (`replay --session`).
+    public var onlySession: String?
+
+    public init(
+        model: NavigationModel = .poc, maxLineBytes: Int = LineReader.defaultMaxLineBytes, quarantinePath: String? = nil,
+        jobs: Int = 0, sessionOptions: SessionAuditOptions = .init(), onlySession: String? = nil
+    ) {
+        self.model = model
+        self.maxLineBytes = maxLineBytes
+        self.quarantinePath = quarantinePath
+        self.jobs = jobs
+        self.sessionOptions = sessionOptions
+        self.onlySession = onlySession
+    }
+}
+
+/// What happened to one input file.
+public struct InputFileReport: Sendable {
+    public var path: String
+    public var lines: Int64 = 0
+    public var bytes: Int64 = 0
+    public var error: InputError?
+}
+
+/// The counts of CONTRACT §7's summary: `lines = blank_lines + invalid_lines + redeliveries +
+/// duplicates + events`, always.
+public struct AuditCounts: Sendable, Equatable {
+    public var files = 0
+    public var unreadableFiles = 0
+    public var lines: Int64 = 0
+    public var blankLines: Int64 = 0
+    public var invalidLines: Int64 = 0
+    public var redeliveries: Int64 = 0
+    public var duplicates: Int64 = 0
+    public var events: Int64 = 0
+    public var sessions = 0
+    public var findings = 0
+    public var findingsByRule: [Rule: Int] = [:]
+
+    public init() {}
+
+    /// Whether every line is accounted for.
+    public var isBalanced: Bool {
+        lines == blankLines + invalidLines + redeliveries + duplicates + events
+    }
+}
+
+/// The result of an audit: per-file reports, unreadable lines, and every session's audit.
+public struct AuditRun: Sendable {
+    /// Input paths in sorted order; a `LineLocation.file` indexes this list.
+    public var files: [String]
+    public var fileReports: [InputFileReport]
+    /// `schema.invalid` findings, in file and line order.
+    public var invalidFindings: [Finding]
+    /// Sessions in `session_id` order.
+    public var sessions: [SessionAudit]
+    public var counts: AuditCounts
+
+    /// Every finding in output order (CONTRACT §7): unreadable lines first, then by session.
+    public var findings: [Finding] {
+        invalidFindings + sessions.flatMap(\.findings)
+    }
+
+    public var inputErrors: [InputError] { fileReports.compactMap(\.error) }
+
+    public func path(of location: LineLocation?) -> String? {
+        guard let location, location.file >= 0, Int(location.file) < files.count else { return nil }
+        return files[Int(location.file)]
+    }
+}
+
+/// Reads log files, groups their events into sessions and audits each session.
+///
+/// The I/O layer around the pure core: files are read in sorted path order (so locations and
+/// output never depend on argument order), lines are decoded as they stream by, and sessions
+/// fold in parallel. Every line ends up counted exactly once.
+public struct AuditEngine {
+    public var configuration: AuditConfiguration
+
+    public init(configuration: AuditConfiguration) {
+        self.configuration = configuration
+    }
+
+    /// Audits the given files (already expanded; `-` is standard input).
+    public func run(paths: [String], progress: ((ProgressSnapshot) -> Void)? = nil) throws -> AuditRun {
+        let files = Array(Set(paths)).sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
+        var quarantine: QuarantineWriter?
+        if let path = configuration.quarantinePath { quarantine = try QuarantineWriter(path: path) }
+        defer { quarantine?.close() }
+
+        var counts = AuditCounts()
+        counts.files = files.count
+        var reports: [InputFileReport] = []
+        var invalid: [Finding] = []
+        var sessions: [String: [SessionLine]] = [:]
+        let decoder = EventDecoder()
+        let reader = LineReader(maxLineBytes: configuration.maxLineBytes)
+        var tracker = ProgressSnapshot()
+
+        for (index, path) in files.enumerated() {
+            var report = InputFileReport(path: path)
+            let fileID = Int32(index)
+            do {
+                report.lines = try reader.readLines(of: path) { line in
+                    counts.lines += 1
+                    report.bytes += Int64(line.overlongLength ?? line.bytes.count) + 1
+                    tracker.bytes += Int64(line.overlongLength ?? line.bytes.count) + 1
+                    tracker.lines += 1
+                    if line.overlongLength == nil && line.isBlank {
+                        counts.blankLines += 1
+                        return
+                    }
+                    let location = LineLocation(file: fileID, line: line.number)
+                    let reason: (field: String?, message: String)
+                    if let length = line.overlongLength {
+                        reason = (nil, "the line is \(length) bytes, over the limit of \(configuration.maxLineBytes) (--max-line-bytes)")
+                    } else {
+                        switch decoder.decode(line.bytes) {
+                        case .success(let decoded):
+                            if let only = configuration.onlySession, decoded.event.sessionID != only {
+                                counts.events += 1  // accounted for; not this replay's session
+                                return
+                            }
+                            sessions[decoded.event.sessionID, default: []].append(
+                                SessionLine(decoded: decoded, location: location))
+                            return
+                        case .failure(let error):
+                            if line.ending == .endOfInput {
+                                reason = (error.field, "torn line: the last line has no line end and is not a valid event (\(error))")
+                            } else {
+                                reason = (error.field, error.description)
+                            }
+                        }
+                    }
+                    counts.invalidLines += 1
+                    invalid.append(
+                        Finding(rule: .schemaInvalid, sessionID: nil, seq: nil, eventID: nil, location: location, message: reason.message))
+                    quarantine?.write(file: path, line: line.number, field: reason.field, reason: reason.message, raw: line.bytes)
+                    if let progress, tracker.lines % 65_536 == 0 {
+                        tracker.findings = invalid.count
+                        progress(tracker)
+                    }
+                }
+            } catch let error as InputError {
+                report.error = error
+                counts.unreadableFiles += 1
+            }
+            reports.append(report)
+            tracker.sessions = sessions.count
+            progress?(tracker)
+        }
+
+        let audits = foldSessions(sessions)
+        for audit in audits {
+            counts.redeliveries += Int64(audit.redeliveries)
+            counts.duplicates += Int64(audit.duplicates)
+            counts.events += Int64(audit.events)
+            counts.findings += audit.findingCount
+            for finding in audit.findings { counts.findingsByRule[finding.rule, default: 0] += 1 }
+            for (rule, dropped) in audit.droppedFindings { counts.findingsByRule[rule, default: 0] += dropped }
+        }
+        counts.sessions = audits.count
+        counts.findings += invalid.count
+        if !invalid.isEmpty { counts.findingsByRule[.schemaInvalid, default: 0] += invalid.count }
+        return AuditRun(files: files, fileReports: reports, invalidFindings: invalid, sessions: audits, counts: counts)
+    }
+
+    /// Folds every session, in parallel, and returns them in `session_id` order.
+    func foldSessions(_ sessions: [String: [SessionLine]]) -> [SessionAudit] {
+        let ids = sessions.keys.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
+        let model = configuration.model
+        let options = configuration.sessionOptions
+        let results = ParallelResults<SessionAudit>(count: ids.count)
+        let jobs = configuration.jobs > 0 ? configuration.jobs : System.coreCount
+        let work: @Sendable (Int) -> Void = { index in
+            let id = ids[index]
+            results[index] = SessionAuditor.audit(sessionID: id, lines: sessions[id] ?? [], model: model, options: options)
+        }
+        if jobs <= 1 || ids.count < 2 {
+            for index in ids.indices { work(index) }
+        } else {
+            // Sessions are independent once grouped; each job writes only its own slots.
+            DispatchQueue.concurrentPerform(iterations: ids.count) { work($0) }
+        }
+        return results.values
+    }
+}
+
+/// What a long run has done so far, for a progress line.
+public struct ProgressSnapshot: Sendable {
+    public var bytes: Int64 = 0
+    public var lines: Int64 = 0
+    public var sessions = 0
+    public var findings = 0
+}
+
+/// A fixed number of result slots that parallel jobs fill, each its own slot.
+final class ParallelResults<Value>: @unchecked Sendable {
+    // @unchecked: every slot is written by exactly one job and read only after all have
+    // joined; the slots live in raw memory, so no job touches a shared Swift property.
+    private let slots: UnsafeMutableBufferPointer<Value?>
+
+    init(count: Int) {
+        slots = .allocate(capacity: count)
+        slots.initialize(repeating: nil)
+    }
+
+    deinit {
+        slots.deinitialize()
+        slots.deallocate()
+    }
+
+    subscript(index: Int) -> Value? {
+        get { slots[index] }
+        set { slots[index] = newValue }
+    }
+
+    var values: [Value] { slots.compactMap { $0 } }
+}
+
+enum System {
+    static var coreCount: Int {
+        #if canImport(Glibc)
+            return max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))))
+        #else
+            return 2
+        #endif
+    }
+}
+
+#if canImport(Glibc)
+    import Glibc
+#endif

@@ -1,0 +1,291 @@
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+import CZlib
+
+/// How a line ended.
+public enum LineEnding: Sendable, Equatable {
+    /// Ended by `\n` (a `\r` before it is removed).
+    case newline
+    /// The last line of the input, with no `\n` after it: read if it parses, else a torn line.
+    case endOfInput
+}
+
+/// One line as the reader hands it over: the bytes are valid only during the callback.
+public struct RawLine {
+    /// The line's bytes without its line end; for an over-long line, only its first
+    /// `maxLineBytes` bytes.
+    public var bytes: UnsafeBufferPointer<UInt8>
+    /// 1-based, counting every line, blank ones too, in the decompressed text.
+    public var number: Int64
+    public var ending: LineEnding
+    /// The full length when the line was longer than the limit (its tail was skipped, never held).
+    public var overlongLength: Int?
+
+    /// Empty, or only spaces, tabs and `\r` (CONTRACT §7).
+    public var isBlank: Bool {
+        for byte in bytes where byte != 0x20 && byte != 0x09 && byte != 0x0D { return false }
+        return true
+    }
+}
+
+/// Why an input could not be read completely.
+public struct InputError: Error, Sendable, Equatable, CustomStringConvertible {
+    public enum Code: String, Sendable {
+        case notFound = "not_found"
+        case isDirectory = "is_directory"
+        case unreadable
+        case corruptGzip = "corrupt_gzip"
+        case truncatedGzip = "truncated_gzip"
+    }
+
+    public var code: Code
+    public var path: String
+    public var message: String
+    /// The last line read before the error, when some lines were read.
+    public var afterLine: Int64?
+
+    public init(code: Code, path: String, message: String, afterLine: Int64? = nil) {
+        self.code = code
+        self.path = path
+        self.message = message
+        self.afterLine = afterLine
+    }
+
+    public var description: String {
+        var text = "\(path): \(message)"
+        if let afterLine { text += " (after line \(afterLine); the lines before it were audited)" }
+        return text
+    }
+}
+
+/// Streams the lines of a file, plain or gzip, in large reads, without a `String` per line.
+///
+/// Memory stays bounded by the read size plus `maxLineBytes`: a line longer than the limit is
+/// never held whole; its first `maxLineBytes` bytes are kept (for the quarantine) and the rest
+/// is skipped. gzip goes through the system zlib, with multi-member files supported.
+public struct LineReader {
+    public static let defaultMaxLineBytes = 1_048_576
+    public var maxLineBytes: Int
+    public var chunkSize: Int
+
+    public init(maxLineBytes: Int = LineReader.defaultMaxLineBytes, chunkSize: Int = 1 << 20) {
+        self.maxLineBytes = max(1, maxLineBytes)
+        self.chunkSize = max(4096, chunkSize)
+    }
+
+    /// Reads every line of `path` (`-` for standard input) and calls `body` for each one.
+    ///
+    /// - Returns: the number of lines read.
+    /// - Throws: `InputError` when the file cannot be opened, or when its gzip stream is corrupt
+    ///   or truncated; the lines before the error have already been handed over.
+    @discardableResult
+    public func readLines(of path: String, _ body: (RawLine) throws -> Void) throws -> Int64 {
+        let descriptor: Int32
+        if path == "-" {
+            descriptor = 0
+        } else {
+            descriptor = open(path, O_RDONLY | O_CLOEXEC)
+            if descriptor < 0 { throw InputError.opening(path, errno: errno) }
+        }
+        defer { if descriptor != 0 { close(descriptor) } }
+        var status = stat()
+        if fstat(descriptor, &status) == 0, (status.st_mode & S_IFMT) == S_IFDIR {
+            throw InputError(code: .isDirectory, path: path, message: "is a directory")
+        }
+        var splitter = LineSplitter(maxLineBytes: maxLineBytes)
+        var buffer = [UInt8](repeating: 0, count: chunkSize)
+        let firstCount = try readChunk(descriptor, into: &buffer, path: path)
+        let isGzip = path.hasSuffix(".gz") || (firstCount >= 2 && buffer[0] == 0x1F && buffer[1] == 0x8B)
+        if isGzip {
+            var inflater = try GzipInflater(path: path)
+            var count = firstCount
+            while true {
+                let finished = count == 0
+                do {
+                    try buffer.withUnsafeBufferPointer { input in
+                        try inflater.feed(UnsafeBufferPointer(rebasing: input[0..<count]), finished: finished) { output in
+                            try splitter.feed(output, body)
+                        }
+                    }
+                } catch var error as InputError {
+                    error.afterLine = splitter.lineNumber > 0 ? splitter.lineNumber : nil
+                    throw error
+                }
+                if finished { break }
+                count = try readChunk(descriptor, into: &buffer, path: path)
+            }
+        } else {
+            var count = firstCount
+            while count > 0 {
+                try buffer.withUnsafeBufferPointer { try splitter.feed(UnsafeBufferPointer(rebasing: $0[0..<count]), body) }
+                count = try readChunk(descriptor, into: &buffer, path: path)
+            }
+        }
+        try splitter.finish(body)
+        return splitter.lineNumber
+    }
+
+    private func readChunk(_ descriptor: Int32, into buffer: inout [UInt8], path: String) throws -> Int {
+        try buffer.withUnsafeMutableBytes { raw in
+            while true {
+                let count = read(descriptor, raw.baseAddress, raw.count)
+                if count >= 0 { return count }
+                if errno == EINTR { continue }
+                throw InputError.opening(path, errno: errno)
+            }
+        }
+    }
+}
+
+extension InputError {
+    static func opening(_ path: String, errno code: Int32) -> InputError {
+        switch code {
+        case ENOENT: return InputError(code: .notFound, path: path, message: "no such file")
+        case EISDIR: return InputError(code: .isDirectory, path: path, message: "is a directory")
+        default:
+            let reason = String(cString: strerror(code))
+            return InputError(code: .unreadable, path: path, message: "cannot be read: \(reason)")
+        }
+    }
+}
+
+/// Splits a byte stream into lines across chunk boundaries.
+struct LineSplitter {
+    let maxLineBytes: Int
+    private(set) var lineNumber: Int64 = 0
+    /// The start of a line that continues in the next chunk (at most `maxLineBytes` bytes).
+    private var carry: [UInt8] = []
+    /// The full length of the current line when it is over the limit.
+    private var overlongLength: Int?
+
+    init(maxLineBytes: Int) {
+        self.maxLineBytes = maxLineBytes
+    }
+
+    mutating func feed(_ chunk: UnsafeBufferPointer<UInt8>, _ body: (RawLine) throws -> Void) throws {
+        guard let base = chunk.baseAddress, !chunk.isEmpty else { return }
+        var start = 0
+        while start < chunk.count {
+            let remaining = chunk.count - start
+            guard let found = memchr(base + start, 0x0A, remaining) else {
+                append(UnsafeBufferPointer(start: base + start, count: remaining))
+                return
+            }
+            let end = base.distance(to: found.assumingMemoryBound(to: UInt8.self))
+            let piece = UnsafeBufferPointer(start: base + start, count: end - start)
+            if carry.isEmpty && overlongLength == nil && piece.count <= maxLineBytes + 1 {
+                // The common case: the whole line is inside this chunk.
+                try emit(piece, ending: .newline, body)
+            } else {
+                append(piece)
+                try flushCarry(ending: .newline, body)
+            }
+            start = end + 1
+        }
+    }
+
+    mutating func finish(_ body: (RawLine) throws -> Void) throws {
+        if !carry.isEmpty || overlongLength != nil {
+            try flushCarry(ending: .endOfInput, body)
+        }
+    }
+
+    private mutating func append(_ piece: UnsafeBufferPointer<UInt8>) {
+        let total = (overlongLength ?? carry.count) + piece.count
+        // Keep one byte past the limit so that a trailing `\r` can still be removed.
+        let room = maxLineBytes + 1 - carry.count
+        if room > 0 { carry.append(contentsOf: UnsafeBufferPointer(rebasing: piece[0..<min(room, piece.count)])) }
+        if total > maxLineBytes + 1 || overlongLength != nil { overlongLength = total }
+    }
+
+    private mutating func flushCarry(ending: LineEnding, _ body: (RawLine) throws -> Void) throws {
+        let overlong = overlongLength
+        overlongLength = nil
+        defer { carry.removeAll(keepingCapacity: carry.count <= 1 << 16) }
+        try carry.withUnsafeBufferPointer { try emitChecked($0, ending: ending, knownLength: overlong, body) }
+    }
+
+    private mutating func emit(_ piece: UnsafeBufferPointer<UInt8>, ending: LineEnding, _ body: (RawLine) throws -> Void) throws {
+        try emitChecked(piece, ending: ending, knownLength: nil, body)
+    }
+
+    private mutating func emitChecked(
+        _ piece: UnsafeBufferPointer<UInt8>, ending: LineEnding, knownLength: Int?, _ body: (RawLine) throws -> Void
+    ) throws {
+        lineNumber += 1
+        var length = knownLength ?? piece.count
+        var bytes = piece
+        if ending == .newline, knownLength == nil, let last = bytes.last, last == 0x0D {
+            bytes = UnsafeBufferPointer(rebasing: bytes[0..<(bytes.count - 1)])
+            length -= 1
+        }
+        if length > maxLineBytes {
+            let kept = UnsafeBufferPointer(rebasing: bytes[0..<min(bytes.count, maxLineBytes)])
+            try body(RawLine(bytes: kept, number: lineNumber, ending: ending, overlongLength: length))
+        } else {
+            try body(RawLine(bytes: bytes, number: lineNumber, ending: ending, overlongLength: nil))
+        }
+    }
+}
+
+/// Incremental gzip decompression through the system zlib (multi-member aware).
+struct GzipInflater {
+    private var stream = z_stream()
+    private var output: [UInt8]
+    private let path: String
+    private var midMember = false
+
+    init(path: String, outputSize: Int = 1 << 18) throws {
+        self.path = path
+        output = [UInt8](repeating: 0, count: outputSize)
+        // 15 + 16: a gzip wrapper, the largest window.
+        let status = inflateInit2_(&stream, 15 + 16, ZLIB_VERSION, Int32(MemoryLayout<z_stream>.size))
+        guard status == Z_OK else {
+            throw InputError(code: .unreadable, path: path, message: "zlib could not be initialised (\(status))")
+        }
+    }
+
+    mutating func feed(
+        _ input: UnsafeBufferPointer<UInt8>, finished: Bool, _ body: (UnsafeBufferPointer<UInt8>) throws -> Void
+    ) throws {
+        if finished {
+            inflateEnd(&stream)
+            if midMember {
+                throw InputError(code: .truncatedGzip, path: path, message: "the gzip stream is truncated")
+            }
+            return
+        }
+        guard let base = input.baseAddress else { return }
+        stream.next_in = UnsafeMutablePointer(mutating: base)
+        stream.avail_in = uInt(input.count)
+        while stream.avail_in > 0 {
+            midMember = true
+            let status: Int32 = output.withUnsafeMutableBufferPointer { out in
+                stream.next_out = out.baseAddress
+                stream.avail_out = uInt(out.count)
+                return inflate(&stream, Z_NO_FLUSH)
+            }
+            let produced = output.count - Int(stream.avail_out)
+            if produced > 0 {
+                try output.withUnsafeBufferPointer { try body(UnsafeBufferPointer(rebasing: $0[0..<produced])) }
+            }
+            switch status {
+            case Z_OK, Z_BUF_ERROR:
+                continue
+            case Z_STREAM_END:
+                midMember = false
+                // Another member may follow (concatenated gzip files).
+                inflateReset(&stream)
+            default:
+                let reason = stream.msg.map { String(cString: $0) } ?? "status \(status)"
+                inflateEnd(&stream)
+                throw InputError(code: .corruptGzip, path: path, message: "corrupt gzip data: \(reason)")
+            }
+        }
+    }
+}
