@@ -39,7 +39,7 @@ let package = Package(
             name: "NavLog", dependencies: ["CZlib", "NavJSON", "NavModel", "NavEvents", "NavReplay"],
             swiftSettings: swiftSettings),
         .target(
-            name: "NavReport", dependencies: ["NavJSON", "NavModel", "NavEvents", "NavReplay"],
+            name: "NavReport", dependencies: ["NavJSON", "NavModel", "NavEvents", "NavReplay", "NavLog"],
             swiftSettings: swiftSettings),
         // The command line, thin on top.
         .target(

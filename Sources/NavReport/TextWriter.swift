@@ -1,0 +1,98 @@
+import NavJSON
+import NavEvents
+public import NavLog
+import NavModel
+import NavReplay
+
+/// Terminal styling: colour only when asked (a terminal, and `NO_COLOR` unset).
+public struct TextStyle: Sendable {
+    public var color: Bool
+    public init(color: Bool) { self.color = color }
+
+    func paint(_ text: String, _ code: String) -> String {
+        color ? "\u{1B}[\(code)m\(text)\u{1B}[0m" : text
+    }
+
+    func severity(_ severity: Severity) -> String {
+        let label = severity.rawValue.padding(toLength: 7)
+        return paint(label, severity == .error ? "31;1" : "33")
+    }
+
+    func dim(_ text: String) -> String { paint(text, "2") }
+    func bold(_ text: String) -> String { paint(text, "1") }
+}
+
+/// Text for people: findings grouped by session, each with its location, the witness that set
+/// up the expectation, and what the event changed.
+public enum TextWriter {
+    public static func findings(_ run: AuditRun, style: TextStyle) -> String {
+        var lines: [String] = []
+        var currentSession: String??
+        for finding in run.findings {
+            if currentSession != .some(finding.sessionID) {
+                currentSession = .some(finding.sessionID)
+                if !lines.isEmpty { lines.append("") }
+                lines.append(style.bold(finding.sessionID.map { "session \(safe($0))" } ?? "unreadable lines"))
+            }
+            lines.append(contentsOf: describe(finding, files: run.files, style: style))
+        }
+        if run.findings.isEmpty { lines.append("no findings") }
+        return lines.joined(separator: "\n") + "\n"
+    }
+
+    static func describe(_ finding: Finding, files: [String], style: TextStyle) -> [String] {
+        let place = location(finding.location, files)
+        let seq = finding.seq.map { "seq \($0)" } ?? ""
+        var lines = [
+            "  \(style.severity(finding.severity)) \(finding.rule.rawValue)  \(style.dim([place, seq].filter { !$0.isEmpty }.joined(separator: " ")))",
+            "    \(safe(finding.message))",
+        ]
+        if let witness = finding.witness {
+            lines.append(
+                "    " + style.dim("witness: seq \(witness.seq) \(witness.name.rawValue) at \(location(witness.location, files))"))
+        }
+        if let before = finding.stateBefore, let after = finding.stateAfter {
+            let changes = before.changes(to: after)
+            if !changes.isEmpty {
+                lines.append("    " + style.dim("changed: " + changes.map { safe($0.description) }.joined(separator: "; ")))
+            }
+        }
+        if finding.afterGap { lines.append("    " + style.dim("after a seq gap: the lost events may explain it")) }
+        return lines
+    }
+
+    static func location(_ location: LineLocation?, _ files: [String]) -> String {
+        guard let path = FindingWriter.path(location, files), let line = location?.line else { return "-" }
+        return "\(safe(path)):\(line)"
+    }
+}
+
+/// Makes a log-supplied string inert on a terminal: control characters (C0, DEL, C1, which
+/// include ESC and so ANSI sequences) and line separators are shown as `\u{…}` escapes.
+public func safe(_ text: String) -> String {
+    var needsEscape = false
+    for scalar in text.unicodeScalars where isUnsafe(scalar) {
+        needsEscape = true
+        break
+    }
+    guard needsEscape else { return text }
+    var result = ""
+    for scalar in text.unicodeScalars {
+        if isUnsafe(scalar) {
+            result += "\\u{" + String(scalar.value, radix: 16) + "}"
+        } else {
+            result.unicodeScalars.append(scalar)
+        }
+    }
+    return result
+}
+
+private func isUnsafe(_ scalar: Unicode.Scalar) -> Bool {
+    scalar.value < 0x20 || (scalar.value >= 0x7F && scalar.value <= 0x9F) || scalar.value == 0x2028 || scalar.value == 0x2029
+}
+
+extension String {
+    func padding(toLength length: Int) -> String {
+        count >= length ? self : self + String(repeating: " ", count: length - count)
+    }
+}
