@@ -14,6 +14,8 @@ public struct AuditConfiguration: Sendable {
     public var sessionOptions: SessionAuditOptions
     /// Fold only this session (`replay --session`).
     public var onlySession: String?
+    /// Group and fold sessions; `false` checks lines only (`validate`).
+    public var foldSessions = true
 
     public init(
         model: NavigationModel = .poc, maxLineBytes: Int = LineReader.defaultMaxLineBytes, quarantinePath: String? = nil,
@@ -131,6 +133,10 @@ public struct AuditEngine {
                     } else {
                         switch decoder.decode(line.bytes) {
                         case .success(let decoded):
+                            if !configuration.foldSessions {
+                                counts.events += 1  // valid; validate folds nothing
+                                return
+                            }
                             if let only = configuration.onlySession, decoded.event.sessionID != only {
                                 counts.events += 1  // accounted for; not this replay's session
                                 return

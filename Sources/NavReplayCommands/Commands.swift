@@ -1,0 +1,181 @@
+import ArgumentParser
+import Foundation
+import NavJSON
+import NavLog
+import NavModel
+import NavReplay
+import NavReport
+
+extension NavReplayCommand {
+    struct Audit: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Check, group, fold and audit logs; report every finding.",
+            discussion: """
+                Findings go to standard output (or --output), a summary to standard error (or --summary as JSON).
+
+                Examples:
+                  navreplay audit SampleLogs
+                  navreplay audit --format ndjson --fail-on warning logs/*.ndjson.gz
+                  cat today.ndjson | navreplay audit --model app-model.json -
+                """)
+
+        @OptionGroup var input: InputOptions
+        @OptionGroup var output: OutputOptions
+
+        @Option(help: "text (for people), ndjson (one finding a line), or json (one document with explanations).")
+        var format: AuditFormat = .text
+
+        @Option(help: ArgumentHelp("Write every invalid line to this file, as NDJSON with its source and raw bytes.", valueName: "file"))
+        var quarantine: String?
+
+        @Flag(help: "With --format ndjson: add the witness event and the state before and after to each finding.")
+        var explain = false
+
+        @Option(help: "Keep at most this many findings per session (the rest are counted in the summary).")
+        var maxFindingsPerSession: Int = 10_000
+
+        func run() throws {
+            let (files, model) = try input.resolve()
+            let run = try runAudit(
+                input, files: files, model: model, quarantine: quarantine,
+                sessionOptions: SessionAuditOptions(maxFindings: maxFindingsPerSession))
+            switch format {
+            case .text:
+                let style = TextStyle(color: output.output == nil && Terminal.standardOutputIsTerminal && Terminal.colorAllowed)
+                try emit(Array(TextWriter.findings(run, style: style).utf8), to: output.output)
+            case .ndjson:
+                try emit(FindingWriter.ndjson(run, explain: explain), to: output.output)
+            case .json:
+                try emit(FindingWriter.jsonDocument(run), to: output.output)
+            }
+            try finish(run, output: output, quiet: input.quiet)
+        }
+    }
+
+    struct Validate: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Check every line against the v1 event schema only (no sessions, no fold): for CI.",
+            discussion: """
+                Example:
+                  navreplay validate --format ndjson build/analytics/*.ndjson
+                """)
+
+        @OptionGroup var input: InputOptions
+        @OptionGroup var output: OutputOptions
+
+        @Option(help: "text, ndjson or json.")
+        var format: AuditFormat = .text
+
+        @Option(help: ArgumentHelp("Write every invalid line to this file, as NDJSON with its source and raw bytes.", valueName: "file"))
+        var quarantine: String?
+
+        func run() throws {
+            let (files, model) = try input.resolve()
+            let run = try runAudit(input, files: files, model: model, quarantine: quarantine, foldSessions: false)
+            switch format {
+            case .text:
+                let style = TextStyle(color: output.output == nil && Terminal.standardOutputIsTerminal && Terminal.colorAllowed)
+                try emit(Array(TextWriter.findings(run, style: style).utf8), to: output.output)
+            case .ndjson: try emit(FindingWriter.ndjson(run), to: output.output)
+            case .json: try emit(FindingWriter.jsonDocument(run), to: output.output)
+            }
+            try finish(run, output: output, quiet: input.quiet)
+        }
+    }
+
+    struct Sessions: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "One record per session: events, seqs, start and end, duration, final state, screens, findings.",
+            discussion: """
+                Example:
+                  navreplay sessions --format csv --output sessions.csv SampleLogs
+                """)
+
+        @OptionGroup var input: InputOptions
+        @OptionGroup var output: OutputOptions
+
+        @Option(help: "ndjson, json, csv or text.")
+        var format: SessionsFormat = .ndjson
+
+        func run() throws {
+            let (files, model) = try input.resolve()
+            let run = try runAudit(input, files: files, model: model)
+            switch format {
+            case .ndjson: try emit(SessionWriter.ndjson(run), to: output.output)
+            case .json: try emit(SessionWriter.json(run), to: output.output)
+            case .csv: try emit(SessionWriter.csv(run), to: output.output)
+            case .text:
+                let style = TextStyle(color: output.output == nil && Terminal.standardOutputIsTerminal && Terminal.colorAllowed)
+                try emit(Array(SessionWriter.text(run, style: style).utf8), to: output.output)
+            }
+            try finish(run, output: output, quiet: input.quiet)
+        }
+    }
+
+    struct Replay: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Replay one session: the state after each event, with what changed and what it broke.",
+            discussion: """
+                Example:
+                  navreplay replay --session s-violations-01 --until-seq 12 SampleLogs
+                """)
+
+        @OptionGroup var input: InputOptions
+        @OptionGroup var output: OutputOptions
+
+        @Option(help: "The session_id to replay.")
+        var session: String
+
+        @Option(help: "Stop after this seq.")
+        var untilSeq: Int64?
+
+        @Option(help: "text or ndjson.")
+        var format: ReplayFormat = .text
+
+        func run() throws {
+            let (files, model) = try input.resolve()
+            let run = try runAudit(
+                input, files: files, model: model, sessionOptions: SessionAuditOptions(recordSteps: true, untilSeq: untilSeq),
+                onlySession: session)
+            guard let audit = run.sessions.first(where: { $0.sessionID == session }) else {
+                throw CommandFailure("No events of session \(JSONWriter.quoted(session)) in the input.")
+            }
+            switch format {
+            case .ndjson: try emit(ReplayWriter.ndjson(audit, files: run.files), to: output.output)
+            case .text:
+                let style = TextStyle(color: output.output == nil && Terminal.standardOutputIsTerminal && Terminal.colorAllowed)
+                try emit(Array(ReplayWriter.text(audit, files: run.files, style: style).utf8), to: output.output)
+            }
+            if !run.inputErrors.isEmpty { throw ExitCode(2) }
+            if audit.findings.contains(where: { output.failOn.fails($0.severity) }) { throw ExitCode(1) }
+        }
+    }
+
+    struct Schema: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Print the JSON Schema (draft 2020-12) of v1 events, or of the model file.",
+            discussion: """
+                Example:
+                  navreplay schema > navigation-event.v1.schema.json
+                """)
+
+        @Flag(help: "Print the model file's schema instead of the event schema.")
+        var model = false
+
+        func run() throws {
+            print(model ? EmbeddedSchemas.model : EmbeddedSchemas.event)
+        }
+    }
+}
+
+enum AuditFormat: String, ExpressibleByArgument, CaseIterable { case text, ndjson, json }
+enum SessionsFormat: String, ExpressibleByArgument, CaseIterable { case ndjson, json, csv, text }
+enum ReplayFormat: String, ExpressibleByArgument, CaseIterable { case text, ndjson }
+
+/// Writes the summary and decides the exit status.
+func finish(_ run: AuditRun, output: OutputOptions, quiet: Bool) throws {
+    if let path = output.summary { try emit(SummaryWriter.json(run), to: path) }
+    if !quiet { Terminal.writeError("navreplay: " + SummaryWriter.text(run) + "\n") }
+    let status = exitStatus(run, failOn: output.failOn)
+    if status != .success { throw status }
+}

@@ -1,0 +1,229 @@
+public import ArgumentParser
+import Foundation
+import NavJSON
+import NavLog
+import NavModel
+import NavReplay
+import NavReport
+
+/// The `navreplay` root command.
+public struct NavReplayCommand: ParsableCommand {
+    public static let version = "0.1.0"
+
+    public static let configuration = CommandConfiguration(
+        commandName: "navreplay",
+        abstract: "Audit navigation event logs: check every line, rebuild each session, flag broken invariants.",
+        discussion: """
+            Reads NDJSON logs written by an app's navigation router (plain or .gz, files, directories, or - for \
+            standard input), checks every line against the v1 event schema, groups events into sessions, folds \
+            them back into router state and reports every broken rule with a stable id.
+
+            Exit status: 0 nothing at or above --fail-on; 1 findings at or above it; 2 a usage error or an \
+            input that could not be read completely (the other inputs are still audited).
+
+            Example:
+              navreplay audit SampleLogs
+            """,
+        version: version,
+        subcommands: [Audit.self, Validate.self, Sessions.self, Replay.self, Schema.self],
+        defaultSubcommand: nil)
+
+    public init() {}
+
+    /// Runs the command line and exits with the contract's status codes (usage errors are 2).
+    public static func mainWithContractExitCodes(_ arguments: [String]? = nil) -> Never {
+        do {
+            var command = try parseAsRoot(arguments)
+            try command.run()
+            Foundation.exit(0)
+        } catch {
+            let code = exitCode(for: error)
+            let message = fullMessage(for: error)
+            if code == .success {
+                if !message.isEmpty { print(message) }
+                Foundation.exit(0)
+            }
+            if !message.isEmpty { FileHandle.standardError.write(Data(("navreplay: " + message + "\n").utf8)) }
+            // ArgumentParser reports usage errors as 64 (EX_USAGE); the contract says 2.
+            Foundation.exit(code == .validationFailure ? 2 : code.rawValue)
+        }
+    }
+}
+
+/// Options shared by every command that reads logs.
+struct InputOptions: ParsableArguments {
+    @Argument(
+        help: ArgumentHelp(
+            "Log files (.ndjson, .ndjson.gz), directories (their *.ndjson and *.ndjson.gz files, recursively), or - for standard input.",
+            valueName: "file"))
+    var inputs: [String]
+
+    @Option(
+        help: ArgumentHelp(
+            "The navigation model file. Default: the model.json of a directory argument, else the built-in PoC model.",
+            valueName: "model.json"))
+    var model: String?
+
+    @Option(help: "Lines longer than this many bytes are invalid; only this many bytes of them are ever held.")
+    var maxLineBytes: Int = LineReader.defaultMaxLineBytes
+
+    @Option(help: "How many sessions to fold at once (0: one per core).")
+    var jobs: Int = 0
+
+    @Flag(name: .shortAndLong, help: "No progress line and no summary on standard error.")
+    var quiet = false
+
+    func validate() throws {
+        if inputs.isEmpty { throw ValidationError("Please provide at least one log file, directory, or - for standard input.") }
+        if maxLineBytes < 1 { throw ValidationError("Please give --max-line-bytes a positive number.") }
+        if jobs < 0 { throw ValidationError("Please give --jobs a number of 0 or more.") }
+    }
+
+    /// The files to read and the model to fold with.
+    func resolve() throws -> (files: [String], model: NavigationModel) {
+        let resolved = InputResolver.resolve(inputs)
+        var modelPath = model
+        if modelPath == nil {
+            let distinct = Set(resolved.directoryModels.compactMap { FileManager.default.contents(atPath: $0) })
+            if distinct.count > 1 {
+                throw CommandFailure(
+                    "The directories given hold different model.json files (\(resolved.directoryModels.joined(separator: ", "))); "
+                        + "please choose one with --model.")
+            }
+            modelPath = resolved.directoryModels.first
+        }
+        guard let modelPath else { return (resolved.files, .poc) }
+        guard let data = FileManager.default.contents(atPath: modelPath) else {
+            throw CommandFailure("The model file \(modelPath) cannot be read.")
+        }
+        do {
+            return (resolved.files, try NavigationModel.load(json: [UInt8](data)))
+        } catch {
+            throw CommandFailure("The model file \(modelPath) is invalid: \(error)")
+        }
+    }
+}
+
+/// Where findings go and when the run fails.
+struct OutputOptions: ParsableArguments {
+    @Option(name: .shortAndLong, help: ArgumentHelp("Write the report to this file instead of standard output.", valueName: "file"))
+    var output: String?
+
+    @Option(help: ArgumentHelp("Write the summary as JSON to this file.", valueName: "file"))
+    var summary: String?
+
+    @Option(help: "Exit 1 when a finding is at or above this severity: error, warning or never.")
+    var failOn: FailOn = .error
+}
+
+enum FailOn: String, ExpressibleByArgument, CaseIterable {
+    case error, warning, never
+
+    func fails(_ severity: Severity) -> Bool {
+        switch self {
+        case .error: severity == .error
+        case .warning: true
+        case .never: false
+        }
+    }
+}
+
+/// An error the command has already explained; exits 2.
+struct CommandFailure: Error, CustomStringConvertible {
+    var description: String
+    init(_ description: String) { self.description = description }
+}
+
+extension CommandFailure: CustomNSError {
+    static var errorDomain: String { "navreplay" }
+    var errorCode: Int { 2 }
+}
+
+// MARK: Running an audit
+
+enum Terminal {
+    static var standardErrorIsTerminal: Bool { isatty(2) == 1 }
+    static var standardOutputIsTerminal: Bool { isatty(1) == 1 }
+    static var colorAllowed: Bool {
+        let noColor = ProcessInfo.processInfo.environment["NO_COLOR"]
+        return noColor == nil || noColor == ""
+    }
+
+    static func writeError(_ text: String) {
+        FileHandle.standardError.write(Data(text.utf8))
+    }
+}
+
+/// Runs the engine with a progress line on a terminal.
+func runAudit(_ input: InputOptions, files: [String], model: NavigationModel, quarantine: String? = nil,
+              sessionOptions: SessionAuditOptions = .init(), onlySession: String? = nil, foldSessions: Bool = true) throws -> AuditRun {
+    var configuration = AuditConfiguration(
+        model: model, maxLineBytes: input.maxLineBytes, quarantinePath: quarantine, jobs: input.jobs,
+        sessionOptions: sessionOptions, onlySession: onlySession)
+    configuration.foldSessions = foldSessions
+    let engine = AuditEngine(configuration: configuration)
+    let progress = ProgressLine(enabled: !input.quiet && Terminal.standardErrorIsTerminal)
+    let run: AuditRun
+    do {
+        run = try engine.run(paths: files) { progress.update($0) }
+    } catch {
+        progress.clear()
+        throw CommandFailure("\(error)")
+    }
+    progress.clear()
+    for error in run.inputErrors { Terminal.writeError("navreplay: error: \(safe(error.description))\n") }
+    return run
+}
+
+/// Writes bytes to a file, or to standard output.
+func emit(_ bytes: [UInt8], to path: String?) throws {
+    if let path {
+        guard FileManager.default.createFile(atPath: path, contents: Data(bytes)) else {
+            throw CommandFailure("Cannot write \(path).")
+        }
+    } else {
+        FileHandle.standardOutput.write(Data(bytes))
+    }
+}
+
+/// The exit status of CONTRACT §6.
+func exitStatus(_ run: AuditRun, failOn: FailOn) -> ExitCode {
+    if !run.inputErrors.isEmpty { return ExitCode(2) }
+    if run.findings.contains(where: { failOn.fails($0.severity) }) { return ExitCode(1) }
+    if failOn.fails(.error), run.counts.findings > run.findings.count { return ExitCode(1) }
+    return .success
+}
+
+/// A single progress line on standard error, redrawn at most a few times a second.
+final class ProgressLine: @unchecked Sendable {
+    // @unchecked: used from the engine's reading loop, which runs on one thread.
+    private let enabled: Bool
+    private let clock = ContinuousClock()
+    private let started: ContinuousClock.Instant
+    private var lastDraw: ContinuousClock.Instant
+    private var drawn = false
+
+    init(enabled: Bool) {
+        self.enabled = enabled
+        started = clock.now
+        lastDraw = started
+    }
+
+    func update(_ snapshot: ProgressSnapshot) {
+        guard enabled else { return }
+        let now = clock.now
+        guard now - lastDraw > .milliseconds(250) else { return }
+        lastDraw = now
+        let seconds = max(0.001, Double((now - started).components.attoseconds) / 1e18 + Double((now - started).components.seconds))
+        let megabytes = Double(snapshot.bytes) / 1_048_576
+        let line =
+            "\r\u{1B}[2Kreading: \(String(format: "%.1f", megabytes)) MB, \(Int(Double(snapshot.lines) / seconds)) lines/s, "
+            + "\(snapshot.sessions) sessions, \(snapshot.findings) invalid lines"
+        Terminal.writeError(line)
+        drawn = true
+    }
+
+    func clear() {
+        if drawn { Terminal.writeError("\r\u{1B}[2K") }
+    }
+}
