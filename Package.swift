@@ -56,7 +56,7 @@ let package = Package(
             swiftSettings: swiftSettings),
         .testTarget(
             name: "NavEventsTests", dependencies: ["NavJSON", "NavModel", "NavEvents", "NavTestSupport"],
-            exclude: ["Fixtures"], swiftSettings: swiftSettings),
+            swiftSettings: swiftSettings),
         .testTarget(
             name: "NavReplayTests",
             dependencies: ["NavJSON", "NavModel", "NavEvents", "NavReplay", "NavTestSupport"],

@@ -1,0 +1,5 @@
+import NavModel
+
+enum NavigationModelFixtures {
+    static let poc = NavigationModel.pocJSON
+}
