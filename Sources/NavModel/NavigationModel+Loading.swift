@@ -273,6 +273,11 @@ private struct ModelReader {
                 for (stepIndex, stepValue) in (link["steps"]?.arrayValue ?? []).enumerated() {
                     let stepPath = "\(path).steps[\(stepIndex)]"
                     let step = try object(stepValue, stepPath, allowed: ["tab", "stack", "push", "present", "style"])
+                    let actions = ["tab", "push", "present"].filter { step[$0] != nil }
+                    if actions.count > 1 {
+                        throw ModelError(
+                            path: stepPath, message: "a step has exactly one of \"tab\", \"push\" or \"present\" (found \(actions.joined(separator: ", ")))")
+                    }
                     if let tab = step["tab"] {
                         steps.append(.selectTab(try string(tab, stepPath + ".tab")))
                     } else if let route = step["push"] {
