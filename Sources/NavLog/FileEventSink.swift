@@ -1,0 +1,256 @@
+#if canImport(Darwin)
+import Darwin
+#elseif canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+public import NavEvents
+
+/// An append-only NDJSON file of navigation events: the log `navreplay` reads (CONTRACT §1).
+///
+/// Each event is written as its canonical JSON line plus `\n` with a single `write(2)` on a
+/// descriptor opened `O_WRONLY | O_APPEND | O_CREAT`, so a line is never interleaved with
+/// another writer's line and a crash leaves at most one torn last line (which `navreplay`
+/// reports as such). A short write, which only a full disk or a signal causes, is completed
+/// by further `write(2)` calls for the rest of the same line.
+///
+/// It is safe to use from several threads: writes are serialised by a lock, so lines from
+/// different threads never mix. (The lock is a `pthread_mutex_t`, as
+/// `Synchronization.Mutex` needs macOS 15 / iOS 18 and the package supports macOS 13 /
+/// iOS 16; that is why the class is `@unchecked Sendable`.)
+///
+/// **Durability.** `SyncPolicy` says when the file is `fsync(2)`ed: `.none` leaves it to the
+/// operating system (fastest; a power loss may lose the last seconds, a crash of the app
+/// loses nothing already written), `.everyEvent` syncs after each line (slowest, nothing
+/// acknowledged is ever lost), `.interval(events: n)` after every `n` lines (a bound on the
+/// loss). `sync()` syncs now, whatever the policy, and `close()` syncs what the policy has
+/// not yet synced (unless the policy is `.none`).
+///
+/// **Errors.** Writing never throws and never crashes: a failed write drops that line,
+/// is counted in `errorCount`, kept as `lastError`, and passed to `onError`. Only opening,
+/// `sync()` and `close()` throw.
+///
+/// The router writes through any `NavigationEventSink`; wrap this sink in a
+/// `ClosureEventSink { file.write($0) }` (NavRouter) to connect them.
+public final class FileEventSink: @unchecked Sendable {
+    /// When the file is flushed to stable storage with `fsync(2)`.
+    public enum SyncPolicy: Sendable, Hashable {
+        /// Never explicitly: the operating system writes the page cache back on its own.
+        case none
+        /// After every line.
+        case everyEvent
+        /// After every `events` lines (values below 1 mean every line).
+        case interval(events: Int)
+    }
+
+    /// A failed file operation, with the `errno` it returned.
+    public struct WriteError: Error, Sendable, Hashable, CustomStringConvertible {
+        /// The file's path.
+        public var path: String
+        /// `open`, `write`, `fsync` or `close`.
+        public var operation: String
+        /// The `errno` value, or 0 when the sink itself refused (a write after `close()`).
+        public var code: Int32
+        public var message: String
+
+        public var description: String { "\(operation) \(path): \(message)" }
+    }
+
+    public let path: String
+    public let syncPolicy: SyncPolicy
+
+    private let mutex: UnsafeMutablePointer<pthread_mutex_t>
+    private let onError: (@Sendable (WriteError) -> Void)?
+    // Guarded by `mutex`.
+    private var descriptor: Int32
+    private var unsyncedLines = 0
+    private var written = 0
+    private var errors = 0
+    private var latestError: WriteError?
+
+    /// Opens (creating it if needed) the file for appending.
+    ///
+    /// - Parameters:
+    ///   - path: the log file; its directory must exist.
+    ///   - syncPolicy: when to `fsync(2)` (see the type's documentation).
+    ///   - permissions: the mode of a new file (`0o644` by default).
+    ///   - onError: called, outside the lock, with each write or sync error.
+    /// - Throws: `WriteError` when the file cannot be opened.
+    public init(
+        path: String, syncPolicy: SyncPolicy = .none, permissions: UInt16 = 0o644,
+        onError: (@Sendable (WriteError) -> Void)? = nil
+    ) throws(WriteError) {
+        let fd = systemOpen(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, mode_t(permissions))
+        guard fd >= 0 else {
+            let code = errno
+            throw WriteError(path: path, operation: "open", code: code, message: errorMessage(code))
+        }
+        self.path = path
+        self.syncPolicy = syncPolicy
+        self.onError = onError
+        self.descriptor = fd
+        mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
+        mutex.initialize(to: pthread_mutex_t())
+        pthread_mutex_init(mutex, nil)
+    }
+
+    deinit {
+        if descriptor >= 0 { _ = systemClose(descriptor) }
+        pthread_mutex_destroy(mutex)
+        mutex.deinitialize(count: 1)
+        mutex.deallocate()
+    }
+
+    /// Appends one event as its canonical line. Never throws: see `lastError`.
+    public func write(_ event: NavigationEvent) {
+        write(line: event.canonicalJSON)
+    }
+
+    /// Appends one line (a `\n` is added). The text must not contain a line break.
+    public func write(line: String) {
+        var bytes = Array(line.utf8)
+        bytes.append(UInt8(ascii: "\n"))
+        let failure: WriteError? = locked { () -> WriteError? in
+            guard descriptor >= 0 else {
+                return record(WriteError(path: path, operation: "write", code: 0, message: "the sink is closed"))
+            }
+            if let error = writeAll(bytes) { return record(error) }
+            written += 1
+            unsyncedLines += 1
+            let due: Bool
+            switch syncPolicy {
+            case .none: due = false
+            case .everyEvent: due = true
+            case .interval(let events): due = unsyncedLines >= max(events, 1)
+            }
+            if due, let error = syncLocked() { return record(error) }
+            return nil
+        }
+        if let failure { onError?(failure) }
+    }
+
+    /// Flushes every line written so far to stable storage (`fsync(2)`), whatever the policy.
+    public func sync() throws(WriteError) {
+        let failure: WriteError? = locked { () -> WriteError? in
+            guard descriptor >= 0 else { return nil }
+            return syncLocked().map(record)
+        }
+        if let failure { throw failure }
+    }
+
+    /// Syncs what the policy has not yet synced (unless it is `.none`), then closes the file.
+    /// Later writes fail with "the sink is closed". Closing twice does nothing.
+    public func close() throws(WriteError) {
+        let failure: WriteError? = locked { () -> WriteError? in
+            guard descriptor >= 0 else { return nil }
+            var failure: WriteError?
+            if syncPolicy != .none, unsyncedLines > 0 { failure = syncLocked().map(record) }
+            if systemClose(descriptor) != 0, failure == nil {
+                let code = errno
+                failure = record(WriteError(path: path, operation: "close", code: code, message: errorMessage(code)))
+            }
+            descriptor = -1
+            return failure
+        }
+        if let failure { throw failure }
+    }
+
+    /// Lines written completely.
+    public var linesWritten: Int { locked { written } }
+
+    /// Lines or syncs that failed.
+    public var errorCount: Int { locked { errors } }
+
+    /// The most recent failure, if any.
+    public var lastError: WriteError? { locked { latestError } }
+
+    // MARK: Under the lock
+
+    private func locked<T>(_ body: () -> T) -> T {
+        pthread_mutex_lock(mutex)
+        defer { pthread_mutex_unlock(mutex) }
+        return body()
+    }
+
+    private func record(_ error: WriteError) -> WriteError {
+        errors += 1
+        latestError = error
+        return error
+    }
+
+    /// One `write(2)` for the whole line; more only to finish a short write.
+    private func writeAll(_ bytes: [UInt8]) -> WriteError? {
+        bytes.withUnsafeBytes { buffer -> WriteError? in
+            guard let base = buffer.baseAddress else { return nil }
+            var offset = 0
+            while offset < buffer.count {
+                let result = systemWrite(descriptor, base + offset, buffer.count - offset)
+                if result < 0 {
+                    let code = errno
+                    if code == EINTR { continue }
+                    return WriteError(
+                        path: path, operation: "write", code: code,
+                        message: errorMessage(code) + (offset > 0 ? " (after \(offset) bytes of the line: a torn line)" : ""))
+                }
+                offset += result
+            }
+            return nil
+        }
+    }
+
+    private func syncLocked() -> WriteError? {
+        unsyncedLines = 0
+        while systemFsync(descriptor) != 0 {
+            let code = errno
+            if code == EINTR { continue }
+            return WriteError(path: path, operation: "fsync", code: code, message: errorMessage(code))
+        }
+        return nil
+    }
+}
+
+private func errorMessage(_ code: Int32) -> String {
+    guard let text = strerror(code) else { return "error \(code)" }
+    return String(cString: text) + " (errno \(code))"
+}
+
+private func systemOpen(_ path: String, _ flags: Int32, _ mode: mode_t) -> Int32 {
+    #if canImport(Darwin)
+    Darwin.open(path, flags, mode)
+    #elseif canImport(Glibc)
+    Glibc.open(path, flags, mode)
+    #else
+    Musl.open(path, flags, mode)
+    #endif
+}
+
+private func systemWrite(_ fd: Int32, _ bytes: UnsafeRawPointer, _ count: Int) -> Int {
+    #if canImport(Darwin)
+    Darwin.write(fd, bytes, count)
+    #elseif canImport(Glibc)
+    Glibc.write(fd, bytes, count)
+    #else
+    Musl.write(fd, bytes, count)
+    #endif
+}
+
+private func systemFsync(_ fd: Int32) -> Int32 {
+    #if canImport(Darwin)
+    Darwin.fsync(fd)
+    #elseif canImport(Glibc)
+    Glibc.fsync(fd)
+    #else
+    Musl.fsync(fd)
+    #endif
+}
+
+private func systemClose(_ fd: Int32) -> Int32 {
+    #if canImport(Darwin)
+    Darwin.close(fd)
+    #elseif canImport(Glibc)
+    Glibc.close(fd)
+    #else
+    Musl.close(fd)
+    #endif
+}

@@ -1,0 +1,222 @@
+public import NavEvents
+import NavModel
+
+// MARK: Stack operations (seed 001 §4.2, seed 000 HomePath)
+
+extension NavigationRouter {
+    /// Pushes a route on a stack (the active one by default): `route_push`.
+    ///
+    /// Refused for an unknown or foreign stack, an undeclared route, a singleton already in
+    /// the stack (use `openOnce`), a forbidden position or invalid parameters.
+    @discardableResult
+    public func push(_ route: String, on stack: String? = nil, params: RouteParams? = nil) -> NavigationResult {
+        perform { (draft: inout TransitionDraft) throws(NavigationRefusal) in
+            try draft.push(route, on: stack, params: params)
+        }
+    }
+
+    /// Pops `count` routes (seed 001 contract 5.2): `min(max(count, 0), depth)` of them.
+    ///
+    /// With nothing to pop (`count` ≤ 0, or an empty stack) it is `.unchanged`; otherwise it
+    /// writes `route_pop` with `count` as requested, so a clamped pop stays visible in the log
+    /// (`stack.out_of_range`).
+    @discardableResult
+    public func pop(_ count: Int = 1, on stack: String? = nil) -> NavigationResult {
+        perform { (draft: inout TransitionDraft) throws(NavigationRefusal) in
+            try draft.pop(count, on: stack)
+        }
+    }
+
+    /// Empties a stack, showing its root: `route_pop` with `to_root: true`. `.unchanged` on an
+    /// empty stack.
+    @discardableResult
+    public func popToRoot(on stack: String? = nil) -> NavigationResult {
+        perform { (draft: inout TransitionDraft) throws(NavigationRefusal) in
+            try draft.popToRoot(on: stack)
+        }
+    }
+
+    /// Pops back to the last occurrence of a route (seed 000 `popTo`, seed 001 §7.6):
+    /// `route_pop_to`. `.unchanged` when the route is not in the stack or already on top.
+    @discardableResult
+    public func popTo(_ route: String, on stack: String? = nil) -> NavigationResult {
+        perform { (draft: inout TransitionDraft) throws(NavigationRefusal) in
+            try draft.popTo(route, on: stack)
+        }
+    }
+
+    /// Keeps only the first route above the root (seed 000 `popToFirstOpened`): `route_pop`
+    /// with `count` = depth - 1. `.unchanged` at depth 0 or 1.
+    @discardableResult
+    public func popToFirstOpened(on stack: String? = nil) -> NavigationResult {
+        perform { (draft: inout TransitionDraft) throws(NavigationRefusal) in
+            try draft.popToFirstOpened(on: stack)
+        }
+    }
+
+    /// Replaces the top route (seed 000 `replaceLast`): `route_replace`; on an empty stack it
+    /// pushes. `.unchanged` when the top already is that route with those parameters.
+    @discardableResult
+    public func replaceLast(_ route: String, on stack: String? = nil, params: RouteParams? = nil) -> NavigationResult {
+        perform { (draft: inout TransitionDraft) throws(NavigationRefusal) in
+            try draft.replaceLast(route, on: stack, params: params)
+        }
+    }
+
+    /// Inserts a route at an index (0 = just above the root, depth = on top): `route_insert`.
+    /// Refused outside `0...depth`.
+    @discardableResult
+    public func insert(
+        _ route: String, at index: Int, on stack: String? = nil, params: RouteParams? = nil
+    ) -> NavigationResult {
+        perform { (draft: inout TransitionDraft) throws(NavigationRefusal) in
+            try draft.insert(route, at: index, on: stack, params: params)
+        }
+    }
+
+    /// Removes every occurrence of a route (seed 000 `remove`): `route_remove`. `.unchanged`
+    /// when it is not in the stack.
+    @discardableResult
+    public func remove(_ route: String, from stack: String? = nil) -> NavigationResult {
+        perform { (draft: inout TransitionDraft) throws(NavigationRefusal) in
+            try draft.remove(route, from: stack)
+        }
+    }
+
+    /// Opens a route once (seed 000 `openOnce`): pops back to it if it is in the stack
+    /// (`route_pop_to`, or `.unchanged` when it is on top), else pushes it (`route_push`).
+    @discardableResult
+    public func openOnce(_ route: String, on stack: String? = nil, params: RouteParams? = nil) -> NavigationResult {
+        perform { (draft: inout TransitionDraft) throws(NavigationRefusal) in
+            try draft.openOnce(route, on: stack, params: params)
+        }
+    }
+
+    // MARK: Tabs
+
+    /// Selects a tab of the current flow: `tab_switch`. `.unchanged` if it is selected.
+    @discardableResult
+    public func selectTab(_ tab: String) -> NavigationResult {
+        perform { (draft: inout TransitionDraft) throws(NavigationRefusal) in
+            try draft.selectTab(tab)
+        }
+    }
+
+    // MARK: Modals
+
+    /// Presents a modal over everything: `modal_present`.
+    @discardableResult
+    public func present(_ modal: String, style: ModalStyle = .sheet) -> NavigationResult {
+        perform { (draft: inout TransitionDraft) throws(NavigationRefusal) in
+            try draft.present(modal, style: style)
+        }
+    }
+
+    /// Dismisses a modal, and every modal above it (CONTRACT §7): one `modal_dismiss`.
+    @discardableResult
+    public func dismiss(_ modal: String) -> NavigationResult {
+        perform { (draft: inout TransitionDraft) throws(NavigationRefusal) in
+            try draft.dismiss(modal)
+        }
+    }
+
+    /// Dismisses the top modal; `.unchanged` when none is presented.
+    @discardableResult
+    public func dismissTop() -> NavigationResult {
+        perform { (draft: inout TransitionDraft) throws(NavigationRefusal) in
+            if let top = draft.state.modals.last { try draft.dismiss(top) }
+        }
+    }
+
+    // MARK: The global success screen (seed 001 §3.6, contract 5.4)
+
+    /// Shows the global success screen: sets the payload and presents `successModal`.
+    ///
+    /// Refused when the success screen is already presented, when the flow does not allow it,
+    /// or when the action names a command the model does not declare.
+    @discardableResult
+    public func presentSuccess(_ payload: SuccessPayload, style: ModalStyle = .cover) -> NavigationResult {
+        perform { (draft: inout TransitionDraft) throws(NavigationRefusal) in
+            if case .command(let command) = payload.primaryAction, draft.model.commands[command] == nil {
+                throw .unknownCommand(command)
+            }
+            try draft.present(draft.successModal, style: style)
+            draft.success = payload
+        }
+    }
+
+    /// The success screen's primary button (contract 5.4): clears the payload first
+    /// (`modal_dismiss` of the success modal), then, if the action maps to a command, applies
+    /// it; `.dismiss` applies none. One action: one correlation group.
+    ///
+    /// Refused when the success screen is not presented.
+    @discardableResult
+    public func handleSuccessPrimary() -> NavigationResult {
+        perform { (draft: inout TransitionDraft) throws(NavigationRefusal) in
+            let action = draft.success?.primaryAction ?? .dismiss
+            try draft.dismiss(draft.successModal)
+            draft.success = nil
+            if case .command(let command) = action { try draft.applyCommand(command) }
+        }
+    }
+
+    // MARK: Commands (seed 001 §4.3)
+
+    /// Applies a cross-flow command of the model, the only way the flow changes:
+    /// `command_applied`, `route_pop {to_root}` for each non-empty stack it resets,
+    /// `modal_dismiss` for the modals it dismisses (top first), `flow_switch` if the flow
+    /// changes, `tab_switch` if its tab is not selected, then `screen_view`. Modals the target
+    /// flow does not allow are dismissed too, so the command leaves a valid state.
+    ///
+    /// Refused for a command the model does not declare.
+    @discardableResult
+    public func apply(command: String) -> NavigationResult {
+        perform { (draft: inout TransitionDraft) throws(NavigationRefusal) in
+            try draft.applyCommand(command)
+        }
+    }
+
+    // MARK: Deep links (seed 001 §7.11)
+
+    /// Opens a deep link through the model's deep link table, in one correlation group that
+    /// starts with `deep_link`.
+    ///
+    /// The URL is `scheme://host/path…`; its segments are the host and the path segments
+    /// (percent-decoded; query and fragment ignored). The first pattern that matches gives a
+    /// command and steps: `deep_link {outcome: resolved}`, the command's events, the steps'
+    /// events (tab switches, pushes, presents), `screen_view`. `:name` segments become the
+    /// `route_params` of the last route the link pushes. When the URL is invalid, nothing
+    /// matches, or the command or a step would be refused: `deep_link {outcome: fallback}`,
+    /// then the model's `fallback_command`, if any (the safe root).
+    @discardableResult
+    public func open(deepLink url: String) -> DeepLinkResult {
+        guard isStarted else { return .refused(.sessionNotStarted) }
+        guard !url.isEmpty else { return .refused(.emptyURL) }
+        let reason: DeepLinkFallbackReason
+        if let parsed = DeepLinkURL(url) {
+            if let (link, captures) = model.deepLinks.match(parsed.segments) {
+                var attempt = draft()
+                attempt.emit(.deepLink(url: url, outcome: .resolved))
+                do {
+                    try attempt.follow(link, captures: captures)
+                    _ = commit(attempt)
+                    return .resolved
+                } catch {
+                    reason = .refused(error)
+                }
+            } else {
+                reason = .noMatch
+            }
+        } else {
+            reason = .invalidURL
+        }
+        var fallback = draft()
+        fallback.emit(.deepLink(url: url, outcome: .fallback))
+        if let command = model.deepLinks.fallbackCommand {
+            var withCommand = fallback
+            if (try? withCommand.applyCommand(command)) != nil { fallback = withCommand }
+        }
+        _ = commit(fallback)
+        return .fallback(reason)
+    }
+}

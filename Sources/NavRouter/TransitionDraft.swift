@@ -1,0 +1,416 @@
+import NavEvents
+import NavModel
+
+/// One transition being planned: a scratch copy of the router's state, the rule checks, and
+/// the events that carry the change out, in order.
+///
+/// Every router operation runs on a draft. A check that fails throws before the router writes
+/// anything, so a refused request leaves no event and no state change; a draft that completes
+/// is committed whole, its events under one correlation id. The checks are the rules that
+/// `NavigationFold` applies offline (CONTRACT §5, §7), in the same terms, so that a router
+/// that commits only drafts writes logs without findings.
+struct TransitionDraft {
+    let model: NavigationModel
+    let successModal: String
+    var state: NavigationState
+    /// The parameters of each route, parallel to `state.stacks`.
+    var params: [String: [RouteParams?]]
+    var success: SuccessPayload?
+    private(set) var payloads: [NavigationEvent.Payload] = []
+
+    init(
+        model: NavigationModel, successModal: String, state: NavigationState, params: [String: [RouteParams?]],
+        success: SuccessPayload?
+    ) {
+        self.model = model
+        self.successModal = successModal
+        self.state = state
+        self.params = params
+        self.success = success
+    }
+
+    mutating func emit(_ payload: NavigationEvent.Payload) {
+        payloads.append(payload)
+    }
+
+    // MARK: Stacks
+
+    /// The named stack, or the active one; it must be declared and owned by the current flow.
+    func resolve(_ name: String?) throws(NavigationRefusal) -> (name: String, spec: StackSpec) {
+        let stack: String
+        if let name {
+            stack = name
+        } else {
+            guard let active = model.activeStack(flow: state.flow, tab: state.tab) else {
+                throw .noActiveStack(flow: state.flow)
+            }
+            stack = active
+        }
+        guard let spec = model.stacks[stack] else { throw .unknownStack(stack) }
+        guard model.flow(state.flow, owns: stack) else { throw .stackNotOwned(stack: stack, flow: state.flow) }
+        return (stack, spec)
+    }
+
+    func routes(of stack: String) -> [String] {
+        state.stacks[stack] ?? []
+    }
+
+    func routeParams(of stack: String) -> [RouteParams?] {
+        let routes = routes(of: stack)
+        var list = params[stack] ?? []
+        if list.count > routes.count { list.removeLast(list.count - routes.count) }
+        if list.count < routes.count { list += Array(repeating: nil, count: routes.count - list.count) }
+        return list
+    }
+
+    mutating func set(_ stack: String, routes: [String], params list: [RouteParams?]) {
+        state.stacks[stack] = routes
+        params[stack] = list
+    }
+
+    /// The checks where a route enters a stack (push, replace, insert): declared, not a second
+    /// copy of a singleton, allowed at that position.
+    func checkEntering(
+        _ route: String, stack: String, spec: StackSpec, below routes: [String], index: Int
+    ) throws(NavigationRefusal) {
+        guard !route.isEmpty, spec.accepts(route) else { throw .unknownRoute(route, stack: stack) }
+        if spec.singletons.contains(route), routes.contains(route) {
+            throw .singletonAlreadyPresent(route, stack: stack)
+        }
+        for requirement in spec.positions where requirement.index == index && !requirement.oneOf.contains(route) {
+            throw .positionRequired(route: route, stack: stack, index: index, oneOf: requirement.oneOf)
+        }
+    }
+
+    /// Parameters must encode to a valid event: unique names, numbers in JSON syntax.
+    func checkParams(_ params: RouteParams?) throws(NavigationRefusal) {
+        guard let params else { return }
+        var names: Set<String> = []
+        for (name, value) in params.entries {
+            guard names.insert(name).inserted else {
+                throw .invalidRouteParams("the name \"\(name)\" is given twice")
+            }
+            if case .number(let text) = value, !isJSONNumber(text) {
+                throw .invalidRouteParams("\"\(text)\" (parameter \"\(name)\") is not a JSON number")
+            }
+        }
+    }
+
+    mutating func push(_ route: String, on name: String?, params routeParams: RouteParams?) throws(NavigationRefusal) {
+        let (stack, spec) = try resolve(name)
+        try checkParams(routeParams)
+        var routes = routes(of: stack)
+        var list = self.routeParams(of: stack)
+        try checkEntering(route, stack: stack, spec: spec, below: routes, index: routes.count)
+        emit(.routePush(stack: stack, from: routes.last, to: route, params: routeParams))
+        routes.append(route)
+        list.append(routeParams)
+        set(stack, routes: routes, params: list)
+    }
+
+    /// Seed 001 contract 5.2: pops `min(max(n, 0), depth)`; the event carries `n` as requested.
+    mutating func pop(_ count: Int, on name: String?) throws(NavigationRefusal) {
+        let (stack, _) = try resolve(name)
+        var routes = routes(of: stack)
+        var list = routeParams(of: stack)
+        let effective = min(max(count, 0), routes.count)
+        guard effective > 0 else { return }
+        let from = routes.last
+        routes.removeLast(effective)
+        list.removeLast(effective)
+        emit(.routePop(stack: stack, from: from, to: routes.last, amount: .count(Int64(count))))
+        set(stack, routes: routes, params: list)
+    }
+
+    mutating func popToRoot(on name: String?) throws(NavigationRefusal) {
+        let (stack, _) = try resolve(name)
+        let routes = routes(of: stack)
+        guard !routes.isEmpty else { return }
+        emit(.routePop(stack: stack, from: routes.last, to: nil, amount: .toRoot))
+        set(stack, routes: [], params: [])
+    }
+
+    /// Seed 000 `popTo`, seed 001 §7.6: back to the last occurrence of the route; a no-op when
+    /// it is not in the stack or already on top.
+    mutating func popTo(_ route: String, on name: String?) throws(NavigationRefusal) {
+        let (stack, _) = try resolve(name)
+        var routes = routes(of: stack)
+        var list = routeParams(of: stack)
+        guard let index = routes.lastIndex(of: route), index != routes.count - 1 else { return }
+        let from = routes.last
+        routes.removeSubrange((index + 1)...)
+        list.removeSubrange((index + 1)...)
+        emit(.routePopTo(stack: stack, from: from, to: route))
+        set(stack, routes: routes, params: list)
+    }
+
+    /// Seed 000 `popToFirstOpened`: keeps the first route above the root.
+    mutating func popToFirstOpened(on name: String?) throws(NavigationRefusal) {
+        let (stack, _) = try resolve(name)
+        let depth = routes(of: stack).count
+        guard depth > 1 else { return }
+        try pop(depth - 1, on: stack)
+    }
+
+    /// Seed 000 `replaceLast`; on an empty stack it pushes (CONTRACT §7). Replacing the top
+    /// with the same route and parameters is a no-op.
+    mutating func replaceLast(_ route: String, on name: String?, params routeParams: RouteParams?) throws(NavigationRefusal) {
+        let (stack, spec) = try resolve(name)
+        try checkParams(routeParams)
+        var routes = routes(of: stack)
+        var list = self.routeParams(of: stack)
+        let below = Array(routes.dropLast())
+        try checkEntering(route, stack: stack, spec: spec, below: below, index: below.count)
+        if routes.last == route, list.last == routeParams { return }
+        emit(.routeReplace(stack: stack, from: routes.last, to: route, params: routeParams))
+        if routes.isEmpty {
+            routes.append(route)
+            list.append(routeParams)
+        } else {
+            routes[routes.count - 1] = route
+            list[list.count - 1] = routeParams
+        }
+        set(stack, routes: routes, params: list)
+    }
+
+    /// Seed 000 `insert`: index 0 is just above the root; `depth` appends. Outside `0...depth`
+    /// it is refused (the fold would clamp it and warn).
+    mutating func insert(
+        _ route: String, at index: Int, on name: String?, params routeParams: RouteParams?
+    ) throws(NavigationRefusal) {
+        let (stack, spec) = try resolve(name)
+        try checkParams(routeParams)
+        var routes = routes(of: stack)
+        var list = self.routeParams(of: stack)
+        guard index >= 0, index <= routes.count else { throw .indexOutOfRange(index: index, depth: routes.count) }
+        try checkEntering(route, stack: stack, spec: spec, below: routes, index: index)
+        emit(.routeInsert(stack: stack, route: route, index: Int64(index), params: routeParams))
+        routes.insert(route, at: index)
+        list.insert(routeParams, at: index)
+        set(stack, routes: routes, params: list)
+    }
+
+    /// Seed 000 `remove`: every occurrence; a no-op when the route is not in the stack.
+    mutating func remove(_ route: String, from name: String?) throws(NavigationRefusal) {
+        let (stack, _) = try resolve(name)
+        let routes = routes(of: stack)
+        guard routes.contains(route) else { return }
+        let kept = zip(routes, routeParams(of: stack)).filter { $0.0 != route }
+        emit(.routeRemove(stack: stack, route: route))
+        set(stack, routes: kept.map(\.0), params: kept.map(\.1))
+    }
+
+    /// Seed 000 `openOnce`: back to the route if it is in the stack, else push it.
+    mutating func openOnce(_ route: String, on name: String?, params routeParams: RouteParams?) throws(NavigationRefusal) {
+        let (stack, _) = try resolve(name)
+        if routes(of: stack).contains(route) {
+            try popTo(route, on: stack)
+        } else {
+            try push(route, on: stack, params: routeParams)
+        }
+    }
+
+    // MARK: Tabs
+
+    mutating func selectTab(_ tab: String) throws(NavigationRefusal) {
+        guard let tabs = model.flows[state.flow]?.tabs else { throw .flowHasNoTabs(state.flow) }
+        guard tabs.contains(tab) else { throw .unknownTab(tab, flow: state.flow) }
+        guard tab != state.tab else { return }
+        emit(.tabSwitch(from: state.tab, to: tab))
+        state.tab = tab
+    }
+
+    // MARK: Modals
+
+    mutating func present(_ modal: String, style: ModalStyle) throws(NavigationRefusal) {
+        guard let spec = model.modals[modal] else { throw .unknownModal(modal) }
+        guard !state.modals.contains(modal) else { throw .modalAlreadyPresented(modal) }
+        guard spec.isAllowed(in: state.flow) else { throw .modalNotAllowed(modal, flow: state.flow) }
+        if let limit = model.flows[state.flow]?.maxModals, state.modals.count >= limit {
+            throw .tooManyModals(limit: limit, flow: state.flow)
+        }
+        emit(.modalPresent(modal: modal, style: style))
+        state.modals.append(modal)
+    }
+
+    /// Dismisses the modal and every modal above it (CONTRACT §7, Modals), with one event.
+    mutating func dismiss(_ modal: String) throws(NavigationRefusal) {
+        guard let index = state.modals.lastIndex(of: modal) else { throw .modalNotPresented(modal) }
+        emit(.modalDismiss(modal: modal))
+        if state.modals[index...].contains(successModal) { success = nil }
+        state.modals.removeSubrange(index...)
+    }
+
+    /// Dismisses modals one by one, top first, until `count` remain.
+    mutating func dismissModals(keeping count: Int) {
+        while state.modals.count > max(count, 0), let top = state.modals.popLast() {
+            emit(.modalDismiss(modal: top))
+            if top == successModal { success = nil }
+        }
+    }
+
+    // MARK: Commands
+
+    /// The cross-flow command handler (seed 001 §4.3, contract 5.5): the only place flows
+    /// change. In order: `command_applied`; a `route_pop` to the root of each non-empty stack
+    /// it resets; a `modal_dismiss` per modal, top first, for the modals it dismisses (all of
+    /// them with `dismiss_modals`, otherwise those the target flow does not allow, or beyond
+    /// its `max_modals`, with the ones above them); `flow_switch` if the flow changes;
+    /// `tab_switch` to the command's tab if it names one that is not selected (or to the
+    /// target flow's first tab if the selected tab is not one of its tabs).
+    mutating func applyCommand(_ name: String) throws(NavigationRefusal) {
+        guard let spec = model.commands[name] else { throw .unknownCommand(name) }
+        guard let target = model.flows[spec.flow] else { throw .unknownFlow(spec.flow) }
+        for stack in spec.reset where model.stacks[stack] == nil { throw .unknownStack(stack) }
+        if let tab = spec.tab, !(target.tabs?.contains(tab) ?? false) { throw .unknownTab(tab, flow: spec.flow) }
+
+        emit(.commandApplied(command: name, fromFlow: state.flow, toFlow: spec.flow))
+        for stack in spec.reset {
+            let routes = routes(of: stack)
+            guard !routes.isEmpty else { continue }
+            emit(.routePop(stack: stack, from: routes.last, to: nil, amount: .toRoot))
+            set(stack, routes: [], params: [])
+        }
+        var keep = state.modals.count
+        if spec.dismissModals {
+            keep = 0
+        } else {
+            if let firstDisallowed = state.modals.firstIndex(where: { !(model.modals[$0]?.isAllowed(in: spec.flow) ?? false) }) {
+                keep = firstDisallowed
+            }
+            if let limit = target.maxModals { keep = min(keep, limit) }
+        }
+        dismissModals(keeping: keep)
+        if spec.flow != state.flow {
+            emit(.flowSwitch(from: state.flow, to: spec.flow))
+            state.flow = spec.flow
+        }
+        var tab = spec.tab
+        if tab == nil, let tabs = target.tabs, !(state.tab.map(tabs.contains) ?? false) {
+            tab = tabs.first
+        }
+        if let tab, tab != state.tab {
+            emit(.tabSwitch(from: state.tab, to: tab))
+            state.tab = tab
+        }
+    }
+
+    /// Whether the state now satisfies what the command must leave behind (CONTRACT §7).
+    func satisfies(command name: String) -> Bool {
+        guard let spec = model.commands[name] else { return false }
+        if state.flow != spec.flow { return false }
+        if let tab = spec.tab, state.tab != tab { return false }
+        if spec.dismissModals, !state.modals.isEmpty { return false }
+        return true
+    }
+
+    // MARK: Deep links
+
+    /// A matched deep link: its command, then its steps. The captured parameters go on the
+    /// last route the link pushes (its target). A push of a singleton already in its stack
+    /// pops back to it (`openOnce`); presenting a modal already presented does nothing.
+    mutating func follow(_ link: DeepLink, captures: [(String, String)]) throws(NavigationRefusal) {
+        if let command = link.command { try applyCommand(command) }
+        let targetIndex = link.steps.lastIndex { step in
+            if case .push = step { true } else { false }
+        }
+        let captured = captures.isEmpty ? nil : RouteParams(captures.map { ($0.0, ParamValue.string($0.1)) })
+        for (index, step) in link.steps.enumerated() {
+            switch step {
+            case .selectTab(let tab):
+                try selectTab(tab)
+            case .push(let stack, let route):
+                let spec = try resolve(stack).spec
+                if spec.singletons.contains(route), routes(of: stack).contains(route) {
+                    try popTo(route, on: stack)
+                } else {
+                    try push(route, on: stack, params: index == targetIndex ? captured : nil)
+                }
+            case .present(let modal, let style):
+                if !state.modals.contains(modal) {
+                    try present(modal, style: ModalStyle(rawValue: style) ?? .sheet)
+                }
+            }
+        }
+        if let command = link.command, !satisfies(command: command) {
+            throw .commandPostcondition(command: command)
+        }
+    }
+
+    // MARK: Snapshots
+
+    /// Checks a snapshot against the model (seed 001 §7.12) with the rules the fold applies to
+    /// a `session_start` snapshot, and returns it completed with every declared stack.
+    static func validate(
+        _ snapshot: NavigationState, model: NavigationModel
+    ) -> Result<NavigationState, NavigationRefusal> {
+        guard let flow = model.flows[snapshot.flow] else { return .failure(.unknownFlow(snapshot.flow)) }
+        if let tabs = flow.tabs {
+            guard let tab = snapshot.tab, tabs.contains(tab) else {
+                return .failure(.unknownTab(snapshot.tab, flow: snapshot.flow))
+            }
+        } else if let tab = snapshot.tab {
+            // A flow without tabs keeps the last selected tab (the PoC starts in onboarding
+            // with tab1): it must be a tab of some flow.
+            guard model.flows.values.contains(where: { $0.tabs?.contains(tab) ?? false }) else {
+                return .failure(.unknownTab(tab, flow: snapshot.flow))
+            }
+        }
+        var restored = model.initialState
+        restored.flow = snapshot.flow
+        restored.tab = snapshot.tab
+        for stack in snapshot.stacks.keys.sorted() {
+            let routes = snapshot.stacks[stack] ?? []
+            guard let spec = model.stacks[stack] else { return .failure(.unknownStack(stack)) }
+            var seen: [String] = []
+            for (index, route) in routes.enumerated() {
+                guard !route.isEmpty, spec.accepts(route) else { return .failure(.unknownRoute(route, stack: stack)) }
+                if spec.singletons.contains(route), seen.contains(route) {
+                    return .failure(.singletonAlreadyPresent(route, stack: stack))
+                }
+                for requirement in spec.positions where requirement.index == index && !requirement.oneOf.contains(route) {
+                    return .failure(.positionRequired(route: route, stack: stack, index: index, oneOf: requirement.oneOf))
+                }
+                seen.append(route)
+            }
+            restored.stacks[stack] = routes
+        }
+        for (index, modal) in snapshot.modals.enumerated() {
+            guard let spec = model.modals[modal] else { return .failure(.unknownModal(modal)) }
+            if snapshot.modals[..<index].contains(modal) { return .failure(.modalAlreadyPresented(modal)) }
+            guard spec.isAllowed(in: snapshot.flow) else { return .failure(.modalNotAllowed(modal, flow: snapshot.flow)) }
+            if let limit = flow.maxModals, index >= limit { return .failure(.tooManyModals(limit: limit, flow: snapshot.flow)) }
+        }
+        restored.modals = snapshot.modals
+        return .success(restored)
+    }
+}
+
+/// RFC 8259 number syntax: `-? (0 | [1-9][0-9]*) (. [0-9]+)? ([eE] [+-]? [0-9]+)?`.
+func isJSONNumber(_ text: String) -> Bool {
+    var bytes = Array(text.utf8)[...]
+    func digits(_ bytes: inout ArraySlice<UInt8>) -> Int {
+        var count = 0
+        while let byte = bytes.first, byte >= UInt8(ascii: "0"), byte <= UInt8(ascii: "9") {
+            bytes.removeFirst()
+            count += 1
+        }
+        return count
+    }
+    if bytes.first == UInt8(ascii: "-") { bytes.removeFirst() }
+    if bytes.first == UInt8(ascii: "0") {
+        bytes.removeFirst()
+    } else if digits(&bytes) == 0 {
+        return false
+    }
+    if bytes.first == UInt8(ascii: ".") {
+        bytes.removeFirst()
+        guard digits(&bytes) > 0 else { return false }
+    }
+    if bytes.first == UInt8(ascii: "e") || bytes.first == UInt8(ascii: "E") {
+        bytes.removeFirst()
+        if bytes.first == UInt8(ascii: "+") || bytes.first == UInt8(ascii: "-") { bytes.removeFirst() }
+        guard digits(&bytes) > 0 else { return false }
+    }
+    return bytes.isEmpty
+}
