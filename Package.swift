@@ -19,6 +19,7 @@ let package = Package(
         .library(name: "NavRouter", targets: ["NavRouter"]),
         .library(name: "NavLog", targets: ["NavLog"]),
         .executable(name: "navreplay", targets: ["navreplay"]),
+        .executable(name: "navreplay-samples", targets: ["navreplay-samples"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -50,6 +51,11 @@ let package = Package(
             ],
             swiftSettings: swiftSettings),
         .executableTarget(name: "navreplay", dependencies: ["NavReplayCommands"], swiftSettings: swiftSettings),
+        // Router-driven scenarios that write SampleLogs/ (and benchmark logs).
+        .target(
+            name: "NavSamples", dependencies: ["NavJSON", "NavModel", "NavEvents", "NavRouter", "NavLog"],
+            swiftSettings: swiftSettings),
+        .executableTarget(name: "navreplay-samples", dependencies: ["NavSamples"], swiftSettings: swiftSettings),
         .target(
             name: "NavTestSupport",
             dependencies: ["NavJSON", "NavModel", "NavEvents", "NavReplay", "NavRouter"],
@@ -73,7 +79,7 @@ let package = Package(
             name: "NavReplayCommandsTests",
             dependencies: [
                 "NavJSON", "NavModel", "NavEvents", "NavReplay", "NavLog", "NavReport", "NavReplayCommands",
-                "NavTestSupport",
+                "NavSamples", "NavTestSupport",
             ],
             swiftSettings: swiftSettings),
     ]

@@ -102,7 +102,7 @@ public struct LineReader {
         let firstCount = try readChunk(descriptor, into: &buffer, path: path)
         let isGzip = path.hasSuffix(".gz") || (firstCount >= 2 && buffer[0] == 0x1F && buffer[1] == 0x8B)
         if isGzip {
-            var inflater = try GzipInflater(path: path)
+            let inflater = try GzipInflater(path: path)
             var count = firstCount
             while true {
                 let finished = count == 0
@@ -234,43 +234,54 @@ struct LineSplitter {
 }
 
 /// Incremental gzip decompression through the system zlib (multi-member aware).
-struct GzipInflater {
-    private var stream = z_stream()
+///
+/// A class holding the `z_stream` in allocated memory: zlib keeps a pointer back to the stream,
+/// so the stream must never move while it is in use.
+final class GzipInflater {
+    private let stream: UnsafeMutablePointer<z_stream>
     private var output: [UInt8]
     private let path: String
     private var midMember = false
+    private var open = true
 
     init(path: String, outputSize: Int = 1 << 18) throws {
         self.path = path
         output = [UInt8](repeating: 0, count: outputSize)
+        stream = .allocate(capacity: 1)
+        stream.initialize(to: z_stream())
         // 15 + 16: a gzip wrapper, the largest window.
-        let status = inflateInit2_(&stream, 15 + 16, ZLIB_VERSION, Int32(MemoryLayout<z_stream>.size))
+        let status = inflateInit2_(stream, 15 + 16, ZLIB_VERSION, Int32(MemoryLayout<z_stream>.size))
         guard status == Z_OK else {
+            stream.deallocate()
             throw InputError(code: .unreadable, path: path, message: "zlib could not be initialised (\(status))")
         }
     }
 
-    mutating func feed(
+    deinit {
+        if open { inflateEnd(stream) }
+        stream.deallocate()
+    }
+
+    func feed(
         _ input: UnsafeBufferPointer<UInt8>, finished: Bool, _ body: (UnsafeBufferPointer<UInt8>) throws -> Void
     ) throws {
         if finished {
-            inflateEnd(&stream)
             if midMember {
                 throw InputError(code: .truncatedGzip, path: path, message: "the gzip stream is truncated")
             }
             return
         }
         guard let base = input.baseAddress else { return }
-        stream.next_in = UnsafeMutablePointer(mutating: base)
-        stream.avail_in = uInt(input.count)
-        while stream.avail_in > 0 {
+        stream.pointee.next_in = UnsafeMutablePointer(mutating: base)
+        stream.pointee.avail_in = uInt(input.count)
+        while stream.pointee.avail_in > 0 {
             midMember = true
             let status: Int32 = output.withUnsafeMutableBufferPointer { out in
-                stream.next_out = out.baseAddress
-                stream.avail_out = uInt(out.count)
-                return inflate(&stream, Z_NO_FLUSH)
+                stream.pointee.next_out = out.baseAddress
+                stream.pointee.avail_out = uInt(out.count)
+                return inflate(stream, Z_NO_FLUSH)
             }
-            let produced = output.count - Int(stream.avail_out)
+            let produced = output.count - Int(stream.pointee.avail_out)
             if produced > 0 {
                 try output.withUnsafeBufferPointer { try body(UnsafeBufferPointer(rebasing: $0[0..<produced])) }
             }
@@ -280,10 +291,9 @@ struct GzipInflater {
             case Z_STREAM_END:
                 midMember = false
                 // Another member may follow (concatenated gzip files).
-                inflateReset(&stream)
+                inflateReset(stream)
             default:
-                let reason = stream.msg.map { String(cString: $0) } ?? "status \(status)"
-                inflateEnd(&stream)
+                let reason = stream.pointee.msg.map { String(cString: $0) } ?? "status \(status)"
                 throw InputError(code: .corruptGzip, path: path, message: "corrupt gzip data: \(reason)")
             }
         }
