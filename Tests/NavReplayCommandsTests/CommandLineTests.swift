@@ -1,0 +1,133 @@
+import Foundation
+import Testing
+
+/// The built binary, end to end: exit codes, standard input, formats, errors.
+@Suite struct CommandLineTests {
+    static let clean = """
+        {"schema_version":1,"event_id":"e0","event_name":"session_start","session_id":"s","seq":0,"timestamp":"2026-11-20T10:00:00Z","correlation_id":"c0","app_version":"1"}
+        {"schema_version":1,"event_id":"e1","event_name":"route_push","session_id":"s","seq":1,"timestamp":"2026-11-20T10:00:01Z","correlation_id":"c1","stack":"onboarding","from_route":null,"to_route":"welcome"}
+
+        """
+
+    @Test func readsStandardInput() throws {
+        let result = try navreplay(["audit", "--format", "ndjson", "-"], stdin: Data(Self.clean.utf8))
+        #expect(result.status == 0)
+        #expect(result.stdout == "")
+        #expect(result.stderr.contains("2 event(s) folded"))
+    }
+
+    @Test func warningsFailOnlyWithFailOnWarning() throws {
+        let gap = Self.clean + """
+            {"schema_version":1,"event_id":"e3","event_name":"route_push","session_id":"s","seq":3,"timestamp":"2026-11-20T10:00:03Z","correlation_id":"c3","stack":"onboarding","from_route":"welcome","to_route":"signup"}
+
+            """
+        #expect(try navreplay(["audit", "-q", "-"], stdin: Data(gap.utf8)).status == 0)
+        #expect(try navreplay(["audit", "-q", "--fail-on", "warning", "-"], stdin: Data(gap.utf8)).status == 1)
+        #expect(try navreplay(["audit", "-q", "--fail-on", "never", "SampleLogs"]).status == 0)
+    }
+
+    @Test func aMissingFileIsExitTwoAndTheOthersAreStillAudited() throws {
+        let result = try navreplay(["audit", "--format", "ndjson", "no-such-file.ndjson", "SampleLogs/violations"])
+        #expect(result.status == 2)
+        #expect(result.stderr.contains("no-such-file.ndjson: no such file"))
+        #expect(result.stdout.contains("\"rule\":\"state.mismatch\""))
+    }
+
+    @Test func aCorruptGzipAuditsTheLinesBeforeTheErrorAndExitsTwo() throws {
+        let scratch = try ScratchDirectory()
+        let source = try Data(contentsOf: URL(fileURLWithPath: Repository.path("SampleLogs/clean/app-2026-11-20-upload2.ndjson.gz")))
+        var bytes = [UInt8](source)
+        bytes.removeLast(bytes.count / 3)  // truncated in transit
+        let path = try scratch.write("cut.ndjson.gz", bytes: bytes)
+        let result = try navreplay(["audit", "--format", "ndjson", path])
+        #expect(result.status == 2)
+        #expect(result.stderr.contains("truncated"))
+        #expect(!result.stderr.contains(" 0 line(s)"))
+    }
+
+    @Test func usageErrorsExitTwo() throws {
+        #expect(try navreplay(["audit"]).status == 2)
+        #expect(try navreplay(["audit", "--format", "yaml", "x"]).status == 2)
+        #expect(try navreplay(["frobnicate"]).status == 2)
+        #expect(try navreplay(["audit", "--model", "no-such-model.json", "SampleLogs"]).status == 2)
+    }
+
+    @Test func helpAndVersion() throws {
+        let help = try navreplay(["audit", "--help"])
+        #expect(help.status == 0)
+        #expect(help.stdout.contains("navreplay audit SampleLogs"))
+        #expect(help.stdout.contains("--fail-on"))
+        let version = try navreplay(["--version"])
+        #expect(version.status == 0)
+        #expect(version.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == "0.1.0")
+    }
+
+    @Test func validateChecksLinesOnly() throws {
+        let result = try navreplay(["validate", "--format", "ndjson", "SampleLogs"])
+        #expect(result.status == 1)
+        let rules = result.stdout.split(separator: "\n").map { $0.contains("\"rule\":\"schema.invalid\"") }
+        #expect(rules.count == 4)
+        #expect(rules.allSatisfy { $0 })
+        #expect(try navreplay(["validate", "SampleLogs/clean"]).status == 0)
+    }
+
+    @Test func replayShowsTheStateAfterEachEvent() throws {
+        let result = try navreplay(["replay", "--session", "s-bad-lost-event", "--format", "ndjson", "SampleLogs"])
+        #expect(result.status == 1)
+        let lines = result.stdout.split(separator: "\n")
+        #expect(lines.count == 10)
+        #expect(lines.last?.contains("\"findings\":[]") == true)
+        #expect(result.stdout.contains("\"findings\":[\"seq.gap\",\"state.mismatch\"]"))
+        let until = try navreplay(["replay", "--session", "s-bad-lost-event", "--until-seq", "3", "--format", "ndjson", "SampleLogs"])
+        #expect(until.stdout.split(separator: "\n").count == 4)
+        #expect(try navreplay(["replay", "--session", "nobody", "SampleLogs"]).status == 2)
+    }
+
+    @Test func schemaPrintsTheCommittedSchemas() throws {
+        for (flag, file) in [([String](), "navigation-event.v1.schema.json"), (["--model"], "navigation-model.v1.schema.json")] {
+            let result = try navreplay(["schema"] + flag)
+            let committed = try String(contentsOfFile: Repository.path("Schemas/" + file), encoding: .utf8)
+            #expect(result.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == committed.trimmingCharacters(in: .whitespacesAndNewlines),
+                    "run scripts/embed-schemas")
+        }
+    }
+
+    @Test func sessionsAsCSV() throws {
+        let result = try navreplay(["sessions", "--format", "csv", "SampleLogs/clean"])
+        let rows = result.stdout.split(separator: "\r\n")
+        #expect(rows.first == "session_id,events,first_seq,last_seq,start,end,duration_ms,final_state,screens,findings")
+        #expect(rows.count == 5)
+    }
+
+    @Test func quarantineKeepsInvalidLinesLosslessly() throws {
+        let scratch = try ScratchDirectory()
+        let quarantine = scratch.url.appendingPathComponent("q.ndjson").path
+        var input = [UInt8](Self.clean.utf8)
+        input += [0x7B, 0xFF, 0xFE, 0x7D, 0x0A]  // invalid UTF-8
+        let result = try navreplay(["audit", "-q", "--quarantine", quarantine, "-"], stdin: Data(input))
+        #expect(result.status == 1)
+        let text = try String(contentsOfFile: quarantine, encoding: .utf8)
+        let record = try #require(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any])
+        #expect(record["line"] as? Int == 4)
+        #expect(record["file"] as? String == "-")
+        #expect(record["raw"] is NSNull)
+        #expect(Data(base64Encoded: record["raw_base64"] as? String ?? "") == Data([0x7B, 0xFF, 0xFE, 0x7D]))
+    }
+
+    @Test func aDirectoryModelIsUsed() throws {
+        let scratch = try ScratchDirectory()
+        _ = try scratch.write("model.json", """
+            {"model_version":1,"name":"tiny","initial":{"flow":"main"},"flows":{"main":{"stack":"home"}},
+             "stacks":{"home":{"routes":["a"]}}}
+            """)
+        _ = try scratch.write("log.ndjson", """
+            {"schema_version":1,"event_id":"e0","event_name":"session_start","session_id":"s","seq":0,"timestamp":"2026-11-20T10:00:00Z","correlation_id":"c0","app_version":"1"}
+            {"schema_version":1,"event_id":"e1","event_name":"route_push","session_id":"s","seq":1,"timestamp":"2026-11-20T10:00:01Z","correlation_id":"c1","stack":"home","from_route":null,"to_route":"a"}
+
+            """)
+        let result = try navreplay(["audit", scratch.url.path])
+        #expect(result.status == 0, "\(result.stdout)")
+        let withPoC = try navreplay(["audit", "--model", "/dev/null", scratch.url.path])
+        #expect(withPoC.status == 2)
+    }
+}

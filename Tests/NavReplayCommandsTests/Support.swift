@@ -1,0 +1,86 @@
+import Foundation
+
+/// Paths in this repository and the built `navreplay` binary, found from this file's location.
+enum Repository {
+    static let root: URL = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent()
+
+    static func path(_ relative: String) -> String { root.appendingPathComponent(relative).path }
+
+    /// The `navreplay` executable built next to the test bundle.
+    static var binary: String? {
+        var directory = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+        for _ in 0..<4 {
+            let candidate = directory.appendingPathComponent("navreplay").path
+            if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
+            directory = directory.deletingLastPathComponent()
+        }
+        let fallback = path(".build/debug/navreplay")
+        return FileManager.default.isExecutableFile(atPath: fallback) ? fallback : nil
+    }
+}
+
+struct ProcessResult {
+    var status: Int32
+    var stdout: String
+    var stderr: String
+}
+
+/// Runs the built `navreplay` with arguments, in the repository root, with `NO_COLOR` set.
+func navreplay(_ arguments: [String], stdin: Data? = nil, environment: [String: String] = [:]) throws -> ProcessResult {
+    guard let binary = Repository.binary else { throw BinaryMissing() }
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: binary)
+    process.arguments = arguments
+    process.currentDirectoryURL = Repository.root
+    var env = ProcessInfo.processInfo.environment
+    env["NO_COLOR"] = "1"
+    for (key, value) in environment { env[key] = value }
+    process.environment = env
+    let output = FileManager.default.temporaryDirectory.appendingPathComponent("navreplay-out-\(UUID().uuidString)")
+    let errors = FileManager.default.temporaryDirectory.appendingPathComponent("navreplay-err-\(UUID().uuidString)")
+    FileManager.default.createFile(atPath: output.path, contents: nil)
+    FileManager.default.createFile(atPath: errors.path, contents: nil)
+    defer {
+        try? FileManager.default.removeItem(at: output)
+        try? FileManager.default.removeItem(at: errors)
+    }
+    process.standardOutput = try FileHandle(forWritingTo: output)
+    process.standardError = try FileHandle(forWritingTo: errors)
+    let input = Pipe()
+    process.standardInput = input
+    try process.run()
+    if let stdin { input.fileHandleForWriting.write(stdin) }
+    try input.fileHandleForWriting.close()
+    process.waitUntilExit()
+    return ProcessResult(
+        status: process.terminationStatus,
+        stdout: String(decoding: (try? Data(contentsOf: output)) ?? Data(), as: UTF8.self),
+        stderr: String(decoding: (try? Data(contentsOf: errors)) ?? Data(), as: UTF8.self))
+}
+
+struct BinaryMissing: Error, CustomStringConvertible {
+    var description: String { "the navreplay binary is not built (run swift build first)" }
+}
+
+/// A scratch directory removed at the end of the test.
+final class ScratchDirectory {
+    let url: URL
+    init() throws {
+        url = FileManager.default.temporaryDirectory.appendingPathComponent("navreplay-test-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+    }
+    deinit { try? FileManager.default.removeItem(at: url) }
+
+    func write(_ name: String, _ text: String) throws -> String {
+        let file = url.appendingPathComponent(name)
+        try Data(text.utf8).write(to: file)
+        return file.path
+    }
+
+    func write(_ name: String, bytes: [UInt8]) throws -> String {
+        let file = url.appendingPathComponent(name)
+        try Data(bytes).write(to: file)
+        return file.path
+    }
+}
