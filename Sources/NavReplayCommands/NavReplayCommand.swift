@@ -36,6 +36,9 @@ public struct NavReplayCommand: ParsableCommand {
             var command = try parseAsRoot(arguments)
             try command.run()
             Foundation.exit(0)
+        } catch let failure as CommandFailure {
+            FileHandle.standardError.write(Data(("navreplay: error: " + failure.description + "\n").utf8))
+            Foundation.exit(2)
         } catch {
             let code = exitCode(for: error)
             let message = fullMessage(for: error)
@@ -134,10 +137,6 @@ struct CommandFailure: Error, CustomStringConvertible {
     init(_ description: String) { self.description = description }
 }
 
-extension CommandFailure: CustomNSError {
-    static var errorDomain: String { "navreplay" }
-    var errorCode: Int { 2 }
-}
 
 // MARK: Running an audit
 
