@@ -213,6 +213,9 @@ struct EventSourcingPropertyTests {
     struct SessionOutcome {
         var seed: UInt64
         var failures: [String]
+        var actions = 0
+        var applied = 0
+        var events = 0
     }
 
     static func runSession(seed: UInt64) -> SessionOutcome {
@@ -259,24 +262,33 @@ struct EventSourcingPropertyTests {
         if !failures.isEmpty {
             failures.append("actions:\n  " + actions.joined(separator: "\n  "))
         }
-        return SessionOutcome(seed: seed, failures: failures)
+        return SessionOutcome(
+            seed: seed, failures: failures, actions: played.count,
+            applied: played.filter { $0.hasSuffix("→ applied") }.count, events: sink.events.count)
     }
 
     @Test func everyRandomSessionReplaysToTheRoutersStateWithoutFindings() {
         let sessions: UInt64 = 1200
         var failed = 0
+        var actions = 0
+        var applied = 0
         var events = 0
         for seed in 1...sessions {
             let outcome = Self.runSession(seed: seed)
+            actions += outcome.actions
+            applied += outcome.applied
+            events += outcome.events
             if !outcome.failures.isEmpty {
                 failed += 1
                 if failed <= 3 {
                     Issue.record(Comment(rawValue: "seed \(seed): " + outcome.failures.joined(separator: "\n")))
                 }
             }
-            events += 1
         }
         #expect(failed == 0, "\(failed) of \(sessions) sessions failed; rerun one with runSession(seed:)")
+        // The sessions must do things, not only be refused.
+        #expect(actions >= Int(sessions) * 20)
+        #expect(Double(applied) > 0.35 * Double(actions), "\(applied) of \(actions) actions applied, \(events) events")
     }
 
     @Test func theSameSeedWritesTheSameBytes() {
