@@ -294,6 +294,7 @@ struct FlowAndCommandRuleTests {
         #expect(finding.seq == commandSeq)
         #expect(finding.eventID == "e\(commandSeq)")
         #expect(finding.eventName == .commandApplied)
+        #expect(finding.location == LineLocation(file: 0, line: commandSeq + 1))
         #expect(finding.expected?.objectValue?.keys == [test.key])
         #expect(finding.found?.objectValue?.keys == [test.key])
         #expect(finding.expected?.objectValue?[test.key] == test.expected)

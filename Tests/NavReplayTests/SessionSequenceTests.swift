@@ -170,6 +170,35 @@ struct SessionSequenceTests {
         #expect(summary(result) == ["seq.duplicate@1"])
     }
 
+    @Test func maxFindingsKeepsTheFirstInOutputOrderAndCountsTheRest() throws {
+        var log = SessionLog.started()
+        log.add(.dismiss("paywall"))
+        log.add(.dismiss("success"))
+        log.add(.push("tab9", from: nil, to: "x"))
+
+        let result = try audit(log, options: SessionAuditOptions(maxFindings: 1))
+
+        #expect(summary(result) == ["modal.not_presented@1"])
+        #expect(result.droppedFindings == [.modalNotPresented: 1, .stackUnknown: 1])
+        #expect(result.findingCount == 3)
+    }
+
+    @Test func recordedStepsGiveTheStateAndChangesAfterEachEvent() throws {
+        var log = SessionLog.authorized(routes: ["detail"])
+        log.group(
+            "logout", .command("logoutToOnboarding", from: "authorized", to: "onboarding"),
+            .flow(from: "authorized", to: "onboarding"))
+
+        let result = try audit(log, options: SessionAuditOptions(recordSteps: true))
+
+        #expect(result.steps.map(\.event.seq) == [0, 1, 2])
+        #expect(result.steps[1].changes == [])
+        #expect(result.steps[2].changes == [.flow(from: "authorized", to: "onboarding")])
+        #expect(result.steps[2].stateAfter == result.finalState)
+        // The postcondition is raised when the group ends, so it belongs to the group's last step.
+        #expect(result.steps.map { $0.findings.map(\.rule) } == [[], [], [.commandPostcondition]])
+    }
+
     @Test func untilSeqStopsTheFold() throws {
         var log = SessionLog.started()
         log.add(.push("onboarding", from: nil, to: "welcome"))

@@ -34,6 +34,10 @@ struct SnapshotRuleTests {
             json: #"{"flow":"onboarding","tab":null,"stacks":{"onboarding":["welcome"]},"modals":["paywall"]}"#,
             expected: [], adopted: state("onboarding", tab: nil, onboarding: ["welcome"], modals: ["paywall"])),
         Snapshot(
+            id: "a flow without tabs keeps a tab",
+            json: #"{"flow":"onboarding","tab":"tab2","stacks":{},"modals":[]}"#,
+            expected: [], adopted: state("onboarding", tab: "tab2")),
+        Snapshot(
             id: "an undeclared flow",
             json: #"{"flow":"ghost","tab":null,"stacks":{},"modals":[]}"#,
             expected: ["flow.unknown@0"], adopted: state("ghost", tab: nil)),
