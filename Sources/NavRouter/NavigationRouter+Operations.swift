@@ -64,7 +64,8 @@ extension NavigationRouter {
     }
 
     /// Inserts a route at an index (0 = just above the root, depth = on top): `route_insert`.
-    /// Refused outside `0...depth`.
+    /// Refused outside `0...depth`, and when it would shift a route out of a position the
+    /// model requires.
     @discardableResult
     public func insert(
         _ route: String, at index: Int, on stack: String? = nil, params: RouteParams? = nil
@@ -75,7 +76,8 @@ extension NavigationRouter {
     }
 
     /// Removes every occurrence of a route (seed 000 `remove`): `route_remove`. `.unchanged`
-    /// when it is not in the stack.
+    /// when it is not in the stack; refused when it would shift a route into a position the
+    /// model forbids.
     @discardableResult
     public func remove(_ route: String, from stack: String? = nil) -> NavigationResult {
         perform { (draft: inout TransitionDraft) throws(NavigationRefusal) in

@@ -82,6 +82,19 @@ struct TransitionDraft {
         }
     }
 
+    /// Every positional requirement of the stack, for operations that shift routes (insert,
+    /// remove). The fold checks positions only where a route enters; the router also refuses
+    /// to shift a route out of its required place, so that every state it reaches is one a
+    /// snapshot of it can restore.
+    func checkPositions(_ routes: [String], stack: String, spec: StackSpec) throws(NavigationRefusal) {
+        for requirement in spec.positions where requirement.index < routes.count {
+            let route = routes[requirement.index]
+            if !requirement.oneOf.contains(route) {
+                throw .positionRequired(route: route, stack: stack, index: requirement.index, oneOf: requirement.oneOf)
+            }
+        }
+    }
+
     /// Parameters must encode to a valid event: unique names, numbers in JSON syntax.
     func checkParams(_ params: RouteParams?) throws(NavigationRefusal) {
         guard let params else { return }
@@ -174,7 +187,8 @@ struct TransitionDraft {
     }
 
     /// Seed 000 `insert`: index 0 is just above the root; `depth` appends. Outside `0...depth`
-    /// it is refused (the fold would clamp it and warn).
+    /// it is refused (the fold would clamp it and warn), and so is a shift that moves a route
+    /// out of a required position.
     mutating func insert(
         _ route: String, at index: Int, on name: String?, params routeParams: RouteParams?
     ) throws(NavigationRefusal) {
@@ -184,18 +198,21 @@ struct TransitionDraft {
         var list = self.routeParams(of: stack)
         guard index >= 0, index <= routes.count else { throw .indexOutOfRange(index: index, depth: routes.count) }
         try checkEntering(route, stack: stack, spec: spec, below: routes, index: index)
-        emit(.routeInsert(stack: stack, route: route, index: Int64(index), params: routeParams))
         routes.insert(route, at: index)
         list.insert(routeParams, at: index)
+        try checkPositions(routes, stack: stack, spec: spec)
+        emit(.routeInsert(stack: stack, route: route, index: Int64(index), params: routeParams))
         set(stack, routes: routes, params: list)
     }
 
-    /// Seed 000 `remove`: every occurrence; a no-op when the route is not in the stack.
+    /// Seed 000 `remove`: every occurrence; a no-op when the route is not in the stack;
+    /// refused when it would move a route into a position the model forbids.
     mutating func remove(_ route: String, from name: String?) throws(NavigationRefusal) {
-        let (stack, _) = try resolve(name)
+        let (stack, spec) = try resolve(name)
         let routes = routes(of: stack)
         guard routes.contains(route) else { return }
         let kept = zip(routes, routeParams(of: stack)).filter { $0.0 != route }
+        try checkPositions(kept.map(\.0), stack: stack, spec: spec)
         emit(.routeRemove(stack: stack, route: route))
         set(stack, routes: kept.map(\.0), params: kept.map(\.1))
     }

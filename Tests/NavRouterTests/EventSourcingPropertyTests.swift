@@ -256,6 +256,14 @@ struct EventSourcingPropertyTests {
         if !router.violations.isEmpty {
             failures.append("live violations: \(findingSummary(router.violations))")
         }
+        // Every state the router reaches can be persisted and restored (seed 001 §7.12).
+        let reopened = NavigationRouter(
+            model: model, sessionID: "reopened-\(seed)", appVersion: "9.9.9", sink: InMemoryEventSink(),
+            clock: clock.now, makeID: ids.next)
+        let restored = reopened.restore(from: router.snapshot())
+        if restored != .restored || reopened.state != router.state {
+            failures.append("the final snapshot does not restore: \(restored)")
+        }
         if audit.events != sink.events.count || audit.redeliveries != 0 || audit.duplicates != 0 {
             failures.append("audit counted \(audit.events) events of \(sink.events.count)")
         }

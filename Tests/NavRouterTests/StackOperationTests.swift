@@ -275,4 +275,28 @@ struct StackOperationTests {
         #expect(events.payloads == [.routePush(stack: "tab2", from: nil, to: "feed", params: nil)])
         harness.expectCleanReplay()
     }
+
+    @Test func positionalRequirementsHoldAfterEveryShift() throws {
+        // Seed 000: the screen just above the space hub is the widgets or the chat.
+        let model = try NavigationModel.load(json: """
+            {"model_version": 1, "name": "hub", "initial": {"flow": "hub"},
+             "flows": {"hub": {"stack": "space"}},
+             "stacks": {"space": {"routes": ["widgets", "chat", "editor"], "singletons": ["widgets", "chat"],
+                                  "positions": [{"index": 0, "one_of": ["widgets", "chat"]}]}}}
+            """)
+        let harness = RouterHarness(model: model)
+        let required = ["widgets", "chat"]
+        #expect(harness.router.push("editor") == .refused(.positionRequired(route: "editor", stack: "space", index: 0, oneOf: required)))
+        harness.router.push("widgets")
+        harness.router.push("editor")
+        #expect(harness.router.remove("widgets") == .refused(.positionRequired(route: "editor", stack: "space", index: 0, oneOf: required)))
+        #expect(harness.router.insert("editor", at: 0) == .refused(.positionRequired(route: "editor", stack: "space", index: 0, oneOf: required)))
+        #expect(harness.router.insert("chat", at: 0) == .applied)
+        #expect(harness.router.replaceLast("chat") == .refused(.singletonAlreadyPresent("chat", stack: "space")))
+        #expect(harness.router.openOnce("widgets") == .applied)
+        #expect(harness.state.stacks["space"] == ["chat", "widgets"])
+        #expect(harness.router.remove("chat") == .applied)
+        #expect(harness.state.stacks["space"] == ["widgets"])
+        harness.expectCleanReplay()
+    }
 }
