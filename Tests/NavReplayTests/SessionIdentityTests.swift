@@ -94,6 +94,31 @@ struct SessionIdentityTests {
         #expect(result.events == 2)
     }
 
+    @Test func escapesInUnknownFieldsAreTheSameValue() throws {
+        var log = SessionLog.started()
+        log.raw(Self.deepLink)
+        log.raw(
+            #"{"schema_version":1,"event_id":"d1","event_name":"deep_link","session_id":"s1","seq":1,"timestamp":"2026-11-20T10:00:01Z","correlation_id":"c1","url":"app://tab1","outcome":"fallback","e\u0078tra":{"\u0061":1.0,"b":[true,null]}}"#
+        )
+
+        let result = try audit(log)
+
+        #expect(summary(result) == [])
+        #expect(result.redeliveries == 1)
+    }
+
+    @Test func theSameInstantWrittenDifferentlyIsAnotherValue() throws {
+        var log = SessionLog.started()
+        log.add(.deepLink("app://x"), seq: 1, eventID: "d", timestamp: "2026-11-20T10:00:01Z")
+        log.add(.deepLink("app://x"), seq: 1, eventID: "d", timestamp: "2026-11-20T10:00:01.000Z")
+
+        let result = try audit(log)
+
+        #expect(result.redeliveries == 0)
+        #expect(result.events == 2)
+        #expect(summary(result).contains("seq.duplicate@1"))
+    }
+
     @Test func numbersCompareByTheirJSONText() throws {
         var log = SessionLog.started()
         log.raw(Self.deepLink)
