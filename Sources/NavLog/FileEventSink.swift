@@ -95,6 +95,7 @@ public final class FileEventSink: @unchecked Sendable {
         pthread_mutex_init(mutex, nil)
     }
 
+    /// Releasing the sink without `close()` closes the file without a final sync.
     deinit {
         if descriptor >= 0 { _ = systemClose(descriptor) }
         pthread_mutex_destroy(mutex)
@@ -107,13 +108,19 @@ public final class FileEventSink: @unchecked Sendable {
         write(line: event.canonicalJSON)
     }
 
-    /// Appends one line (a `\n` is added). The text must not contain a line break.
+    /// Appends one line (a `\n` is added). A text with a line feed in it is not written (it
+    /// would be two NDJSON lines): that is a write error.
     public func write(line: String) {
         var bytes = Array(line.utf8)
+        let hasLineFeed = bytes.contains(UInt8(ascii: "\n"))
         bytes.append(UInt8(ascii: "\n"))
         let failure: WriteError? = locked { () -> WriteError? in
             guard descriptor >= 0 else {
                 return record(WriteError(path: path, operation: "write", code: 0, message: "the sink is closed"))
+            }
+            if hasLineFeed {
+                return record(
+                    WriteError(path: path, operation: "write", code: 0, message: "the line contains a line feed; not written"))
             }
             if let error = writeAll(bytes) { return record(error) }
             written += 1

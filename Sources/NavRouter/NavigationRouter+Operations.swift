@@ -151,7 +151,8 @@ extension NavigationRouter {
     /// (`modal_dismiss` of the success modal), then, if the action maps to a command, applies
     /// it; `.dismiss` applies none. One action: one correlation group.
     ///
-    /// Refused when the success screen is not presented.
+    /// Refused when the success screen is not presented. When it was presented without a
+    /// payload (restored from a snapshot, or by `present(_:style:)`), the action is `.dismiss`.
     @discardableResult
     public func handleSuccessPrimary() -> NavigationResult {
         perform { (draft: inout TransitionDraft) throws(NavigationRefusal) in

@@ -128,6 +128,17 @@ struct FileEventSinkTests {
         #expect(reported.count == 1)
     }
 
+    @Test func aLineWithALineFeedIsNotWritten() throws {
+        let path = temporaryPath("linefeed")
+        defer { unlink(path) }
+        let sink = try FileEventSink(path: path)
+        sink.write(line: "{\"a\":1}\n{\"b\":2}")
+        sink.write(line: "{\"c\":3}")
+        try sink.close()
+        #expect(sink.errorCount == 1)
+        #expect(readLines(path) == ["{\"c\":3}"])
+    }
+
     #if os(Linux)
     @Test func aFullDiskIsAWriteError() throws {
         // /dev/full accepts the open and fails every write with ENOSPC.
