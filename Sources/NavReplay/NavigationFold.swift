@@ -57,6 +57,8 @@ public struct NavigationFold: Sendable {
 
     /// The findings of the event being applied, before their states are filled in.
     private var pending: [Finding] = []
+    /// Stacks that became empty at some moment of the event being applied.
+    private var emptiedDuringEvent: Set<String> = []
     private var current: (event: NavigationEvent, location: LineLocation?)?
 
     // MARK: Applying events
@@ -78,7 +80,8 @@ public struct NavigationFold: Sendable {
         let reference = EventReference(event, at: location)
         var group = openGroups.removeValue(forKey: event.correlationID) ?? GroupTracker()
 
-        if let contentIdentity {
+        let undeclaredStack = event.payload.stack.map { model.stacks[$0] == nil } ?? false
+        if let contentIdentity, !undeclaredStack {
             if let earlier = group.contentIdentities[contentIdentity] {
                 report(
                     .analyticsDuplicate,
@@ -204,6 +207,7 @@ public struct NavigationFold: Sendable {
         lastEvent = reference
         openGroups[event.correlationID] = group
         noteEmptyStacksForPendingCommands()
+        emptiedDuringEvent = []
 
         var findings = pending
         for index in findings.indices {
@@ -267,11 +271,14 @@ public struct NavigationFold: Sendable {
         openGroups.keys.sorted().flatMap { endGroup($0) }
     }
 
+    /// Marks, for every pending command, the reset stacks that are empty now or were emptied at
+    /// some moment of the event just applied (an adoption may empty a stack, then a push fills it).
     private mutating func noteEmptyStacksForPendingCommands() {
         for key in openGroups.keys {
             guard let commands = openGroups[key]?.pendingCommands, !commands.isEmpty else { continue }
             for index in commands.indices {
-                for stack in commands[index].spec.reset where state.depth(of: stack) == 0 {
+                for stack in commands[index].spec.reset
+                where state.depth(of: stack) == 0 || emptiedDuringEvent.contains(stack) {
                     openGroups[key]?.pendingCommands[index].stacksSeenEmpty.insert(stack)
                 }
             }
@@ -472,8 +479,11 @@ public struct NavigationFold: Sendable {
         default:
             break
         }
+        if routes.last != state.top(of: stack) || routes.isEmpty != (state.depth(of: stack) == 0) {
+            stackWitness[stack] = reference  // the witness of a stack is the event that last set its top
+        }
         state.stacks[stack] = routes
-        stackWitness[stack] = reference
+        if routes.isEmpty { emptiedDuringEvent.insert(stack) }
         // 5. A pop's claimed top after the operation.
         switch payload {
         case .routePop(_, _, let to, _):
@@ -503,6 +513,7 @@ public struct NavigationFold: Sendable {
             routes.removeAll()
         }
         state.stacks[stack] = routes
+        if routes.isEmpty { emptiedDuringEvent.insert(stack) }
     }
 
     /// The checks where a route enters a stack: declared, singleton, position.

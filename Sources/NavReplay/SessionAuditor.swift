@@ -138,14 +138,14 @@ public enum SessionAuditor {
                 folded.append(line)
             }
         }
-        if let until = options.untilSeq {
-            folded.removeAll { $0.event.seq > until }
-        }
-
-        // Where each correlation group ends: its highest seq.
+        // Where each correlation group ends: its highest seq (before any --until-seq cut, so a
+        // group cut in the middle is left open rather than judged incomplete).
         var groupEnd: [String: Int64] = [:]
         for line in folded {
             groupEnd[line.event.correlationID] = max(groupEnd[line.event.correlationID] ?? line.event.seq, line.event.seq)
+        }
+        if let until = options.untilSeq {
+            folded.removeAll { $0.event.seq > until }
         }
 
         var fold = NavigationFold(model: model)
@@ -213,7 +213,6 @@ public enum SessionAuditor {
             findings += eventFindings
             previous = line
         }
-        findings += fold.endAllGroups()
 
         if let firstGapSeq {
             for index in findings.indices where (findings[index].seq ?? -1) >= firstGapSeq {
