@@ -288,17 +288,13 @@ private struct EventLineParser {
             }
             fields.schemaVersion = value
             return hash
-        case .eventID:
+        case .eventID, .sessionID, .correlationID:
             let (value, hash) = try identifier(field)
-            fields.eventID = value
-            return hash
-        case .sessionID:
-            let (value, hash) = try identifier(field)
-            fields.sessionID = value
-            return hash
-        case .correlationID:
-            let (value, hash) = try identifier(field)
-            fields.correlationID = value
+            switch field {
+            case .eventID: fields.eventID = value
+            case .sessionID: fields.sessionID = value
+            default: fields.correlationID = value
+            }
             return hash
         case .eventName:
             let (value, hash) = try string(field, nonEmpty: false)
@@ -332,61 +328,33 @@ private struct EventLineParser {
             }
             fields.timestamp = timestamp
             return scanner.hashString(token)
-        case .appVersion:
+        case .appVersion, .platform:
             let (value, hash) = try string(field, nonEmpty: false)
-            fields.appVersion = value
+            if field == .appVersion { fields.appVersion = value } else { fields.platform = value }
             return hash
-        case .platform:
-            let (value, hash) = try string(field, nonEmpty: false)
-            fields.platform = value
-            return hash
-        case .stack:
+        case .stack, .fromFlow, .toFlow, .toTab, .command, .modal, .url:
             let (value, hash) = try string(field)
-            fields.stack = value
+            switch field {
+            case .stack: fields.stack = value
+            case .fromFlow: fields.fromFlow = value
+            case .toFlow: fields.toFlow = value
+            case .toTab: fields.toTab = value
+            case .command: fields.command = value
+            case .modal: fields.modal = value
+            default: fields.url = value
+            }
             return hash
-        case .fromFlow:
-            let (value, hash) = try string(field)
-            fields.fromFlow = value
-            return hash
-        case .toFlow:
-            let (value, hash) = try string(field)
-            fields.toFlow = value
-            return hash
-        case .toTab:
-            let (value, hash) = try string(field)
-            fields.toTab = value
-            return hash
-        case .command:
-            let (value, hash) = try string(field)
-            fields.command = value
-            return hash
-        case .modal:
-            let (value, hash) = try string(field)
-            fields.modal = value
-            return hash
-        case .url:
-            let (value, hash) = try string(field)
-            fields.url = value
-            return hash
-        case .fromTab:
+        case .fromTab, .fromRoute, .toRoute:
             let (value, hash) = try nullableString(field)
-            fields.fromTab = .some(value)
+            switch field {
+            case .fromTab: fields.fromTab = .some(value)
+            case .fromRoute: fields.fromRoute = .some(value)
+            default: fields.toRoute = .some(value)
+            }
             return hash
-        case .fromRoute:
-            let (value, hash) = try nullableString(field)
-            fields.fromRoute = .some(value)
-            return hash
-        case .toRoute:
-            let (value, hash) = try nullableString(field)
-            fields.toRoute = .some(value)
-            return hash
-        case .count:
+        case .count, .index:
             let (value, hash) = try integer(field)
-            fields.count = value
-            return hash
-        case .index:
-            let (value, hash) = try integer(field)
-            fields.index = value
+            if field == .count { fields.count = value } else { fields.index = value }
             return hash
         case .toRoot:
             guard let byte = scanner.peekSignificant(), byte == UInt8(ascii: "t") || byte == UInt8(ascii: "f") else {

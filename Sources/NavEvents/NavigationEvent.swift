@@ -101,6 +101,8 @@ public struct RouteParams: Sendable, Hashable {
     /// Parameters sorted by name.
     public private(set) var entries: [(name: String, value: ParamValue)]
 
+    /// Parameters sorted by name. Give each name once: a repeated name would encode as a
+    /// duplicate key, which the decoder rejects (the router refuses such parameters).
     public init(_ entries: [(String, ParamValue)]) {
         self.entries = entries.map { (name: $0.0, value: $0.1) }.sorted { $0.name < $1.name }
     }
@@ -127,7 +129,12 @@ public struct RouteParams: Sendable, Hashable {
 /// A route parameter's scalar value; numbers keep their JSON text.
 public enum ParamValue: Sendable, Hashable {
     case string(String)
+    /// A number as JSON text (`42`, `-0.5`, `1e3`): it is written verbatim, so it must follow
+    /// the JSON number grammar. `ParamValue.integer(_:)` builds one safely.
     case number(String)
     case bool(Bool)
     case null
+
+    /// An integer parameter.
+    public static func integer(_ value: Int64) -> ParamValue { .number(String(value)) }
 }

@@ -41,7 +41,7 @@ extension NavReplayCommand {
                 sessionOptions: SessionAuditOptions(maxFindings: maxFindingsPerSession))
             switch format {
             case .text:
-                let style = TextStyle(color: output.output == nil && Terminal.standardOutputIsTerminal && Terminal.colorAllowed)
+                let style = output.textStyle
                 try emit(Array(TextWriter.findings(run, style: style).utf8), to: output.output)
             case .ndjson:
                 try emit(FindingWriter.ndjson(run, explain: explain), to: output.output)
@@ -74,7 +74,7 @@ extension NavReplayCommand {
             let run = try runAudit(input, files: files, model: model, quarantine: quarantine, foldSessions: false)
             switch format {
             case .text:
-                let style = TextStyle(color: output.output == nil && Terminal.standardOutputIsTerminal && Terminal.colorAllowed)
+                let style = output.textStyle
                 try emit(Array(TextWriter.findings(run, style: style).utf8), to: output.output)
             case .ndjson: try emit(FindingWriter.ndjson(run), to: output.output)
             case .json: try emit(FindingWriter.jsonDocument(run), to: output.output)
@@ -105,7 +105,7 @@ extension NavReplayCommand {
             case .json: try emit(SessionWriter.json(run), to: output.output)
             case .csv: try emit(SessionWriter.csv(run), to: output.output)
             case .text:
-                let style = TextStyle(color: output.output == nil && Terminal.standardOutputIsTerminal && Terminal.colorAllowed)
+                let style = output.textStyle
                 try emit(Array(SessionWriter.text(run, style: style).utf8), to: output.output)
             }
             try finish(run, output: output, quiet: input.quiet)
@@ -143,7 +143,7 @@ extension NavReplayCommand {
             switch format {
             case .ndjson: try emit(ReplayWriter.ndjson(audit, files: run.files), to: output.output)
             case .text:
-                let style = TextStyle(color: output.output == nil && Terminal.standardOutputIsTerminal && Terminal.colorAllowed)
+                let style = output.textStyle
                 try emit(Array(ReplayWriter.text(audit, files: run.files, style: style).utf8), to: output.output)
             }
             if !run.inputErrors.isEmpty { throw ExitCode(2) }
@@ -165,6 +165,13 @@ extension NavReplayCommand {
         func run() throws {
             print(model ? EmbeddedSchemas.model : EmbeddedSchemas.event)
         }
+    }
+}
+
+extension OutputOptions {
+    /// Colour only when writing to a terminal and `NO_COLOR` is unset.
+    var textStyle: TextStyle {
+        TextStyle(color: output == nil && Terminal.standardOutputIsTerminal && Terminal.colorAllowed)
     }
 }
 
