@@ -97,9 +97,19 @@ public struct AuditEngine {
         self.configuration = configuration
     }
 
-    /// Audits the given files (already expanded; `-` is standard input).
+    /// Audits the given files (already expanded; `-` is standard input) with the configured model.
     public func run(paths: [String], progress: ((ProgressSnapshot) -> Void)? = nil) throws -> AuditRun {
-        let files = Array(Set(paths)).sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
+        try run(inputs: paths.map { AuditInput(path: $0) }, models: [configuration.model], progress: progress)
+    }
+
+    /// Audits files that may belong to different apps: each input names its model by index into
+    /// `models`. Sessions are grouped per model, so one app's sessions never mix with another's.
+    public func run(
+        inputs: [AuditInput], models: [NavigationModel], progress: ((ProgressSnapshot) -> Void)? = nil
+    ) throws -> AuditRun {
+        var modelOfPath: [String: Int] = [:]
+        for input in inputs where modelOfPath[input.path] == nil { modelOfPath[input.path] = input.model }
+        let files = modelOfPath.keys.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
         var quarantine: QuarantineWriter?
         if let path = configuration.quarantinePath { quarantine = try QuarantineWriter(path: path) }
         defer { quarantine?.close() }
@@ -108,7 +118,7 @@ public struct AuditEngine {
         counts.files = files.count
         var reports: [InputFileReport] = []
         var invalid: [Finding] = []
-        var sessions: [String: [SessionLine]] = [:]
+        var sessions: [SessionKey: [SessionLine]] = [:]
         let decoder = EventDecoder()
         let reader = LineReader(maxLineBytes: configuration.maxLineBytes)
         var tracker = ProgressSnapshot()
@@ -116,6 +126,7 @@ public struct AuditEngine {
         for (index, path) in files.enumerated() {
             var report = InputFileReport(path: path)
             let fileID = Int32(index)
+            let modelID = modelOfPath[path] ?? 0
             do {
                 report.lines = try reader.readLines(of: path) { line in
                     counts.lines += 1
@@ -141,7 +152,7 @@ public struct AuditEngine {
                                 counts.events += 1  // accounted for; not this replay's session
                                 return
                             }
-                            sessions[decoded.event.sessionID, default: []].append(
+                            sessions[SessionKey(model: modelID, id: decoded.event.sessionID), default: []].append(
                                 SessionLine(decoded: decoded, location: location))
                             return
                         case .failure(let error):
@@ -170,7 +181,7 @@ public struct AuditEngine {
             progress?(tracker)
         }
 
-        let audits = foldSessions(sessions)
+        let audits = foldSessions(sessions, models: models)
         for audit in audits {
             counts.redeliveries += Int64(audit.redeliveries)
             counts.duplicates += Int64(audit.duplicates)
@@ -186,23 +197,45 @@ public struct AuditEngine {
     }
 
     /// Folds every session, in parallel, and returns them in `session_id` order.
-    func foldSessions(_ sessions: [String: [SessionLine]]) -> [SessionAudit] {
-        let ids = sessions.keys.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
-        let model = configuration.model
+    func foldSessions(_ sessions: [SessionKey: [SessionLine]], models: [NavigationModel]) -> [SessionAudit] {
+        let keys = sessions.keys.sorted()
         let options = configuration.sessionOptions
-        let results = ParallelResults<SessionAudit>(count: ids.count)
+        let results = ParallelResults<SessionAudit>(count: keys.count)
         let jobs = configuration.jobs > 0 ? configuration.jobs : System.coreCount
         let work: @Sendable (Int) -> Void = { index in
-            let id = ids[index]
-            results[index] = SessionAuditor.audit(sessionID: id, lines: sessions[id] ?? [], model: model, options: options)
+            let key = keys[index]
+            let model = models.indices.contains(key.model) ? models[key.model] : .poc
+            results[index] = SessionAuditor.audit(sessionID: key.id, lines: sessions[key] ?? [], model: model, options: options)
         }
-        if jobs <= 1 || ids.count < 2 {
-            for index in ids.indices { work(index) }
+        if jobs <= 1 || keys.count < 2 {
+            for index in keys.indices { work(index) }
         } else {
-            // Sessions are independent once grouped; each job writes only its own slots.
-            DispatchQueue.concurrentPerform(iterations: ids.count) { work($0) }
+            // Sessions are independent once grouped; each job writes only its own slot.
+            DispatchQueue.concurrentPerform(iterations: keys.count) { work($0) }
         }
         return results.values
+    }
+}
+
+/// One file to audit and the model (an index into the run's models) its sessions fold with.
+public struct AuditInput: Sendable, Hashable {
+    public var path: String
+    public var model: Int
+
+    public init(path: String, model: Int = 0) {
+        self.path = path
+        self.model = model
+    }
+}
+
+/// A session is its id within one app (model): sessions order by id, then by model.
+struct SessionKey: Hashable, Comparable, Sendable {
+    var model: Int
+    var id: String
+
+    static func < (lhs: SessionKey, rhs: SessionKey) -> Bool {
+        if lhs.id != rhs.id { return lhs.id.utf8.lexicographicallyPrecedes(rhs.id.utf8) }
+        return lhs.model < rhs.model
     }
 }
 

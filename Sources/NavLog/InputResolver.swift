@@ -1,38 +1,53 @@
 import Foundation
 
-/// Turns command-line arguments into the files to read.
+/// Turns command-line arguments into the files to read, and the model file of each.
 ///
 /// A directory stands for the `*.ndjson` and `*.ndjson.gz` files under it, recursively, in sorted
 /// order; `-` is standard input; anything else is a file path, read even if it does not exist
-/// yet (so that a missing file is reported as unreadable, with exit status 2).
+/// (so that a missing file is reported as unreadable, with exit status 2). A file found under a
+/// directory argument is audited with the nearest `model.json` between its own folder and that
+/// argument, if any: `navreplay audit SampleLogs` audits each app's logs with its own model.
 public enum InputResolver {
-    public struct Resolved: Sendable {
-        public var files: [String]
-        /// `model.json` files found directly inside directory arguments.
-        public var directoryModels: [String]
+    public struct File: Sendable, Hashable {
+        public var path: String
+        /// The `model.json` that applies, if the file was found under a directory holding one.
+        public var modelPath: String?
     }
 
-    public static func resolve(_ arguments: [String]) -> Resolved {
-        var files: [String] = []
-        var models: [String] = []
+    public static func resolve(_ arguments: [String]) -> [File] {
+        var files: [File] = []
         let manager = FileManager.default
         for argument in arguments {
             var isDirectory: ObjCBool = false
             guard argument != "-", manager.fileExists(atPath: argument, isDirectory: &isDirectory), isDirectory.boolValue else {
-                files.append(argument)
+                files.append(File(path: argument, modelPath: nil))
                 continue
             }
-            let model = (argument as NSString).appendingPathComponent("model.json")
-            if manager.fileExists(atPath: model) { models.append(model) }
             var found: [String] = []
             if let enumerator = manager.enumerator(atPath: argument) {
                 for case let relative as String in enumerator
                 where relative.hasSuffix(".ndjson") || relative.hasSuffix(".ndjson.gz") {
-                    found.append((argument as NSString).appendingPathComponent(relative))
+                    found.append(relative)
                 }
             }
-            files += found.sorted()
+            for relative in found.sorted() {
+                files.append(
+                    File(path: (argument as NSString).appendingPathComponent(relative),
+                         modelPath: nearestModel(root: argument, relative: relative)))
+            }
         }
-        return Resolved(files: files, directoryModels: models)
+        return files
+    }
+
+    /// The nearest `model.json` from the file's folder up to `root`, inclusive.
+    static func nearestModel(root: String, relative: String) -> String? {
+        var components = (relative as NSString).pathComponents.dropLast()
+        while true {
+            let folder = components.reduce(root) { ($0 as NSString).appendingPathComponent($1) }
+            let candidate = (folder as NSString).appendingPathComponent("model.json")
+            if FileManager.default.fileExists(atPath: candidate) { return candidate }
+            if components.isEmpty { return nil }
+            components.removeLast()
+        }
     }
 }

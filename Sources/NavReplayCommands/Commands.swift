@@ -35,9 +35,8 @@ extension NavReplayCommand {
         var maxFindingsPerSession: Int = 10_000
 
         func run() throws {
-            let (files, model) = try input.resolve()
             let run = try runAudit(
-                input, files: files, model: model, quarantine: quarantine,
+                input, quarantine: quarantine,
                 sessionOptions: SessionAuditOptions(maxFindings: maxFindingsPerSession))
             switch format {
             case .text:
@@ -70,8 +69,7 @@ extension NavReplayCommand {
         var quarantine: String?
 
         func run() throws {
-            let (files, model) = try input.resolve()
-            let run = try runAudit(input, files: files, model: model, quarantine: quarantine, foldSessions: false)
+            let run = try runAudit(input, quarantine: quarantine, foldSessions: false)
             switch format {
             case .text:
                 let style = output.textStyle
@@ -98,8 +96,7 @@ extension NavReplayCommand {
         var format: SessionsFormat = .ndjson
 
         func run() throws {
-            let (files, model) = try input.resolve()
-            let run = try runAudit(input, files: files, model: model)
+            let run = try runAudit(input)
             switch format {
             case .ndjson: try emit(SessionWriter.ndjson(run), to: output.output)
             case .json: try emit(SessionWriter.json(run), to: output.output)
@@ -133,9 +130,8 @@ extension NavReplayCommand {
         var format: ReplayFormat = .text
 
         func run() throws {
-            let (files, model) = try input.resolve()
             let run = try runAudit(
-                input, files: files, model: model, sessionOptions: SessionAuditOptions(recordSteps: true, untilSeq: untilSeq),
+                input, sessionOptions: SessionAuditOptions(recordSteps: true, untilSeq: untilSeq),
                 onlySession: session)
             guard let audit = run.sessions.first(where: { $0.sessionID == session }) else {
                 throw CommandFailure("No events of session \(JSONWriter.quoted(session)) in the input.")

@@ -82,27 +82,38 @@ struct InputOptions: ParsableArguments {
         if jobs < 0 { throw ValidationError("Please give --jobs a number of 0 or more.") }
     }
 
-    /// The files to read and the model to fold with.
-    func resolve() throws -> (files: [String], model: NavigationModel) {
-        let resolved = InputResolver.resolve(inputs)
-        var modelPath = model
-        if modelPath == nil {
-            let distinct = Set(resolved.directoryModels.compactMap { FileManager.default.contents(atPath: $0) })
-            if distinct.count > 1 {
-                throw CommandFailure(
-                    "The directories given hold different model.json files (\(resolved.directoryModels.joined(separator: ", "))); "
-                        + "please choose one with --model.")
-            }
-            modelPath = resolved.directoryModels.first
+    /// The files to read, the models, and which model each file folds with: `--model` for all,
+    /// else each file's nearest directory `model.json`, else the built-in PoC model.
+    func resolve() throws -> (inputs: [AuditInput], models: [NavigationModel]) {
+        let files = InputResolver.resolve(inputs)
+        if let model {
+            return (files.map { AuditInput(path: $0.path) }, [try loadModel(model)])
         }
-        guard let modelPath else { return (resolved.files, .poc) }
-        guard let data = FileManager.default.contents(atPath: modelPath) else {
-            throw CommandFailure("The model file \(modelPath) cannot be read.")
+        var models: [NavigationModel] = [.poc]
+        var index: [String: Int] = [:]
+        var result: [AuditInput] = []
+        for file in files {
+            guard let path = file.modelPath else {
+                result.append(AuditInput(path: file.path))
+                continue
+            }
+            if index[path] == nil {
+                index[path] = models.count
+                models.append(try loadModel(path))
+            }
+            result.append(AuditInput(path: file.path, model: index[path] ?? 0))
+        }
+        return (result, models)
+    }
+
+    func loadModel(_ path: String) throws -> NavigationModel {
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw CommandFailure("The model file \(path) cannot be read.")
         }
         do {
-            return (resolved.files, try NavigationModel.load(json: [UInt8](data)))
+            return try NavigationModel.load(json: [UInt8](data))
         } catch {
-            throw CommandFailure("The model file \(modelPath) is invalid: \(error)")
+            throw CommandFailure("The model file \(path) is invalid: \(error)")
         }
     }
 }
@@ -154,17 +165,18 @@ enum Terminal {
 }
 
 /// Runs the engine with a progress line on a terminal.
-func runAudit(_ input: InputOptions, files: [String], model: NavigationModel, quarantine: String? = nil,
-              sessionOptions: SessionAuditOptions = .init(), onlySession: String? = nil, foldSessions: Bool = true) throws -> AuditRun {
+func runAudit(_ input: InputOptions, quarantine: String? = nil, sessionOptions: SessionAuditOptions = .init(),
+              onlySession: String? = nil, foldSessions: Bool = true) throws -> AuditRun {
+    let (inputs, models) = try input.resolve()
     var configuration = AuditConfiguration(
-        model: model, maxLineBytes: input.maxLineBytes, quarantinePath: quarantine, jobs: input.jobs,
+        model: models[0], maxLineBytes: input.maxLineBytes, quarantinePath: quarantine, jobs: input.jobs,
         sessionOptions: sessionOptions, onlySession: onlySession)
     configuration.foldSessions = foldSessions
     let engine = AuditEngine(configuration: configuration)
     let progress = ProgressLine(enabled: !input.quiet && Terminal.standardErrorIsTerminal)
     let run: AuditRun
     do {
-        run = try engine.run(paths: files) { progress.update($0) }
+        run = try engine.run(inputs: inputs, models: models) { progress.update($0) }
     } catch {
         progress.clear()
         throw CommandFailure("\(error)")
