@@ -130,4 +130,29 @@ import Testing
         let withPoC = try navreplay(["audit", "--model", "/dev/null", scratch.url.path])
         #expect(withPoC.status == 2)
     }
+
+    @Test func eachSubdirectoryFoldsWithItsOwnModel() throws {
+        let scratch = try ScratchDirectory()
+        let tiny = """
+            {"model_version":1,"name":"tiny","initial":{"flow":"main"},"flows":{"main":{"stack":"home"}},
+             "stacks":{"home":{"routes":["a"]}}}
+            """
+        let log = """
+            {"schema_version":1,"event_id":"e0","event_name":"session_start","session_id":"s","seq":0,"timestamp":"2026-11-20T10:00:00Z","correlation_id":"c0","app_version":"1"}
+            {"schema_version":1,"event_id":"e1","event_name":"route_push","session_id":"s","seq":1,"timestamp":"2026-11-20T10:00:01Z","correlation_id":"c1","stack":"home","from_route":null,"to_route":"a"}
+
+            """
+        try FileManager.default.createDirectory(at: scratch.url.appendingPathComponent("tiny/day1"), withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(at: scratch.url.appendingPathComponent("poc"), withIntermediateDirectories: true)
+        _ = try scratch.write("tiny/model.json", tiny)
+        _ = try scratch.write("tiny/day1/log.ndjson", log)
+        _ = try scratch.write("poc/log.ndjson", log)  // the same session id, another app: PoC has no stack "home"
+        let result = try navreplay(["audit", "--format", "ndjson", scratch.url.path])
+        #expect(result.status == 1)
+        let findings = result.stdout.split(separator: "\n")
+        #expect(findings.count == 1)
+        #expect(findings.first?.contains("\"rule\":\"stack.unknown\"") == true)
+        #expect(findings.first?.contains("poc/log.ndjson") == true)
+        #expect(result.stderr.contains("2 session(s)"))
+    }
 }
