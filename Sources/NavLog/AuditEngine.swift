@@ -1,4 +1,5 @@
 import Dispatch
+import NavJSON
 import NavEvents
 public import NavModel
 public import NavReplay
@@ -16,6 +17,19 @@ public struct AuditConfiguration: Sendable {
     public var onlySession: String?
     /// Group and fold sessions; `false` checks lines only (`validate`).
     public var foldSessions = true
+    /// The input is already grouped by session and ordered by seq (as a distributed engine
+    /// delivers it): fold each session as soon as the next begins, holding one at a time.
+    public var preGrouped = false
+    /// Roughly how many bytes of decoded events to hold before spilling them to temporary
+    /// partition files on disk (`--memory-limit`).
+    public var memoryLimit: Int = AuditConfiguration.defaultMemoryLimit
+    /// Where spill partitions go (`--temp-dir`); `nil` is `$TMPDIR` or `/tmp`.
+    public var temporaryDirectory: String?
+
+    /// A quarter of the machine's memory, at least 256 MiB.
+    public static var defaultMemoryLimit: Int {
+        max(256 << 20, Int(System.physicalMemory / 4))
+    }
 
     public init(
         model: NavigationModel = .poc, maxLineBytes: Int = LineReader.defaultMaxLineBytes, quarantinePath: String? = nil,
@@ -118,7 +132,13 @@ public struct AuditEngine {
         counts.files = files.count
         var reports: [InputFileReport] = []
         var invalid: [Finding] = []
-        var sessions: [SessionKey: [SessionLine]] = [:]
+        let collector: any SessionCollector =
+            configuration.preGrouped
+            ? StreamingCollector(models: models, options: configuration.sessionOptions, files: files)
+            : try SpillingCollector(
+                models: models, options: configuration.sessionOptions, jobs: configuration.jobs,
+                memoryLimit: configuration.memoryLimit, temporaryDirectory: configuration.temporaryDirectory,
+                estimatedInputBytes: InputSize.estimate(files))
         let decoder = EventDecoder()
         let reader = LineReader(maxLineBytes: configuration.maxLineBytes)
         var tracker = ProgressSnapshot()
@@ -133,6 +153,11 @@ public struct AuditEngine {
                     report.bytes += Int64(line.overlongLength ?? line.bytes.count) + 1
                     tracker.bytes += Int64(line.overlongLength ?? line.bytes.count) + 1
                     tracker.lines += 1
+                    if let progress, tracker.lines % 65_536 == 0 {
+                        tracker.findings = invalid.count
+                        tracker.sessions = collector.sessionCount
+                        progress(tracker)
+                    }
                     if line.overlongLength == nil && line.isBlank {
                         counts.blankLines += 1
                         return
@@ -152,7 +177,8 @@ public struct AuditEngine {
                                 counts.events += 1  // accounted for; not this replay's session
                                 return
                             }
-                            sessions[SessionKey(model: modelID, id: decoded.event.sessionID), default: []].append(
+                            try collector.add(
+                                SessionKey(model: modelID, id: decoded.event.sessionID),
                                 SessionLine(decoded: decoded, location: location))
                             return
                         case .failure(let error):
@@ -167,21 +193,27 @@ public struct AuditEngine {
                     invalid.append(
                         Finding(rule: .schemaInvalid, sessionID: nil, seq: nil, eventID: nil, location: location, message: reason.message))
                     quarantine?.write(file: path, line: line.number, field: reason.field, reason: reason.message, raw: line.bytes)
-                    if let progress, tracker.lines % 65_536 == 0 {
-                        tracker.findings = invalid.count
-                        progress(tracker)
-                    }
                 }
             } catch let error as InputError {
                 report.error = error
                 counts.unreadableFiles += 1
             }
             reports.append(report)
-            tracker.sessions = sessions.count
+            tracker.sessions = collector.sessionCount
             progress?(tracker)
         }
 
-        let audits = foldSessions(sessions, models: models)
+        let audits = try collector.finish()
+        if let streaming = collector as? StreamingCollector {
+            for problem in streaming.regroupedSessions {
+                reports[Int(problem.location.file)].error = reports[Int(problem.location.file)].error
+                    ?? InputError(
+                        code: .notGrouped, path: files[Int(problem.location.file)],
+                        message: "session \(JSONWriter.quoted(problem.sessionID)) appears again at line \(problem.location.line) "
+                            + "after other sessions: the input is not grouped by session (run without --pre-grouped)")
+            }
+            counts.unreadableFiles = reports.filter { $0.error != nil }.count
+        }
         for audit in audits {
             counts.redeliveries += Int64(audit.redeliveries)
             counts.duplicates += Int64(audit.duplicates)
@@ -196,25 +228,6 @@ public struct AuditEngine {
         return AuditRun(files: files, fileReports: reports, invalidFindings: invalid, sessions: audits, counts: counts)
     }
 
-    /// Folds every session, in parallel, and returns them in `session_id` order.
-    func foldSessions(_ sessions: [SessionKey: [SessionLine]], models: [NavigationModel]) -> [SessionAudit] {
-        let keys = sessions.keys.sorted()
-        let options = configuration.sessionOptions
-        let results = ParallelResults<SessionAudit>(count: keys.count)
-        let jobs = configuration.jobs > 0 ? configuration.jobs : System.coreCount
-        let work: @Sendable (Int) -> Void = { index in
-            let key = keys[index]
-            let model = models.indices.contains(key.model) ? models[key.model] : .poc
-            results[index] = SessionAuditor.audit(sessionID: key.id, lines: sessions[key] ?? [], model: model, options: options)
-        }
-        if jobs <= 1 || keys.count < 2 {
-            for index in keys.indices { work(index) }
-        } else {
-            // Sessions are independent once grouped; each job writes only its own slot.
-            DispatchQueue.concurrentPerform(iterations: keys.count) { work($0) }
-        }
-        return results.values
-    }
 }
 
 /// One file to audit and the model (an index into the run's models) its sessions fold with.
@@ -277,6 +290,14 @@ enum System {
             return max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))))
         #else
             return 2
+        #endif
+    }
+
+    static var physicalMemory: Int64 {
+        #if canImport(Glibc)
+            return Int64(sysconf(Int32(_SC_PHYS_PAGES))) * Int64(sysconf(Int32(_SC_PAGESIZE)))
+        #else
+            return 8 << 30
         #endif
     }
 }

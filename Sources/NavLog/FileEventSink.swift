@@ -232,7 +232,7 @@ private func systemOpen(_ path: String, _ flags: Int32, _ mode: mode_t) -> Int32
     #endif
 }
 
-private func systemWrite(_ fd: Int32, _ bytes: UnsafeRawPointer, _ count: Int) -> Int {
+func systemWrite(_ fd: Int32, _ bytes: UnsafeRawPointer, _ count: Int) -> Int {
     #if canImport(Darwin)
     Darwin.write(fd, bytes, count)
     #elseif canImport(Glibc)

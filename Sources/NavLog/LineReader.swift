@@ -41,6 +41,8 @@ public struct InputError: Error, Sendable, Equatable, CustomStringConvertible {
         case unreadable
         case corruptGzip = "corrupt_gzip"
         case truncatedGzip = "truncated_gzip"
+        /// `--pre-grouped` input whose sessions are not contiguous.
+        case notGrouped = "not_grouped"
     }
 
     public var code: Code

@@ -76,6 +76,18 @@ struct InputOptions: ParsableArguments {
     @Flag(name: .shortAndLong, help: "No progress line and no summary on standard error.")
     var quiet = false
 
+    @Flag(help: "The input is already grouped by session and ordered by seq (as Spark delivers it): fold one session at a time.")
+    var preGrouped = false
+
+    @Option(
+        help: ArgumentHelp(
+            "Hold about this much decoded input in memory before spilling to temporary files (e.g. 128M, 2G). Default: a quarter of RAM.",
+            valueName: "size"))
+    var memoryLimit: ByteSize?
+
+    @Option(help: ArgumentHelp("Where spill files go (default: $TMPDIR or /tmp). They are removed when done or interrupted.", valueName: "directory"))
+    var tempDir: String?
+
     func validate() throws {
         if inputs.isEmpty { throw ValidationError("Please provide at least one log file, directory, or - for standard input.") }
         if maxLineBytes < 1 { throw ValidationError("Please give --max-line-bytes a positive number.") }
@@ -172,6 +184,9 @@ func runAudit(_ input: InputOptions, quarantine: String? = nil, sessionOptions: 
         model: models[0], maxLineBytes: input.maxLineBytes, quarantinePath: quarantine, jobs: input.jobs,
         sessionOptions: sessionOptions, onlySession: onlySession)
     configuration.foldSessions = foldSessions
+    configuration.preGrouped = input.preGrouped
+    if let limit = input.memoryLimit { configuration.memoryLimit = limit.bytes }
+    configuration.temporaryDirectory = input.tempDir
     let engine = AuditEngine(configuration: configuration)
     let progress = ProgressLine(enabled: !input.quiet && Terminal.standardErrorIsTerminal)
     let run: AuditRun
@@ -236,5 +251,22 @@ final class ProgressLine: @unchecked Sendable {
 
     func clear() {
         if drawn { Terminal.writeError("\r\u{1B}[2K") }
+    }
+}
+
+/// A size on the command line: `1048576`, `512K`, `128M`, `2G` (powers of 1024).
+struct ByteSize: ExpressibleByArgument {
+    var bytes: Int
+
+    init?(argument: String) {
+        let text = argument.trimmingCharacters(in: .whitespaces).uppercased()
+        let units: [(String, Int)] = [("KB", 1 << 10), ("MB", 1 << 20), ("GB", 1 << 30), ("K", 1 << 10), ("M", 1 << 20), ("G", 1 << 30), ("B", 1)]
+        for (suffix, factor) in units where text.hasSuffix(suffix) {
+            guard let value = Double(text.dropLast(suffix.count)), value > 0 else { return nil }
+            bytes = Int(value * Double(factor))
+            return
+        }
+        guard let value = Int(text), value > 0 else { return nil }
+        bytes = value
     }
 }

@@ -1,0 +1,99 @@
+import Foundation
+import NavEvents
+import NavJSON
+import NavLog
+import NavModel
+import NavReplay
+import NavReport
+import Testing
+
+/// Spilling to disk and pre-grouped streaming give exactly the in-memory audit's output.
+@Suite struct AuditModesTests {
+    /// The sample logs copied `copies` times under other session ids, one file per copy.
+    static func replicatedLogs(copies: Int, in directory: URL) throws -> [String] {
+        let sources = ["SampleLogs/violations/app-2026-11-20-broken.ndjson", "SampleLogs/clean/app-2026-11-20-upload1.ndjson"]
+        var paths: [String] = []
+        for copy in 0..<copies {
+            var text = ""
+            for source in sources {
+                text += try String(contentsOfFile: RepositoryFiles.path(source), encoding: .utf8)
+                    .replacingOccurrences(of: "\"session_id\":\"s-", with: "\"session_id\":\"c\(copy)-s-")
+            }
+            let path = directory.appendingPathComponent("copy-\(copy).ndjson").path
+            try Data(text.utf8).write(to: URL(fileURLWithPath: path))
+            paths.append(path)
+        }
+        return paths
+    }
+
+    static func run(_ paths: [String], configure: (inout AuditConfiguration) -> Void = { _ in }) throws -> (findings: [UInt8], summary: [UInt8], run: AuditRun) {
+        var configuration = AuditConfiguration()
+        configure(&configuration)
+        let run = try AuditEngine(configuration: configuration).run(paths: paths)
+        return (FindingWriter.ndjson(run, explain: true), SummaryWriter.json(run), run)
+    }
+
+    static func scratch() throws -> URL {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("navreplay-modes-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+        return url
+    }
+
+    @Test func spillingGivesTheSameOutputAndRemovesItsFiles() throws {
+        let directory = try Self.scratch()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let spillDirectory = directory.appendingPathComponent("spill")
+        try FileManager.default.createDirectory(at: spillDirectory, withIntermediateDirectories: true)
+        let paths = try Self.replicatedLogs(copies: 40, in: directory)
+        let inMemory = try Self.run(paths)
+        for jobs in [1, 2] {
+            let spilled = try Self.run(paths) {
+                $0.memoryLimit = 1 << 20  // about 1,500 held lines: far less than the input
+                $0.temporaryDirectory = spillDirectory.path
+                $0.jobs = jobs
+            }
+            #expect(spilled.findings == inMemory.findings, "jobs \(jobs)")
+            #expect(spilled.summary == inMemory.summary, "jobs \(jobs)")
+            #expect(spilled.run.counts.isBalanced)
+        }
+        #expect(inMemory.run.counts.sessions == 40 * 10)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: spillDirectory.path).isEmpty)
+    }
+
+    @Test func preGroupedInputStreamsToTheSameOutput() throws {
+        let directory = try Self.scratch()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let paths = try Self.replicatedLogs(copies: 3, in: directory)
+        // Group by session, order by seq, as Spark would deliver the lines.
+        var lines: [(String, Int64, String)] = []
+        for path in paths {
+            for line in try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n", omittingEmptySubsequences: false) {
+                if case .success(let decoded) = EventDecoder().decode(String(line)) {
+                    lines.append((decoded.event.sessionID, decoded.event.seq, String(line)))
+                }
+            }
+        }
+        lines.sort { ($0.0, $0.1) < ($1.0, $1.1) }
+        let grouped = directory.appendingPathComponent("grouped.ndjson").path
+        try Data(lines.map { $0.2 + "\n" }.joined().utf8).write(to: URL(fileURLWithPath: grouped))
+        let normal = try Self.run([grouped])
+        let streamed = try Self.run([grouped]) { $0.preGrouped = true }
+        #expect(streamed.findings == normal.findings)
+        #expect(streamed.summary == normal.summary)
+        #expect(streamed.run.inputErrors.isEmpty)
+    }
+
+    @Test func preGroupedInputThatIsNotGroupedIsAnError() throws {
+        let directory = try Self.scratch()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let event = { (session: String, seq: Int) in
+            #"{"schema_version":1,"event_id":"\#(session)-\#(seq)","event_name":"screen_view","session_id":"\#(session)","seq":\#(seq),"timestamp":"2026-11-20T10:00:0\#(seq)Z","correlation_id":"c\#(seq)","stack":"onboarding","to_route":null}"#
+        }
+        let path = directory.appendingPathComponent("mixed.ndjson").path
+        try Data([event("a", 0), event("b", 0), event("a", 1)].joined(separator: "\n").utf8).write(to: URL(fileURLWithPath: path))
+        let streamed = try Self.run([path]) { $0.preGrouped = true }
+        #expect(streamed.run.inputErrors.map(\.code) == [.notGrouped])
+        #expect(streamed.run.inputErrors.first?.message.contains("\"a\" appears again at line 3") == true)
+        #expect(streamed.run.counts.isBalanced)
+    }
+}
