@@ -25,6 +25,10 @@ public struct AuditConfiguration: Sendable {
     public var memoryLimit: Int = AuditConfiguration.defaultMemoryLimit
     /// Where spill partitions go (`--temp-dir`); `nil` is `$TMPDIR` or `/tmp`.
     public var temporaryDirectory: String?
+    /// Located input (`--located-input`, for distributed runs): every input line is
+    /// `FILE_INDEX<TAB>LINE<TAB>original line`, naming its place in the original files, listed
+    /// here; findings then carry the original file and line.
+    public var locatedPaths: [String]?
 
     /// A quarter of the machine's memory, at least 256 MiB.
     public static var defaultMemoryLimit: Int {
@@ -123,7 +127,17 @@ public struct AuditEngine {
     ) throws -> AuditRun {
         var modelOfPath: [String: Int] = [:]
         for input in inputs where modelOfPath[input.path] == nil { modelOfPath[input.path] = input.model }
-        let files = modelOfPath.keys.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
+        let physical = modelOfPath.keys.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
+        // With located input, locations name the original files, numbered in sorted order.
+        let located = configuration.locatedPaths.map { paths in
+            (sorted: paths.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }, given: paths)
+        }
+        let files = located?.sorted ?? physical
+        let locatedIndex: [Int32] = located.map { located in
+            let position = Dictionary(located.sorted.enumerated().map { ($1, Int32($0)) }, uniquingKeysWith: { first, _ in first })
+            return located.given.map { position[$0] ?? 0 }
+        } ?? []
+        var locatedReports = files.map { InputFileReport(path: $0) }
         var quarantine: QuarantineWriter?
         if let path = configuration.quarantinePath { quarantine = try QuarantineWriter(path: path) }
         defer { quarantine?.close() }
@@ -140,15 +154,30 @@ public struct AuditEngine {
                 memoryLimit: configuration.memoryLimit, temporaryDirectory: configuration.temporaryDirectory,
                 estimatedInputBytes: InputSize.estimate(files))
         let decoder = EventDecoder()
-        let reader = LineReader(maxLineBytes: configuration.maxLineBytes)
+        // Located lines carry a prefix of at most 41 bytes on top of the original line.
+        let reader = LineReader(maxLineBytes: configuration.maxLineBytes + (configuration.locatedPaths == nil ? 0 : 64))
         var tracker = ProgressSnapshot()
 
-        for (index, path) in files.enumerated() {
+        for (index, path) in physical.enumerated() {
             var report = InputFileReport(path: path)
-            let fileID = Int32(index)
+            let physicalID = Int32(index)
             let modelID = modelOfPath[path] ?? 0
             do {
-                report.lines = try reader.readLines(of: path) { line in
+                report.lines = try reader.readLines(of: path) { physicalLine in
+                    var line = physicalLine
+                    var fileID = physicalID
+                    if located != nil {
+                        guard let place = LocatedLine.split(&line, maxLineBytes: configuration.maxLineBytes),
+                            locatedIndex.indices.contains(place.file)
+                        else {
+                            throw InputError(
+                                code: .unreadable, path: path,
+                                message: "line \(physicalLine.number) is not located input (FILE_INDEX<TAB>LINE<TAB>line)")
+                        }
+                        fileID = locatedIndex[place.file]
+                        locatedReports[Int(fileID)].lines += 1
+                        locatedReports[Int(fileID)].bytes += Int64(line.overlongLength ?? line.bytes.count) + 1
+                    }
                     counts.lines += 1
                     report.bytes += Int64(line.overlongLength ?? line.bytes.count) + 1
                     tracker.bytes += Int64(line.overlongLength ?? line.bytes.count) + 1
@@ -192,7 +221,7 @@ public struct AuditEngine {
                     counts.invalidLines += 1
                     invalid.append(
                         Finding(rule: .schemaInvalid, sessionID: nil, seq: nil, eventID: nil, location: location, message: reason.message))
-                    quarantine?.write(file: path, line: line.number, field: reason.field, reason: reason.message, raw: line.bytes)
+                    quarantine?.write(file: files[Int(fileID)], line: line.number, field: reason.field, reason: reason.message, raw: line.bytes)
                 }
             } catch let error as InputError {
                 report.error = error
@@ -225,6 +254,11 @@ public struct AuditEngine {
         counts.sessions = audits.count
         counts.findings += invalid.count
         if !invalid.isEmpty { counts.findingsByRule[.schemaInvalid, default: 0] += invalid.count }
+        if located != nil {
+            // Report the original files; an error reading the located stream stays visible.
+            reports = locatedReports + reports.filter { $0.error != nil }
+            counts.files = files.count
+        }
         return AuditRun(files: files, fileReports: reports, invalidFindings: invalid, sessions: audits, counts: counts)
     }
 
@@ -305,3 +339,41 @@ enum System {
 #if canImport(Glibc)
     import Glibc
 #endif
+
+/// The `FILE_INDEX<TAB>LINE<TAB>` prefix of located input. `LINE` may end in `u` when the
+/// original line had no line end (the last line of its file), so torn lines stay torn.
+enum LocatedLine {
+    /// Removes the prefix from `line`, giving it its original number and ending.
+    static func split(_ line: inout RawLine, maxLineBytes: Int) -> (file: Int, line: Int64)? {
+        let bytes = line.bytes
+        var index = 0
+        func digits() -> Int64? {
+            var value: Int64 = 0
+            let start = index
+            while index < bytes.count, bytes[index] &- UInt8(ascii: "0") < 10 {
+                guard value < Int64.max / 10 else { return nil }
+                value = value * 10 + Int64(bytes[index] &- UInt8(ascii: "0"))
+                index += 1
+            }
+            return index > start ? value : nil
+        }
+        func tab() -> Bool {
+            guard index < bytes.count, bytes[index] == 0x09 else { return false }
+            index += 1
+            return true
+        }
+        guard let file = digits(), tab(), let number = digits() else { return nil }
+        let unterminated = index < bytes.count && bytes[index] == UInt8(ascii: "u")
+        if unterminated { index += 1 }
+        guard tab() else { return nil }
+        line.bytes = UnsafeBufferPointer(rebasing: bytes[index...])
+        line.number = number
+        if unterminated { line.ending = .endOfInput }
+        if let length = line.overlongLength { line.overlongLength = length - index }
+        if line.overlongLength == nil, line.bytes.count > maxLineBytes {
+            line.overlongLength = line.bytes.count
+            line.bytes = UnsafeBufferPointer(rebasing: line.bytes[..<(line.bytes.startIndex + maxLineBytes)])
+        }
+        return (Int(file), number)
+    }
+}

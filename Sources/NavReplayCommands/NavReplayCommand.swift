@@ -85,6 +85,12 @@ struct InputOptions: ParsableArguments {
             valueName: "size"))
     var memoryLimit: ByteSize?
 
+    @Option(
+        help: ArgumentHelp(
+            "Located input, for distributed runs: each input line is FILE_INDEX<TAB>LINE<TAB>original line, where FILE_INDEX is a 0-based line of this file listing the original paths; findings carry the original file and line.",
+            valueName: "paths-file"))
+    var locatedInput: String?
+
     @Option(help: ArgumentHelp("Where spill files go (default: $TMPDIR or /tmp). They are removed when done or interrupted.", valueName: "directory"))
     var tempDir: String?
 
@@ -187,6 +193,13 @@ func runAudit(_ input: InputOptions, quarantine: String? = nil, sessionOptions: 
     configuration.preGrouped = input.preGrouped
     if let limit = input.memoryLimit { configuration.memoryLimit = limit.bytes }
     configuration.temporaryDirectory = input.tempDir
+    if let list = input.locatedInput {
+        guard let text = try? String(contentsOfFile: list, encoding: .utf8) else {
+            throw CommandFailure("The located-input paths file \(list) cannot be read.")
+        }
+        configuration.locatedPaths = text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+            .filter { !$0.isEmpty }
+    }
     let engine = AuditEngine(configuration: configuration)
     let progress = ProgressLine(enabled: !input.quiet && Terminal.standardErrorIsTerminal)
     let run: AuditRun

@@ -1,0 +1,43 @@
+import Foundation
+import Testing
+
+/// `--located-input`: lines that carry their original file and line (as a distributed job
+/// sends them) give exactly the findings of reading the original files.
+@Suite struct LocatedInputTests {
+    @Test func locatedLinesReportTheOriginalFileAndLine() throws {
+        let originals = ["SampleLogs/clean/app-2026-11-20-upload1.ndjson", "SampleLogs/violations/app-2026-11-20-broken.ndjson"]
+        let scratch = try ScratchDirectory()
+        // The paths file lists the originals in any order; indices refer to its lines.
+        let listed = originals.reversed().map { $0 }
+        let pathsFile = try scratch.write("paths.txt", listed.joined(separator: "\n") + "\n")
+        // Interleave the two files' lines, as a shuffle would.
+        var located: [[UInt8]] = []
+        for original in originals {
+            let data = [UInt8](try Data(contentsOf: URL(fileURLWithPath: Repository.path(original))))
+            var lines = data.split(separator: 0x0A, omittingEmptySubsequences: false)
+            let endsWithNewline = data.last == 0x0A
+            if endsWithNewline { lines.removeLast() }
+            let index = listed.firstIndex(of: original) ?? 0
+            for (number, line) in lines.enumerated() {
+                let unterminated = !endsWithNewline && number == lines.count - 1
+                located.append(Array("\(index)\t\(number + 1)\(unterminated ? "u" : "")\t".utf8) + Array(line))
+            }
+        }
+        var stream: [UInt8] = []
+        let shuffled = located.enumerated().sorted { ($0.offset % 7, $0.offset) < ($1.offset % 7, $1.offset) }.map(\.element)
+        for line in shuffled { stream += line + [0x0A] }
+        let fromStream = try navreplay(["audit", "-q", "--format", "ndjson", "--located-input", pathsFile, "-"], stdin: Data(stream))
+        let fromFiles = try navreplay(["audit", "-q", "--format", "ndjson"] + originals)
+        #expect(fromStream.status == 1)
+        #expect(fromStream.stdout == fromFiles.stdout)
+        #expect(fromStream.stdout.contains("torn line"))
+    }
+
+    @Test func aLineWithoutItsPlaceIsAnInputError() throws {
+        let scratch = try ScratchDirectory()
+        let pathsFile = try scratch.write("paths.txt", "a.ndjson\n")
+        let result = try navreplay(["audit", "--located-input", pathsFile, "-"], stdin: Data("{}\n".utf8))
+        #expect(result.status == 2)
+        #expect(result.stderr.contains("not located input"))
+    }
+}
