@@ -36,17 +36,22 @@ let package = Package(
             swiftSettings: swiftSettings),
         // I/O around the core.
         .systemLibrary(name: "CZlib", providers: [.apt(["zlib1g-dev"])]),
+        .systemLibrary(name: "CSQLite", providers: [.apt(["libsqlite3-dev"])]),
         .target(
             name: "NavLog", dependencies: ["CZlib", "NavJSON", "NavModel", "NavEvents", "NavReplay"],
             swiftSettings: swiftSettings),
         .target(
             name: "NavReport", dependencies: ["NavJSON", "NavModel", "NavEvents", "NavReplay", "NavLog"],
             swiftSettings: swiftSettings),
+        // The sessions database, through the system's libsqlite3.
+        .target(
+            name: "NavSQLite", dependencies: ["CSQLite", "NavJSON", "NavModel", "NavEvents", "NavReplay", "NavLog", "NavReport"],
+            swiftSettings: swiftSettings),
         // The command line, thin on top.
         .target(
             name: "NavReplayCommands",
             dependencies: [
-                "NavJSON", "NavModel", "NavEvents", "NavReplay", "NavRouter", "NavLog", "NavReport",
+                "NavJSON", "NavModel", "NavEvents", "NavReplay", "NavRouter", "NavLog", "NavReport", "NavSQLite",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: swiftSettings),
@@ -56,6 +61,18 @@ let package = Package(
             name: "NavSamples", dependencies: ["NavJSON", "NavModel", "NavEvents", "NavRouter", "NavLog"],
             swiftSettings: swiftSettings),
         .executableTarget(name: "navreplay-samples", dependencies: ["NavSamples"], swiftSettings: swiftSettings),
+        // Writes large seeded logs through the router, for scripts/bench.
+        .executableTarget(
+            name: "navreplay-loggen", dependencies: ["NavModel", "NavEvents", "NavRouter"], swiftSettings: swiftSettings),
+        // Reliability: the fuzz harness (a library the tests use too); its libFuzzer entry point
+        // (scripts/fuzz builds it with -sanitize=fuzzer -DFUZZING; a plain build makes a replayer
+        // of saved inputs); the writer process that the crash-safety tests kill.
+        .target(
+            name: "NavFuzz", dependencies: ["NavJSON", "NavModel", "NavEvents", "NavReplay", "NavLog", "NavReport"],
+            swiftSettings: swiftSettings),
+        .executableTarget(name: "navreplay-fuzz", dependencies: ["NavFuzz"], swiftSettings: swiftSettings),
+        .executableTarget(
+            name: "navreplay-writer-fixture", dependencies: ["NavModel", "NavEvents", "NavLog"], swiftSettings: swiftSettings),
         .target(
             name: "NavTestSupport",
             dependencies: ["NavJSON", "NavModel", "NavEvents", "NavReplay", "NavRouter"],
@@ -76,10 +93,14 @@ let package = Package(
             dependencies: ["NavJSON", "NavModel", "NavEvents", "NavReplay", "NavLog", "NavTestSupport"],
             swiftSettings: swiftSettings),
         .testTarget(
+            name: "NavReportTests",
+            dependencies: ["NavJSON", "NavModel", "NavEvents", "NavReplay", "NavLog", "NavReport", "NavTestSupport"],
+            swiftSettings: swiftSettings),
+        .testTarget(
             name: "NavReplayCommandsTests",
             dependencies: [
                 "NavJSON", "NavModel", "NavEvents", "NavReplay", "NavLog", "NavReport", "NavReplayCommands",
-                "NavSamples", "NavTestSupport",
+                "NavSamples", "NavTestSupport", "NavFuzz",
             ],
             swiftSettings: swiftSettings),
     ]

@@ -22,8 +22,11 @@ extension NavReplayCommand {
         @OptionGroup var input: InputOptions
         @OptionGroup var output: OutputOptions
 
-        @Option(help: "text (for people), ndjson (one finding a line), or json (one document with explanations).")
+        @Option(
+            help: "text (for people), ndjson (one finding a line), json (one document with explanations), or for CI: junit, sarif, github.")
         var format: AuditFormat = .text
+
+        @OptionGroup var baseline: BaselineOptions
 
         @Option(help: ArgumentHelp("Write every invalid line to this file, as NDJSON with its source and raw bytes.", valueName: "file"))
         var quarantine: String?
@@ -38,16 +41,19 @@ extension NavReplayCommand {
             let run = try runAudit(
                 input, quarantine: quarantine,
                 sessionOptions: SessionAuditOptions(maxFindings: maxFindingsPerSession))
+            let result = try baseline.apply(to: run, needFingerprints: format == .sarif)
             switch format {
             case .text:
                 let style = output.textStyle
-                try emit(Array(TextWriter.findings(run, style: style).utf8), to: output.output)
+                try emit(Array(TextWriter.findings(result.shown, style: style).utf8), to: output.output)
             case .ndjson:
-                try emit(FindingWriter.ndjson(run, explain: explain), to: output.output)
+                try emit(FindingWriter.ndjson(result.shown, explain: explain), to: output.output)
             case .json:
-                try emit(FindingWriter.jsonDocument(run), to: output.output)
+                try emit(FindingWriter.jsonDocument(result.shown), to: output.output)
+            case .junit, .sarif, .github:
+                try emitCI(format, result, passingName: "no findings", to: output.output)
             }
-            try finish(run, output: output, quiet: input.quiet)
+            try finish(result, output: output, quiet: input.quiet)
         }
     }
 
@@ -62,22 +68,27 @@ extension NavReplayCommand {
         @OptionGroup var input: InputOptions
         @OptionGroup var output: OutputOptions
 
-        @Option(help: "text, ndjson or json.")
+        @Option(help: "text, ndjson, json, or for CI: junit, sarif, github.")
         var format: AuditFormat = .text
+
+        @OptionGroup var baseline: BaselineOptions
 
         @Option(help: ArgumentHelp("Write every invalid line to this file, as NDJSON with its source and raw bytes.", valueName: "file"))
         var quarantine: String?
 
         func run() throws {
             let run = try runAudit(input, quarantine: quarantine, foldSessions: false)
+            let result = try baseline.apply(to: run, needFingerprints: format == .sarif)
             switch format {
             case .text:
                 let style = output.textStyle
-                try emit(Array(TextWriter.findings(run, style: style).utf8), to: output.output)
-            case .ndjson: try emit(FindingWriter.ndjson(run), to: output.output)
-            case .json: try emit(FindingWriter.jsonDocument(run), to: output.output)
+                try emit(Array(TextWriter.findings(result.shown, style: style).utf8), to: output.output)
+            case .ndjson: try emit(FindingWriter.ndjson(result.shown), to: output.output)
+            case .json: try emit(FindingWriter.jsonDocument(result.shown), to: output.output)
+            case .junit, .sarif, .github:
+                try emitCI(format, result, passingName: "every line is a valid v1 event", to: output.output)
             }
-            try finish(run, output: output, quiet: input.quiet)
+            try finish(result, output: output, quiet: input.quiet)
         }
     }
 
@@ -171,7 +182,7 @@ extension OutputOptions {
     }
 }
 
-enum AuditFormat: String, ExpressibleByArgument, CaseIterable { case text, ndjson, json }
+enum AuditFormat: String, ExpressibleByArgument, CaseIterable { case text, ndjson, json, junit, sarif, github }
 enum SessionsFormat: String, ExpressibleByArgument, CaseIterable { case ndjson, json, csv, text }
 enum ReplayFormat: String, ExpressibleByArgument, CaseIterable { case text, ndjson }
 

@@ -1,0 +1,88 @@
+import ArgumentParser
+import Foundation
+import NavLog
+import NavReplay
+import NavReport
+
+/// `--baseline` and `--write-baseline`, shared by `audit` and `validate`.
+struct BaselineOptions: ParsableArguments {
+    @Option(
+        help: ArgumentHelp(
+            "Findings accepted earlier (written by --write-baseline): they neither fail the run nor are printed; SARIF marks them unchanged.",
+            valueName: "file"))
+    var baseline: String?
+
+    @Option(help: ArgumentHelp("Write every finding of this run to this file as the accepted baseline.", valueName: "file"))
+    var writeBaseline: String?
+
+    /// Fingerprints the run when a baseline or SARIF needs them, writes `--write-baseline`, and
+    /// splits the findings into accepted and new ones.
+    func apply(to run: AuditRun, needFingerprints: Bool) throws -> BaselinedRun {
+        guard baseline != nil || writeBaseline != nil || needFingerprints else {
+            return BaselinedRun(full: run, shown: run, fingerprints: [], accepted: nil, fixed: 0)
+        }
+        let fingerprints = FindingFingerprint.compute(run)
+        if let path = writeBaseline { try emit(Baseline.json(run, fingerprints: fingerprints), to: path) }
+        guard let path = baseline else {
+            return BaselinedRun(full: run, shown: run, fingerprints: fingerprints, accepted: nil, fixed: 0)
+        }
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw CommandFailure("The baseline file \(path) cannot be read.")
+        }
+        let accepted: Baseline
+        do {
+            accepted = try Baseline(json: [UInt8](data))
+        } catch {
+            throw CommandFailure("The baseline file \(path) \(error)")
+        }
+        let comparison = accepted.compare(run, fingerprints: fingerprints)
+        return BaselinedRun(
+            full: run, shown: comparison.newFindings, fingerprints: fingerprints, accepted: comparison.accepted,
+            fixed: comparison.fixed)
+    }
+}
+
+/// A run with its baseline applied: `shown` has only the new findings.
+struct BaselinedRun {
+    var full: AuditRun
+    var shown: AuditRun
+    var fingerprints: [String]
+    /// Per finding of `full`: accepted by the baseline. `nil` without a baseline.
+    var accepted: [Bool]?
+    var fixed: Int
+
+    var acceptedCount: Int { accepted?.filter { $0 }.count ?? 0 }
+}
+
+/// Writes a CI format: JUnit XML, SARIF or GitHub workflow commands.
+func emitCI(_ format: AuditFormat, _ result: BaselinedRun, passingName: String, to path: String?) throws {
+    switch format {
+    case .junit:
+        try emit(JUnitWriter.xml(result.shown, passingName: passingName), to: path)
+    case .sarif:
+        try emit(
+            SARIFWriter.json(
+                result.full, fingerprints: result.fingerprints, accepted: result.accepted,
+                toolVersion: NavReplayCommand.version),
+            to: path)
+    case .github:
+        try emit(GitHubWriter.commands(result.shown), to: path)
+    case .text, .ndjson, .json:
+        break
+    }
+}
+
+/// Writes the summary (of every finding) and decides the exit status (from the new findings).
+func finish(_ result: BaselinedRun, output: OutputOptions, quiet: Bool) throws {
+    if let path = output.summary { try emit(SummaryWriter.json(result.full), to: path) }
+    if !quiet {
+        var text = "navreplay: " + SummaryWriter.text(result.full) + "\n"
+        if result.accepted != nil {
+            text += "navreplay: baseline: \(result.acceptedCount) accepted, "
+                + "\(result.full.findings.count - result.acceptedCount) new, \(result.fixed) no longer found\n"
+        }
+        Terminal.writeError(text)
+    }
+    let status = exitStatus(result.shown, failOn: output.failOn)
+    if status != .success { throw status }
+}

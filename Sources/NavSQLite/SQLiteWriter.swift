@@ -1,0 +1,220 @@
+import CSQLite
+import NavEvents
+import NavJSON
+public import NavLog
+import NavModel
+public import NavReplay
+import NavReport
+
+/// Writes an audit as a SQLite database (`navreplay sessions --format sqlite`), through the
+/// system's libsqlite3.
+///
+/// Tables (JSON columns hold JSON text, for SQLite's `json_extract` and `json_each`):
+///
+/// - `sessions`: one row a session: `session_id, events, first_seq, last_seq, start, end,
+///   start_ms, end_ms, duration_ms, final_state` (JSON), `screens` (JSON), `entry_screen`,
+///   `exit_screen`, `findings, errors, warnings, redeliveries, duplicates`.
+/// - `events`: one row a folded event: `session_id, seq, event_id, event_name, timestamp,
+///   timestamp_ms, correlation_id, stack, file, line, event` (the canonical JSON line),
+///   `state_after` (JSON, CONTRACT §3), `changes` (JSON array of text), `findings` (count).
+/// - `findings`: one row a finding: `rule, severity, session_id, seq, event_id, file, line,
+///   message, expected, found` (JSON), `after_gap` (0/1), `fingerprint`.
+/// - `meta`: `key, value`: the tool and its version, the event schema version, the summary.
+///
+/// Indexes: `events(session_id, seq)`, `findings(session_id, seq)`, `findings(rule)`,
+/// `sessions(session_id)`.
+public enum SQLiteWriter {
+    public static let schema = """
+        CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+        CREATE TABLE sessions (
+          session_id TEXT NOT NULL, events INTEGER NOT NULL, first_seq INTEGER, last_seq INTEGER,
+          start TEXT, "end" TEXT, start_ms INTEGER, end_ms INTEGER, duration_ms INTEGER,
+          final_state TEXT NOT NULL, screens TEXT NOT NULL, entry_screen TEXT, exit_screen TEXT,
+          findings INTEGER NOT NULL, errors INTEGER NOT NULL, warnings INTEGER NOT NULL,
+          redeliveries INTEGER NOT NULL, duplicates INTEGER NOT NULL);
+        CREATE TABLE events (
+          session_id TEXT NOT NULL, seq INTEGER NOT NULL, event_id TEXT NOT NULL, event_name TEXT NOT NULL,
+          timestamp TEXT NOT NULL, timestamp_ms INTEGER NOT NULL, correlation_id TEXT NOT NULL, stack TEXT,
+          file TEXT, line INTEGER, event TEXT NOT NULL, state_after TEXT NOT NULL, changes TEXT NOT NULL,
+          findings INTEGER NOT NULL);
+        CREATE TABLE findings (
+          rule TEXT NOT NULL, severity TEXT NOT NULL, session_id TEXT, seq INTEGER, event_id TEXT,
+          file TEXT, line INTEGER, message TEXT NOT NULL, expected TEXT, found TEXT,
+          after_gap INTEGER NOT NULL, fingerprint TEXT NOT NULL);
+        CREATE INDEX sessions_session ON sessions(session_id);
+        CREATE INDEX events_session ON events(session_id, seq);
+        CREATE INDEX findings_session ON findings(session_id, seq);
+        CREATE INDEX findings_rule ON findings(rule);
+        """
+
+    /// Writes the database at `path`, replacing any file there. `run` should be audited with
+    /// `SessionAuditOptions(recordSteps: true)`, or the `events` table stays empty.
+    public static func write(_ run: AuditRun, to path: String, toolVersion: String) throws(SQLiteError) {
+        removeFile(path)
+        removeFile(path + "-journal")
+        let database = try SQLiteDatabase(path: path)
+        try database.execute("PRAGMA journal_mode = MEMORY; PRAGMA synchronous = OFF;")
+        try database.execute(schema)
+        try database.execute("BEGIN")
+
+        let meta = try database.prepare("INSERT INTO meta VALUES (?, ?)")
+        for (key, value) in [
+            ("tool", "navreplay"), ("tool_version", toolVersion),
+            ("schema_version", String(NavigationEvent.schemaVersion)),
+            ("summary", String(decoding: SummaryWriter.json(run).dropLast(), as: UTF8.self)),
+        ] {
+            try meta.run([.text(key), .text(value)])
+        }
+
+        let sessions = try database.prepare("INSERT INTO sessions VALUES (" + placeholders(18) + ")")
+        let events = try database.prepare("INSERT INTO events VALUES (" + placeholders(14) + ")")
+        for audit in run.sessions {
+            let errors = audit.findings.filter { $0.severity == .error }.count
+                + audit.droppedFindings.filter { $0.key.severity == .error }.values.reduce(0, +)
+            var screens = JSONWriter()
+            screens.beginArray()
+            for screen in audit.screens { screen.write(to: &screens) }
+            screens.endArray()
+            try sessions.run([
+                .text(audit.sessionID), .integer(Int64(audit.events)), .optional(audit.firstSeq), .optional(audit.lastSeq),
+                .optional(audit.start?.text), .optional(audit.end?.text), .optional(audit.start?.epochMilliseconds),
+                .optional(audit.end?.epochMilliseconds), .optional(audit.durationMilliseconds),
+                .text(audit.finalState.json), .text(screens.string), .optional(audit.screens.first?.label),
+                .optional(audit.screens.last?.label), .integer(Int64(audit.findingCount)), .integer(Int64(errors)),
+                .integer(Int64(audit.findingCount - errors)), .integer(Int64(audit.redeliveries)),
+                .integer(Int64(audit.duplicates)),
+            ])
+            for step in audit.steps {
+                var changes = JSONWriter()
+                changes.beginArray()
+                for change in step.changes { changes.string(change.description) }
+                changes.endArray()
+                try events.run([
+                    .text(audit.sessionID), .integer(step.event.seq), .text(step.event.eventID),
+                    .text(step.event.name.rawValue), .text(step.event.timestamp.text),
+                    .integer(step.event.timestamp.epochMilliseconds), .text(step.event.correlationID),
+                    .optional(step.event.payload.stack), .optional(run.path(of: step.location)),
+                    .integer(step.location.line), .text(step.event.canonicalJSON), .text(step.stateAfter.json),
+                    .text(changes.string), .integer(Int64(step.findings.count)),
+                ])
+            }
+        }
+
+        let findings = try database.prepare("INSERT INTO findings VALUES (" + placeholders(12) + ")")
+        let fingerprints = FindingFingerprint.compute(run)
+        for (finding, fingerprint) in zip(run.findings, fingerprints) {
+            try findings.run([
+                .text(finding.rule.rawValue), .text(finding.severity.rawValue), .optional(finding.sessionID),
+                .optional(finding.seq), .optional(finding.eventID), .optional(run.path(of: finding.location)),
+                .optional(finding.location?.line), .text(finding.message), .optional(finding.expected.map(jsonText)),
+                .optional(finding.found.map(jsonText)), .integer(finding.afterGap ? 1 : 0), .text(fingerprint),
+            ])
+        }
+        try database.execute("COMMIT")
+    }
+
+    static func placeholders(_ count: Int) -> String {
+        Array(repeating: "?", count: count).joined(separator: ", ")
+    }
+
+    static func jsonText(_ value: JSONValue) -> String {
+        var writer = JSONWriter()
+        writer.value(value)
+        return writer.string
+    }
+
+    static func removeFile(_ path: String) {
+        _ = path.withCString { unlink($0) }
+    }
+}
+
+/// A SQLite call that failed: what was being done and SQLite's own message.
+public struct SQLiteError: Error, Sendable, CustomStringConvertible {
+    public var description: String
+    init(_ description: String) { self.description = description }
+}
+
+/// A value to bind to a statement parameter.
+enum SQLiteValue {
+    case null
+    case integer(Int64)
+    case text(String)
+
+    static func optional(_ value: String?) -> SQLiteValue { value.map(SQLiteValue.text) ?? .null }
+    static func optional(_ value: Int64?) -> SQLiteValue { value.map(SQLiteValue.integer) ?? .null }
+}
+
+/// An open database connection; closed when released.
+final class SQLiteDatabase {
+    let handle: OpaquePointer
+
+    init(path: String) throws(SQLiteError) {
+        var handle: OpaquePointer?
+        let status = sqlite3_open_v2(path, &handle, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, nil)
+        guard status == SQLITE_OK, let handle else {
+            let message = handle.map { String(cString: sqlite3_errmsg($0)) } ?? "out of memory"
+            sqlite3_close(handle)
+            throw SQLiteError("cannot create the database \(path): \(message)")
+        }
+        self.handle = handle
+    }
+
+    deinit { sqlite3_close(handle) }
+
+    func execute(_ sql: String) throws(SQLiteError) {
+        var error: UnsafeMutablePointer<CChar>?
+        if sqlite3_exec(handle, sql, nil, nil, &error) != SQLITE_OK {
+            let message = error.map { String(cString: $0) } ?? "unknown error"
+            sqlite3_free(error)
+            throw SQLiteError("SQLite: \(message)")
+        }
+    }
+
+    func prepare(_ sql: String) throws(SQLiteError) -> SQLiteStatement {
+        var statement: OpaquePointer?
+        guard sqlite3_prepare_v2(handle, sql, -1, &statement, nil) == SQLITE_OK, let statement else {
+            throw SQLiteError("SQLite: \(String(cString: sqlite3_errmsg(handle)))")
+        }
+        return SQLiteStatement(statement: statement, database: handle)
+    }
+}
+
+/// A prepared statement, run once per row; finalized when released.
+final class SQLiteStatement {
+    let statement: OpaquePointer
+    let database: OpaquePointer
+
+    init(statement: OpaquePointer, database: OpaquePointer) {
+        self.statement = statement
+        self.database = database
+    }
+
+    deinit { sqlite3_finalize(statement) }
+
+    /// Binds the values to the parameters, in order, and steps the statement once.
+    func run(_ values: [SQLiteValue]) throws(SQLiteError) {
+        sqlite3_reset(statement)
+        sqlite3_clear_bindings(statement)
+        for (index, value) in values.enumerated() {
+            let position = Int32(index + 1)
+            let status: Int32
+            switch value {
+            case .null: status = sqlite3_bind_null(statement, position)
+            case .integer(let number): status = sqlite3_bind_int64(statement, position, number)
+            case .text(let text):
+                // SQLITE_TRANSIENT: SQLite copies the bytes before the call returns.
+                status = sqlite3_bind_text(statement, position, text, -1, unsafeBitCast(-1, to: sqlite3_destructor_type.self))
+            }
+            guard status == SQLITE_OK else { throw SQLiteError("SQLite: \(String(cString: sqlite3_errmsg(database)))") }
+        }
+        guard sqlite3_step(statement) == SQLITE_DONE else {
+            throw SQLiteError("SQLite: \(String(cString: sqlite3_errmsg(database)))")
+        }
+    }
+}
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
