@@ -61,6 +61,15 @@ let package = Package(
             name: "NavSamples", dependencies: ["NavJSON", "NavModel", "NavEvents", "NavRouter", "NavLog"],
             swiftSettings: swiftSettings),
         .executableTarget(name: "navreplay-samples", dependencies: ["NavSamples"], swiftSettings: swiftSettings),
+        // Reliability: the fuzz harness (a library the tests use too); its libFuzzer entry point
+        // (scripts/fuzz builds it with -sanitize=fuzzer -DFUZZING; a plain build makes a replayer
+        // of saved inputs); the writer process that the crash-safety tests kill.
+        .target(
+            name: "NavFuzz", dependencies: ["NavJSON", "NavModel", "NavEvents", "NavReplay", "NavLog", "NavReport"],
+            swiftSettings: swiftSettings),
+        .executableTarget(name: "navreplay-fuzz", dependencies: ["NavFuzz"], swiftSettings: swiftSettings),
+        .executableTarget(
+            name: "navreplay-writer-fixture", dependencies: ["NavModel", "NavEvents", "NavLog"], swiftSettings: swiftSettings),
         .target(
             name: "NavTestSupport",
             dependencies: ["NavJSON", "NavModel", "NavEvents", "NavReplay", "NavRouter"],
@@ -88,7 +97,7 @@ let package = Package(
             name: "NavReplayCommandsTests",
             dependencies: [
                 "NavJSON", "NavModel", "NavEvents", "NavReplay", "NavLog", "NavReport", "NavReplayCommands",
-                "NavSamples", "NavTestSupport",
+                "NavSamples", "NavTestSupport", "NavFuzz",
             ],
             swiftSettings: swiftSettings),
     ]
