@@ -61,6 +61,9 @@ let package = Package(
             name: "NavSamples", dependencies: ["NavJSON", "NavModel", "NavEvents", "NavRouter", "NavLog"],
             swiftSettings: swiftSettings),
         .executableTarget(name: "navreplay-samples", dependencies: ["NavSamples"], swiftSettings: swiftSettings),
+        // Writes large seeded logs through the router, for scripts/bench.
+        .executableTarget(
+            name: "navreplay-loggen", dependencies: ["NavModel", "NavEvents", "NavRouter"], swiftSettings: swiftSettings),
         // Reliability: the fuzz harness (a library the tests use too); its libFuzzer entry point
         // (scripts/fuzz builds it with -sanitize=fuzzer -DFUZZING; a plain build makes a replayer
         // of saved inputs); the writer process that the crash-safety tests kill.

@@ -1,3 +1,8 @@
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
 import NavJSON
 import NavModel
 
@@ -25,6 +30,10 @@ public struct DecodedEvent: Sendable {
     public var identity: UInt64
     /// The value less `event_id`, `seq` and `timestamp`: equal for an analytics duplicate.
     public var contentIdentity: UInt64
+    /// `StableHash` of the `event_id` and `correlation_id` texts, computed while scanning, so
+    /// that grouping by them needs no second pass over the strings.
+    public var eventIDHash: UInt64 = 0
+    public var correlationIDHash: UInt64 = 0
 }
 
 /// Decodes one NDJSON line into a `NavigationEvent`, strictly, per CONTRACT §2, §3 and §7.
@@ -146,6 +155,8 @@ private let maximumSeq: Int64 = (1 << 53) - 1
 private struct EventLineParser {
     var scanner: JSONScanner
     var fields = RawFields()
+    var eventIDHash: UInt64 = 0
+    var correlationIDHash: UInt64 = 0
 
     init(_ line: UnsafeBufferPointer<UInt8>) {
         scanner = JSONScanner(line)
@@ -218,7 +229,8 @@ private struct EventLineParser {
         return DecodedEvent(
             event: event,
             identity: StableHash.objectHash(memberSum: memberSum, count: memberCount),
-            contentIdentity: StableHash.objectHash(memberSum: contentSum, count: memberCount - excluded))
+            contentIdentity: StableHash.objectHash(memberSum: contentSum, count: memberCount - excluded),
+            eventIDHash: eventIDHash, correlationIDHash: correlationIDHash)
     }
 
     /// Runs a scanner step, turning a syntax error into a decoding error.
@@ -291,13 +303,26 @@ private struct EventLineParser {
         case .eventID, .sessionID, .correlationID:
             let (value, hash) = try identifier(field)
             switch field {
-            case .eventID: fields.eventID = value
+            case .eventID:
+                fields.eventID = value
+                eventIDHash = hash
             case .sessionID: fields.sessionID = value
-            default: fields.correlationID = value
+            default:
+                fields.correlationID = value
+                correlationIDHash = hash
             }
             return hash
         case .eventName:
-            let (value, hash) = try string(field, nonEmpty: false)
+            guard scanner.peekSignificant() == UInt8(ascii: "\"") else { throw typeError(field, expected: "a string") }
+            let token = try syntax(field: field.wireName) { (s: inout JSONScanner) throws(JSONSyntaxError) in
+                try s.scanString()
+            }
+            if let name = EventName.match(token, in: scanner) {
+                fields.eventName = name
+                return scanner.hashString(token)
+            }
+            let value = scanner.string(of: token)
+            let hash = scanner.hashString(token)
             guard let name = EventName(rawValue: value) else {
                 throw EventDecodingError(
                     field: field.wireName,
@@ -423,6 +448,14 @@ private struct EventLineParser {
         let token = try syntax(field: field.wireName) { (s: inout JSONScanner) throws(JSONSyntaxError) in
             try s.scanString()
         }
+        if token.isASCII && !token.hasEscapes {
+            // The common case, checked without decoding: raw ASCII holds no control character
+            // but DEL (the scanner rejects the rest), and counts one scalar a byte.
+            let count = token.rawCount
+            if count >= 1 && count <= 128 && memchr(scanner.bytes.baseAddress! + token.start, 0x7F, count) == nil {
+                return (scanner.string(of: token), scanner.hashString(token))
+            }
+        }
         let problem: String? = scanner.withDecodedBytes(of: token) { bytes -> String? in
             var scalars = 0
             var previous: UInt8 = 0
@@ -445,9 +478,14 @@ private struct EventLineParser {
         guard let byte = scanner.peekSignificant(), byte == UInt8(ascii: "-") || isDigit(byte) else {
             throw typeError(field, expected: "an integer")
         }
-        let before = describeNextValue()
+        let start = scanner.position
         let token = try syntax(field: field.wireName) { (s: inout JSONScanner) throws(JSONSyntaxError) in
             try s.scanNumber()
+        }
+        var before: String {  // described only for a message
+            var probe = self
+            probe.scanner.position = start
+            return probe.describeNextValue()
         }
         guard token.isInteger else {
             throw EventDecodingError(

@@ -1,3 +1,10 @@
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+public import NavJSON
+
 /// The event names of contract v1 (CONTRACT §3). Raw values are the wire names and never change.
 public enum EventName: String, Sendable, CaseIterable, Hashable {
     /// A session begins, from the model's initial state or a restored snapshot.
@@ -28,6 +35,22 @@ public enum EventName: String, Sendable, CaseIterable, Hashable {
     case screenView = "screen_view"
     /// A deep link was opened; its changes follow under the same correlation id.
     case deepLink = "deep_link"
+
+    /// The name whose wire text a scanned string is, matched on the raw bytes (no `String`).
+    public static func match(_ token: StringToken, in scanner: JSONScanner) -> EventName? {
+        guard !token.hasEscapes, token.rawCount < byLength.count else { return nil }
+        let base = scanner.bytes.baseAddress! + token.start
+        for (bytes, name) in byLength[token.rawCount] where bytes.withUnsafeBufferPointer({ memcmp($0.baseAddress!, base, bytes.count) == 0 }) {
+            return name
+        }
+        return nil
+    }
+
+    private static let byLength: [[([UInt8], EventName)]] = {
+        var table = [[([UInt8], EventName)]](repeating: [], count: 17)
+        for name in allCases { table[name.rawValue.utf8.count].append((Array(name.rawValue.utf8), name)) }
+        return table
+    }()
 
     /// The event names, sorted, as a human list for messages.
     public static let wireNames: String = allCases.map(\.rawValue).sorted().joined(separator: ", ")

@@ -82,7 +82,22 @@ public struct JSONScanner {
         let start = position
         var hasEscapes = false
         var isASCII = true
+        let base = bytes.baseAddress!
         while true {
+            // Fastest path: eight bytes at a time while none is a quote, a backslash, a control
+            // character or non-ASCII (SWAR bit tricks; a false alarm only falls to the loop below).
+            while position + 8 <= bytes.count {
+                let word = UInt64(littleEndian: UnsafeRawPointer(base + position).loadUnaligned(as: UInt64.self))
+                let high: UInt64 = 0x8080_8080_8080_8080
+                let ones: UInt64 = 0x0101_0101_0101_0101
+                let quote = word ^ 0x2222_2222_2222_2222
+                let backslash = word ^ 0x5C5C_5C5C_5C5C_5C5C
+                let special =
+                    (word & high) | ((word &- 0x2020_2020_2020_2020) & ~word & high)
+                    | ((quote &- ones) & ~quote & high) | ((backslash &- ones) & ~backslash & high)
+                if special != 0 { break }
+                position += 8
+            }
             // Fast path: plain printable ASCII.
             while position < bytes.count {
                 let byte = bytes[position]

@@ -26,9 +26,25 @@ public struct StableHash: Sendable {
         state = (state ^ UInt64(byte)) &* 0x0000_0100_0000_01B3
     }
 
+    /// Mixes bytes eight at a time (then the tail byte by byte), with the length, so that no
+    /// two different byte strings are combined alike by construction.
     @inline(__always)
     public mutating func combine(_ bytes: UnsafeBufferPointer<UInt8>) {
-        for byte in bytes { combineByte(byte) }
+        guard let base = bytes.baseAddress else {
+            combine(UInt64(0))
+            return
+        }
+        var index = 0
+        while index + 8 <= bytes.count {
+            let word = UInt64(littleEndian: UnsafeRawPointer(base + index).loadUnaligned(as: UInt64.self))
+            state = StableHash.mix(state ^ word)
+            index += 8
+        }
+        while index < bytes.count {
+            combineByte(bytes[index])
+            index += 1
+        }
+        combine(UInt64(bytes.count))
     }
 
     @inline(__always)

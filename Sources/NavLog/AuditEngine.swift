@@ -153,10 +153,52 @@ public struct AuditEngine {
                 models: models, options: configuration.sessionOptions, jobs: configuration.jobs,
                 memoryLimit: configuration.memoryLimit, temporaryDirectory: configuration.temporaryDirectory,
                 estimatedInputBytes: InputSize.estimate(files))
-        let decoder = EventDecoder()
         // Located lines carry a prefix of at most 41 bytes on top of the original line.
         let reader = LineReader(maxLineBytes: configuration.maxLineBytes + (configuration.locatedPaths == nil ? 0 : 64))
         var tracker = ProgressSnapshot()
+        var batch = LineBatch()
+        let workers = configuration.jobs > 0 ? configuration.jobs : System.coreCount
+
+        /// Decodes a batch of lines (in parallel) and hands each result on, in line order.
+        func process(_ batch: inout LineBatch, modelID: Int) throws {
+            let decoded = batch.decode(workers: workers)
+            for (index, pending) in batch.lines.enumerated() {
+                let location = LineLocation(file: pending.fileID, line: pending.number)
+                let reason: (field: String?, message: String)
+                if let length = pending.overlongLength {
+                    reason = (nil, "the line is \(length) bytes, over the limit of \(configuration.maxLineBytes) (--max-line-bytes)")
+                } else {
+                    switch decoded[index] {
+                    case .success(let event):
+                        if !configuration.foldSessions {
+                            counts.events += 1  // valid; validate folds nothing
+                            continue
+                        }
+                        if let only = configuration.onlySession, event.event.sessionID != only {
+                            counts.events += 1  // accounted for; not this replay's session
+                            continue
+                        }
+                        try collector.add(
+                            SessionKey(model: modelID, id: event.event.sessionID), SessionLine(decoded: event, location: location),
+                            rawBytes: pending.count)
+                        continue
+                    case .failure(let error):
+                        if pending.unterminated {
+                            reason = (error.field, "torn line: the last line has no line end and is not a valid event (\(error))")
+                        } else {
+                            reason = (error.field, error.description)
+                        }
+                    }
+                }
+                counts.invalidLines += 1
+                invalid.append(
+                    Finding(rule: .schemaInvalid, sessionID: nil, seq: nil, eventID: nil, location: location, message: reason.message))
+                batch.withBytes(of: pending) { raw in
+                    quarantine?.write(file: files[Int(pending.fileID)], line: pending.number, field: reason.field, reason: reason.message, raw: raw)
+                }
+            }
+            batch.removeAll()
+        }
 
         for (index, path) in physical.enumerated() {
             var report = InputFileReport(path: path)
@@ -191,39 +233,13 @@ public struct AuditEngine {
                         counts.blankLines += 1
                         return
                     }
-                    let location = LineLocation(file: fileID, line: line.number)
-                    let reason: (field: String?, message: String)
-                    if let length = line.overlongLength {
-                        reason = (nil, "the line is \(length) bytes, over the limit of \(configuration.maxLineBytes) (--max-line-bytes)")
-                    } else {
-                        switch decoder.decode(line.bytes) {
-                        case .success(let decoded):
-                            if !configuration.foldSessions {
-                                counts.events += 1  // valid; validate folds nothing
-                                return
-                            }
-                            if let only = configuration.onlySession, decoded.event.sessionID != only {
-                                counts.events += 1  // accounted for; not this replay's session
-                                return
-                            }
-                            try collector.add(
-                                SessionKey(model: modelID, id: decoded.event.sessionID),
-                                SessionLine(decoded: decoded, location: location))
-                            return
-                        case .failure(let error):
-                            if line.ending == .endOfInput {
-                                reason = (error.field, "torn line: the last line has no line end and is not a valid event (\(error))")
-                            } else {
-                                reason = (error.field, error.description)
-                            }
-                        }
-                    }
-                    counts.invalidLines += 1
-                    invalid.append(
-                        Finding(rule: .schemaInvalid, sessionID: nil, seq: nil, eventID: nil, location: location, message: reason.message))
-                    quarantine?.write(file: files[Int(fileID)], line: line.number, field: reason.field, reason: reason.message, raw: line.bytes)
+                    batch.append(line, fileID: fileID)
+                    if batch.isFull { try process(&batch, modelID: modelID) }
                 }
+                try process(&batch, modelID: modelID)
             } catch let error as InputError {
+                // Lines read before the error are still audited.
+                try process(&batch, modelID: modelID)
                 report.error = error
                 counts.unreadableFiles += 1
             }
@@ -375,5 +391,72 @@ enum LocatedLine {
             line.bytes = UnsafeBufferPointer(rebasing: line.bytes[..<(line.bytes.startIndex + maxLineBytes)])
         }
         return (Int(file), number)
+    }
+}
+
+/// Lines waiting to be decoded: copied out of the reader's buffer so that several cores can
+/// decode them at once, then handed on in their original order.
+struct LineBatch {
+    struct Pending {
+        var start: Int
+        var count: Int
+        var number: Int64
+        var fileID: Int32
+        var overlongLength: Int?
+        var unterminated: Bool
+    }
+
+    private(set) var bytes: [UInt8] = []
+    private(set) var lines: [Pending] = []
+    /// About 4 MiB of lines per batch: large enough to amortise the hand-off to other cores.
+    static let capacity = 4 << 20
+
+    var isFull: Bool { bytes.count >= LineBatch.capacity }
+
+    mutating func append(_ line: RawLine, fileID: Int32) {
+        if bytes.isEmpty { bytes.reserveCapacity(LineBatch.capacity + (1 << 20)) }
+        lines.append(
+            Pending(start: bytes.count, count: line.bytes.count, number: line.number, fileID: fileID,
+                    overlongLength: line.overlongLength, unterminated: line.ending == .endOfInput))
+        bytes.append(contentsOf: line.bytes)
+    }
+
+    mutating func removeAll() {
+        bytes.removeAll(keepingCapacity: true)
+        lines.removeAll(keepingCapacity: true)
+    }
+
+    func withBytes<R>(of pending: Pending, _ body: (UnsafeBufferPointer<UInt8>) -> R) -> R {
+        bytes.withUnsafeBufferPointer { body(UnsafeBufferPointer(rebasing: $0[pending.start..<(pending.start + pending.count)])) }
+    }
+
+    /// Decodes every line (over-long ones are not decoded), on up to `workers` cores.
+    func decode(workers: Int) -> [Result<DecodedEvent, EventDecodingError>] {
+        let count = lines.count
+        guard count > 0 else { return [] }
+        let results = ParallelResults<Result<DecodedEvent, EventDecodingError>>(count: count)
+        let lines = self.lines
+        let decodeRange: @Sendable (UnsafeBufferPointer<UInt8>, Range<Int>) -> Void = { buffer, range in
+            let decoder = EventDecoder()
+            for index in range where lines[index].overlongLength == nil {
+                let pending = lines[index]
+                results[index] = decoder.decode(UnsafeBufferPointer(rebasing: buffer[pending.start..<(pending.start + pending.count)]))
+            }
+        }
+        bytes.withUnsafeBufferPointer { buffer in
+            let stripes = max(1, min(workers, count / 256))
+            if stripes == 1 {
+                decodeRange(buffer, 0..<count)
+            } else {
+                // Each job decodes its own contiguous slice of lines and writes only its slots.
+                nonisolated(unsafe) let shared = buffer
+                DispatchQueue.concurrentPerform(iterations: stripes) { stripe in
+                    let lower = count * stripe / stripes
+                    let upper = count * (stripe + 1) / stripes
+                    decodeRange(shared, lower..<upper)
+                }
+            }
+        }
+        return (0..<count).map { results[$0] ?? .failure(EventDecodingError(field: nil, message: "over-long")) }
     }
 }

@@ -91,43 +91,53 @@ public enum SessionAuditor {
                     eventName: line.event.name))
         }
 
-        // Order every line by content first, so ties never depend on file order.
-        let ordered = lines.sorted(by: precedes)
+        // Order every line by content first, so ties never depend on file order. Lines are
+        // handled through indices: a SessionLine holds a dozen references, and copying it
+        // (retain and release of each) was a third of the audit's time in the profile.
+        var order = Array(lines.indices)
+        if !isInOrder(lines) { order.sort { precedes(lines[$0], lines[$1]) } }
 
         // Redeliveries: an identical repeat of an event (same value, so same event_id) is
         // counted and not folded again. The first copy in location order is kept.
-        var seenIdentities: Set<UInt64> = []
-        var unique: [SessionLine] = []
-        unique.reserveCapacity(ordered.count)
+        var seenIdentities = Set<UInt64>(minimumCapacity: lines.count)
+        var unique: [Int] = []
+        unique.reserveCapacity(order.count)
         var redeliveries = 0
-        for line in ordered {
-            if seenIdentities.insert(line.decoded.identity).inserted {
-                unique.append(line)
+        for index in order {
+            if seenIdentities.insert(lines[index].decoded.identity).inserted {
+                unique.append(index)
             } else {
                 redeliveries += 1
             }
         }
 
         // event_id.conflict: the same id with another content, after its first occurrence.
-        var firstByID: [String: SessionLine] = [:]
-        for line in unique {
-            if let first = firstByID[line.event.eventID] {
+        // Keyed by the id's hash from the decoder; equal hashes are confirmed on the text.
+        var firstByID: [HashedText: Int] = [:]
+        firstByID.reserveCapacity(unique.count)
+        for index in unique {
+            let line = lines[index]
+            let key = HashedText(hash: line.decoded.eventIDHash, text: line.event.eventID)
+            if let earlier = firstByID[key] {
+                let first = lines[earlier]
                 report(
                     .eventIDConflict, line,
                     "event_id \(quoted(line.event.eventID)) was first seen at seq \(first.event.seq) "
                         + "(\(first.event.name.rawValue)) with a different content",
                     witness: EventReference(first.event, at: first.location))
             } else {
-                firstByID[line.event.eventID] = line
+                firstByID[key] = index
             }
         }
 
         // seq.duplicate: at one seq the earliest event (then the smallest event_id) is folded.
-        var folded: [SessionLine] = []
-        folded.reserveCapacity(unique.count)
+        var foldedIndices: [Int] = []
+        foldedIndices.reserveCapacity(unique.count)
         var duplicates = 0
-        for line in unique {
-            if let winner = folded.last, winner.event.seq == line.event.seq {
+        for index in unique {
+            let line = lines[index]
+            if let winnerIndex = foldedIndices.last, lines[winnerIndex].event.seq == line.event.seq {
+                let winner = lines[winnerIndex]
                 duplicates += 1
                 report(
                     .seqDuplicate, line,
@@ -135,36 +145,41 @@ public enum SessionAuditor {
                         + "\(quoted(winner.event.eventID)); this \(line.event.name.rawValue) is not folded",
                     witness: EventReference(winner.event, at: winner.location))
             } else {
-                folded.append(line)
+                foldedIndices.append(index)
             }
         }
         // Where each correlation group ends: its highest seq (before any --until-seq cut, so a
-        // group cut in the middle is left open rather than judged incomplete).
-        var groupEnd: [String: Int64] = [:]
-        for line in folded {
-            groupEnd[line.event.correlationID] = max(groupEnd[line.event.correlationID] ?? line.event.seq, line.event.seq)
+        // group cut in the middle is left open rather than judged incomplete). Folded seqs
+        // ascend, so the last event of a group is its end.
+        var groupEnd: [HashedText: Int64] = [:]
+        for index in foldedIndices {
+            let line = lines[index]
+            groupEnd[HashedText(hash: line.decoded.correlationIDHash, text: line.event.correlationID)] = line.event.seq
         }
         if let until = options.untilSeq {
-            folded.removeAll { $0.event.seq > until }
+            foldedIndices.removeAll { lines[$0].event.seq > until }
         }
-
         var fold = NavigationFold(model: model)
         var audit = SessionAudit(sessionID: sessionID, findings: [], finalState: fold.state)
         var firstGapSeq: Int64?
-        var previous: SessionLine?
-        for (position, line) in folded.enumerated() {
+        var previousIndex: Int?
+        for (position, lineIndex) in foldedIndices.enumerated() {
+            let line = lines[lineIndex]
             let event = line.event
-            let before = fold.state
+            // Kept only when steps are recorded: holding the state across the fold would make
+            // every mutation copy it.
+            let before = options.recordSteps ? fold.state : nil
             var eventFindings: [Finding] = []
             func note(_ rule: Rule, _ message: String, witness: EventReference? = nil, expected: JSONValue? = nil,
                       found: JSONValue? = nil) {
                 var finding = Finding(
                     rule: rule, sessionID: sessionID, seq: event.seq, eventID: event.eventID, location: line.location,
                     message: message, expected: expected, found: found, witness: witness, eventName: event.name)
-                finding.stateBefore = before
+                finding.stateBefore = fold.state  // notes come before the event is applied
                 eventFindings.append(finding)
             }
-            let previousReference = previous.map { EventReference($0.event, at: $0.location) }
+            let previous = previousIndex.map { lines[$0] }
+            var previousReference: EventReference? { previous.map { EventReference($0.event, at: $0.location) } }
             if let previous, event.seq > previous.event.seq + 1 {
                 let missing = event.seq - previous.event.seq - 1
                 note(
@@ -195,7 +210,7 @@ public enum SessionAuditor {
                     found: .string(event.timestamp.text))
             }
             eventFindings += fold.apply(event, at: line.location, contentIdentity: line.decoded.contentIdentity)
-            if groupEnd[event.correlationID] == event.seq {
+            if groupEnd[HashedText(hash: line.decoded.correlationIDHash, text: event.correlationID)] == event.seq {
                 eventFindings += fold.endGroup(event.correlationID)
             }
             for index in eventFindings.indices where eventFindings[index].stateAfter == nil {
@@ -208,10 +223,10 @@ public enum SessionAuditor {
                 audit.steps.append(
                     ReplayStep(
                         event: event, location: line.location, stateAfter: fold.state,
-                        changes: before.changes(to: fold.state), findings: eventFindings))
+                        changes: (before ?? fold.state).changes(to: fold.state), findings: eventFindings))
             }
             findings += eventFindings
-            previous = line
+            previousIndex = lineIndex
         }
 
         if let firstGapSeq {
@@ -228,13 +243,23 @@ public enum SessionAuditor {
         audit.findings = findings
         audit.redeliveries = redeliveries
         audit.duplicates = duplicates
-        audit.events = folded.count
-        audit.firstSeq = folded.first?.event.seq
-        audit.lastSeq = folded.last?.event.seq
-        audit.start = folded.first?.event.timestamp
-        audit.end = folded.last?.event.timestamp
+        audit.events = foldedIndices.count
+        audit.firstSeq = foldedIndices.first.map { lines[$0].event.seq }
+        audit.lastSeq = foldedIndices.last.map { lines[$0].event.seq }
+        audit.start = foldedIndices.first.map { lines[$0].event.timestamp }
+        audit.end = foldedIndices.last.map { lines[$0].event.timestamp }
         audit.finalState = fold.state
         return audit
+    }
+
+    /// Whether the lines are already in content order (the usual case: a router writes in order).
+    static func isInOrder(_ lines: [SessionLine]) -> Bool {
+        var index = 1
+        while index < lines.count {
+            if precedes(lines[index], lines[index - 1]) { return false }
+            index += 1
+        }
+        return true
     }
 
     /// Content order: seq, then the earliest instant, then the smallest event id, then the
@@ -251,3 +276,16 @@ public enum SessionAuditor {
 }
 
 private func quoted(_ text: String) -> String { JSONWriter.quoted(text) }
+
+/// A string with a hash computed once (by the decoder, while it scanned the bytes): a cheap
+/// dictionary key that still compares the text, so a hash collision cannot merge two keys.
+struct HashedText: Hashable {
+    var hash: UInt64
+    var text: String
+
+    func hash(into hasher: inout Hasher) { hasher.combine(hash) }
+
+    static func == (lhs: HashedText, rhs: HashedText) -> Bool {
+        lhs.hash == rhs.hash && lhs.text == rhs.text
+    }
+}
