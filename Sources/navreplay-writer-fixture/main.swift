@@ -6,7 +6,8 @@
 //
 // It writes a `session_start` (seq 0) and then `route_push` events (seq 1, 2, …) whose
 // `route_params.blob` is a random 0...blob-max bytes long, so that some lines span many pages
-// and a SIGKILL can land in the middle of their `write(2)`. After each event whose `write`
+// and a SIGKILL can land in the middle of their `write(2)`. Each line is the event's canonical
+// JSON, written with `FileEventSink.write(line:)`. After each event whose `write`
 // returned without error it prints the event's seq and a line feed on standard output, with one
 // unbuffered `write(2)`: under `--sync every` a printed seq is on stable storage. Without
 // `--count` it runs until it is killed.
@@ -106,24 +107,44 @@ var random = SplitMix(state: options.seed)
 let start: Int64 = 1_795_168_800_000
 let letters = Array("abcdefghijklmnopqrstuvwxyz0123456789".utf8)
 var seq: Int64 = 0
+let marker = "BLOB-MARKER"
+let markerBytes = Array(marker.utf8)
+
+func find(_ needle: [UInt8], in haystack: [UInt8]) -> Int? {
+    guard haystack.count >= needle.count else { return nil }
+    for start in 0...(haystack.count - needle.count) where haystack[start] == needle[0] {
+        if Array(haystack[start..<(start + needle.count)]) == needle { return start }
+    }
+    return nil
+}
 while seq < options.count {
     let payload: NavigationEvent.Payload
+    var blob: [UInt8] = []
     if seq == 0 {
         payload = .sessionStart(snapshot: nil)
     } else {
         let length = options.blobMax > 0 ? Int.random(in: 0...options.blobMax, using: &random) : 0
-        let fill = letters[Int(seq) % letters.count]
-        let blob = String(decoding: [UInt8](repeating: fill, count: length), as: UTF8.self)
+        blob = [UInt8](repeating: letters[Int(seq) % letters.count], count: length)
         payload = .routePush(
             stack: "onboarding", from: seq == 1 ? nil : "welcome", to: "welcome",
-            params: RouteParams([("blob", .string(blob)), ("n", .string(String(seq)))]))
+            params: RouteParams([("blob", .string(marker)), ("n", .string(String(seq)))]))
     }
     let event = NavigationEvent(
         eventID: "\(options.session)-\(seq)", sessionID: options.session, seq: seq,
         timestamp: Timestamp(epochMilliseconds: start + seq), correlationID: "\(options.session)-c\(seq)",
         appVersion: "1.0.0", payload: payload)
+    // The canonical line with the blob spliced in as bytes (letters need no escaping): the same
+    // bytes as `event.canonicalJSON` with the blob in it, built without encoding the blob, so
+    // that the process spends its time in write(2), where a kill tears a line.
+    let canonical = Array(event.canonicalJSON.utf8)
+    let line: String
+    if let at = find(markerBytes, in: canonical) {
+        line = String(decoding: canonical[..<at] + blob + canonical[(at + markerBytes.count)...], as: UTF8.self)
+    } else {
+        line = String(decoding: canonical, as: UTF8.self)
+    }
     let errorsBefore = sink.errorCount
-    sink.write(event)
+    sink.write(line: line)
     if sink.errorCount == errorsBefore { announce(seq) }
     seq += 1
 }
