@@ -3,6 +3,7 @@ import Foundation
 import NavLog
 import NavReplay
 import NavReport
+import NavSQLite
 
 /// `--baseline` and `--write-baseline`, shared by `audit` and `validate`.
 struct BaselineOptions: ParsableArguments {
@@ -85,4 +86,13 @@ func finish(_ result: BaselinedRun, output: OutputOptions, quiet: Bool) throws {
     }
     let status = exitStatus(result.shown, failOn: output.failOn)
     if status != .success { throw status }
+}
+
+/// `navreplay sessions --format sqlite`: the database, or exit 2 when it cannot be written.
+func writeSessionsDatabase(_ run: AuditRun, to path: String) throws {
+    do {
+        try SQLiteWriter.write(run, to: path, toolVersion: NavReplayCommand.version)
+    } catch {
+        throw CommandFailure("\(error)")
+    }
 }

@@ -96,19 +96,28 @@ extension NavReplayCommand {
         static let configuration = CommandConfiguration(
             abstract: "One record per session: events, seqs, start and end, duration, final state, screens, findings.",
             discussion: """
-                Example:
+                Examples:
                   navreplay sessions --format csv --output sessions.csv SampleLogs
+                  navreplay sessions --format sqlite --output sessions.db SampleLogs
+                  sqlite3 sessions.db 'SELECT rule, count(*) FROM findings GROUP BY rule'
                 """)
 
         @OptionGroup var input: InputOptions
         @OptionGroup var output: OutputOptions
 
-        @Option(help: "ndjson, json, csv or text.")
+        @Option(help: "ndjson, json, csv, text, or sqlite (a database of sessions, events with the state after each, and findings; needs --output).")
         var format: SessionsFormat = .ndjson
 
+        func validate() throws {
+            if format == .sqlite && output.output == nil {
+                throw ValidationError("Please give --output FILE: --format sqlite writes a database file.")
+            }
+        }
+
         func run() throws {
-            let run = try runAudit(input)
+            let run = try runAudit(input, sessionOptions: SessionAuditOptions(recordSteps: format == .sqlite))
             switch format {
+            case .sqlite: try writeSessionsDatabase(run, to: output.output ?? "sessions.db")
             case .ndjson: try emit(SessionWriter.ndjson(run), to: output.output)
             case .json: try emit(SessionWriter.json(run), to: output.output)
             case .csv: try emit(SessionWriter.csv(run), to: output.output)
@@ -183,7 +192,7 @@ extension OutputOptions {
 }
 
 enum AuditFormat: String, ExpressibleByArgument, CaseIterable { case text, ndjson, json, junit, sarif, github }
-enum SessionsFormat: String, ExpressibleByArgument, CaseIterable { case ndjson, json, csv, text }
+enum SessionsFormat: String, ExpressibleByArgument, CaseIterable { case ndjson, json, csv, text, sqlite }
 enum ReplayFormat: String, ExpressibleByArgument, CaseIterable { case text, ndjson }
 
 /// Writes the summary and decides the exit status.

@@ -1,0 +1,45 @@
+import ArgumentParser
+import NavLog
+import NavReplay
+import NavReport
+
+extension NavReplayCommand {
+    struct Report: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Write the nightly report: one self-contained HTML page with charts and the worst sessions' timelines.",
+            discussion: """
+                The page needs no network (no script, no external font or image): open it in any browser, attach it \
+                to a ticket, or publish it as a CI artifact. It holds the state after every event of the worst \
+                sessions, so it reads the state of every event into memory while it runs.
+
+                Examples:
+                  navreplay report SampleLogs --output report.html
+                  navreplay report --worst 10 --title "Nightly audit 2026-11-20" logs/2026-11-20/ -o nightly.html
+                """)
+
+        @OptionGroup var input: InputOptions
+        @OptionGroup var output: OutputOptions
+
+        @Option(help: "The page's title.")
+        var title = "NavReplay audit"
+
+        @Option(help: "How many of the worst sessions get a timeline.")
+        var worst = 5
+
+        @Option(help: "A worst session with more events shows only the events around its findings.")
+        var timelineLimit = 80
+
+        func validate() throws {
+            if worst < 0 { throw ValidationError("Please give --worst a number of 0 or more.") }
+            if timelineLimit < 1 { throw ValidationError("Please give --timeline-limit a positive number.") }
+        }
+
+        func run() throws {
+            let run = try runAudit(input, sessionOptions: SessionAuditOptions(recordSteps: true))
+            let data = ReportData(run: run, worstCount: worst)
+            let page = HTMLReport.html(data, title: title, toolVersion: NavReplayCommand.version, timelineLimit: timelineLimit)
+            try emit(Array(page.utf8), to: output.output)
+            try finish(run, output: output, quiet: input.quiet)
+        }
+    }
+}

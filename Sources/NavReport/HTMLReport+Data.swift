@@ -1,0 +1,199 @@
+public import NavEvents
+import NavJSON
+public import NavLog
+import NavModel
+public import NavReplay
+
+/// What the nightly report shows, computed from an audit run whose sessions recorded their
+/// steps (`SessionAuditOptions(recordSteps: true)`). Pure: the same run gives the same data.
+public struct ReportData: Sendable {
+    /// One bar of a chart: a label, its value, and optional parts (errors, warnings).
+    public struct Bar: Sendable, Equatable {
+        public var label: String
+        public var value: Int
+        public var errors = 0
+        public var warnings = 0
+    }
+
+    public struct RuleRow: Sendable, Equatable {
+        public var rule: Rule
+        public var count: Int
+        public var sessions: Int
+    }
+
+    /// The depth of one stack after each event: how many events left it at each depth.
+    public struct DepthRow: Sendable, Equatable {
+        public var stack: String
+        public var histogram: [Int]
+        public var maximum: Int
+        public var mean: Double
+    }
+
+    /// A session among the worst, with its timeline.
+    public struct WorstSession: Sendable {
+        public var audit: SessionAudit
+        public var errors: Int
+        public var warnings: Int
+    }
+
+    public var run: AuditRun
+    public var firstTimestamp: Timestamp?
+    public var lastTimestamp: Timestamp?
+    public var errors = 0
+    public var warnings = 0
+    public var rules: [RuleRow] = []
+    /// Findings per hour or per day (`timeUnit`), by the offending events' timestamps.
+    public var overTime: [Bar] = []
+    public var timeUnit = "hour"
+    /// Findings of unreadable lines, which have no timestamp.
+    public var untimedFindings = 0
+    public var topPaths: [Bar] = []
+    public var topTransitions: [Bar] = []
+    public var entries: [Bar] = []
+    public var exits: [Bar] = []
+    public var screenViews: [Bar] = []
+    public var depths: [DepthRow] = []
+    public var sessionLengths: [Bar] = []
+    public var sessionDurations: [Bar] = []
+    public var worst: [WorstSession] = []
+
+    /// - Parameters:
+    ///   - worstCount: how many of the worst sessions get a timeline.
+    ///   - topCount: how many rows the "top" lists keep.
+    public init(run: AuditRun, worstCount: Int = 5, topCount: Int = 10) {
+        self.run = run
+        for (rule, count) in run.counts.findingsByRule {
+            if rule.severity == .error { errors += count } else { warnings += count }
+        }
+        var sessionsByRule: [Rule: Set<String>] = [:]
+        for finding in run.findings {
+            if let session = finding.sessionID { sessionsByRule[finding.rule, default: []].insert(session) }
+        }
+        rules = run.counts.findingsByRule.map { RuleRow(rule: $0.key, count: $0.value, sessions: sessionsByRule[$0.key]?.count ?? 0) }
+            .sorted { ($0.rule.severity, $0.count, $1.rule.rawValue) > ($1.rule.severity, $1.count, $0.rule.rawValue) }
+
+        var paths: [String: Int] = [:]
+        var transitions: [String: Int] = [:]
+        var entryCounts: [String: Int] = [:]
+        var exitCounts: [String: Int] = [:]
+        var views: [String: Int] = [:]
+        var depthCounts: [String: [Int]] = [:]
+        var lengths: [Int] = []
+        var durations: [Int64] = []
+        var findingTimes: [(Int64, Severity)] = []
+        for audit in run.sessions {
+            if let start = audit.start, firstTimestamp.map({ start < $0 }) ?? true { firstTimestamp = start }
+            if let end = audit.end, lastTimestamp.map({ $0 < end }) ?? true { lastTimestamp = end }
+            let labels = audit.screens.map(\.label)
+            if !labels.isEmpty {
+                paths[labels.joined(separator: " → "), default: 0] += 1
+                entryCounts[labels[0], default: 0] += 1
+                exitCounts[labels[labels.count - 1], default: 0] += 1
+            }
+            for (from, to) in zip(labels, labels.dropFirst()) { transitions[from + " → " + to, default: 0] += 1 }
+            lengths.append(audit.events)
+            if let duration = audit.durationMilliseconds { durations.append(duration) }
+            var timeOfSeq: [Int64: Int64] = [:]
+            for step in audit.steps {
+                timeOfSeq[step.event.seq] = step.event.timestamp.epochMilliseconds
+                if case .screenView(let claim, _) = step.event.payload { views[claim.screen.label, default: 0] += 1 }
+                for (stack, routes) in step.stateAfter.stacks {
+                    var histogram = depthCounts[stack] ?? []
+                    if histogram.count <= routes.count { histogram += Array(repeating: 0, count: routes.count + 1 - histogram.count) }
+                    histogram[routes.count] += 1
+                    depthCounts[stack] = histogram
+                }
+            }
+            for finding in audit.findings {
+                guard let seq = finding.seq else { continue }
+                let time = timeOfSeq[seq] ?? timeOfSeq.filter { $0.key < seq }.max { $0.key < $1.key }?.value
+                if let time { findingTimes.append((time, finding.severity)) } else { untimedFindings += 1 }
+            }
+        }
+        untimedFindings += run.invalidFindings.count
+
+        func top(_ counts: [String: Int], _ limit: Int) -> [Bar] {
+            counts.map { Bar(label: $0.key, value: $0.value) }
+                .sorted { ($0.value, $1.label) > ($1.value, $0.label) }
+                .prefix(limit).map { $0 }
+        }
+        topPaths = top(paths, topCount)
+        topTransitions = top(transitions, topCount)
+        entries = top(entryCounts, topCount)
+        exits = top(exitCounts, topCount)
+        screenViews = top(views, max(topCount, 15))
+        depths = depthCounts.keys.sorted().map { stack in
+            let histogram = depthCounts[stack] ?? []
+            let total = histogram.reduce(0, +)
+            let weighted = histogram.enumerated().reduce(0) { $0 + $1.offset * $1.element }
+            return DepthRow(
+                stack: stack, histogram: histogram, maximum: histogram.count - 1,
+                mean: total == 0 ? 0 : Double(weighted) / Double(total))
+        }
+
+        sessionLengths = Self.histogram(
+            lengths.map(Int64.init),
+            buckets: [(1, "1"), (5, "2–5"), (10, "6–10"), (20, "11–20"), (50, "21–50"), (100, "51–100"), (200, "101–200"),
+                      (500, "201–500"), (1000, "501–1k")],
+            overflow: ">1k")
+        sessionDurations = Self.histogram(
+            durations,
+            buckets: [(999, "<1 s"), (9_999, "1–10 s"), (29_999, "10–30 s"), (59_999, "30–60 s"), (299_999, "1–5 min"),
+                      (899_999, "5–15 min"), (3_599_999, "15–60 min"), (14_399_999, "1–4 h")],
+            overflow: ">4 h")
+
+        overTime = Self.timeBuckets(findingTimes, first: firstTimestamp, last: lastTimestamp, unit: &timeUnit)
+
+        worst = run.sessions.compactMap { audit -> WorstSession? in
+            guard audit.findingCount > 0 else { return nil }
+            let errors = audit.findings.filter { $0.severity == .error }.count
+            return WorstSession(audit: audit, errors: errors, warnings: audit.findings.count - errors)
+        }
+        .sorted {
+            ($0.errors, $0.warnings, $0.audit.findingCount, $1.audit.sessionID)
+                > ($1.errors, $1.warnings, $1.audit.findingCount, $0.audit.sessionID)
+        }
+        .prefix(worstCount).map { $0 }
+    }
+
+    /// Counts values into buckets by upper bound (inclusive); trailing empty buckets are dropped.
+    static func histogram(_ values: [Int64], buckets: [(Int64, String)], overflow: String) -> [Bar] {
+        var bars = buckets.map { Bar(label: $0.1, value: 0) } + [Bar(label: overflow, value: 0)]
+        for value in values {
+            let index = buckets.firstIndex { value <= $0.0 } ?? buckets.count
+            bars[index].value += 1
+        }
+        while let last = bars.last, last.value == 0, bars.count > 1 { bars.removeLast() }
+        return values.isEmpty ? [] : bars
+    }
+
+    /// Findings per UTC hour when the events span three days or less, else per UTC day; every
+    /// bucket between the first and last event is present, empty ones included.
+    static func timeBuckets(
+        _ times: [(Int64, Severity)], first: Timestamp?, last: Timestamp?, unit: inout String
+    ) -> [Bar] {
+        guard let first, let last else { return [] }
+        let hour: Int64 = 3_600_000
+        let day = 24 * hour
+        let span = last.epochMilliseconds - first.epochMilliseconds
+        let size = span <= 3 * day ? hour : day
+        unit = size == hour ? "hour" : "day"
+        func floor(_ value: Int64) -> Int64 { value >= 0 ? value / size * size : ((value - size + 1) / size) * size }
+        let start = floor(first.epochMilliseconds)
+        let count = Int((floor(last.epochMilliseconds) - start) / size) + 1
+        guard count > 0, count <= 2_000 else { return [] }
+        var bars = (0..<count).map { index -> Bar in
+            let text = Timestamp(epochMilliseconds: start + Int64(index) * size).text
+            // "2026-11-20T10:00:00.000Z" → "2026-11-20 10:00" or "2026-11-20".
+            let label = size == hour ? String(text.prefix(10)) + " " + String(text.dropFirst(11).prefix(5)) : String(text.prefix(10))
+            return Bar(label: label, value: 0)
+        }
+        for (time, severity) in times {
+            let index = Int((floor(time) - start) / size)
+            guard bars.indices.contains(index) else { continue }
+            bars[index].value += 1
+            if severity == .error { bars[index].errors += 1 } else { bars[index].warnings += 1 }
+        }
+        return bars
+    }
+}

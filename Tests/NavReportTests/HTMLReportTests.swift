@@ -1,0 +1,97 @@
+import Foundation
+import NavEvents
+import NavLog
+import NavModel
+import NavReplay
+import NavTestSupport
+import Testing
+
+@testable import NavReport
+
+/// The nightly report's numbers, and that log strings stay text.
+@Suite struct HTMLReportTests {
+    /// Two sessions an hour apart: one clean, one that loses an event.
+    func twoSessions() throws -> (AuditRun, TemporaryDirectory) {
+        let directory = try TemporaryDirectory()
+        var late = Sessions.broken("s-late")
+        for index in late.indices {
+            late[index].timestamp = Timestamp(epochMilliseconds: late[index].timestamp.epochMilliseconds + 3_600_000)
+        }
+        let path = try directory.write("a.ndjson", ndjson(Sessions.clean("s-early")) + ndjson(late))
+        return (try audit([path], recordSteps: true), directory)
+    }
+
+    @Test func dataCountsFindingsPathsScreensDepthsAndLengths() throws {
+        let (run, _) = try twoSessions()
+        let data = ReportData(run: run)
+        #expect(data.errors == 1)
+        #expect(data.warnings == 1)
+        #expect(data.rules.map(\.rule) == [.stateMismatch, .seqGap])
+        #expect(data.timeUnit == "hour")
+        #expect(data.overTime.map(\.label) == ["2026-11-20 10:00", "2026-11-20 11:00"])
+        #expect(data.overTime.map(\.value) == [0, 2])
+        #expect(data.overTime[1].errors == 1 && data.overTime[1].warnings == 1)
+        // Both sessions show onboarding's root, then welcome, then signup.
+        let path = "onboarding/(root) → onboarding/welcome → onboarding/signup"
+        #expect(data.topPaths == [ReportData.Bar(label: path, value: 2)])
+        #expect(data.entries == [ReportData.Bar(label: "onboarding/(root)", value: 2)])
+        #expect(data.topTransitions.first == ReportData.Bar(label: "onboarding/(root) → onboarding/welcome", value: 2))
+        let onboarding = try #require(data.depths.first { $0.stack == "onboarding" })
+        #expect(onboarding.maximum == 2)
+        // Depths after each event: 0 1 2 (clean) and 0 1 2 2 (the pop first adopts the lost
+        // "permissions", then pops it).
+        #expect(onboarding.histogram == [2, 2, 3])
+        #expect(data.sessionLengths.map(\.value).reduce(0, +) == 2)
+        #expect(data.worst.map(\.audit.sessionID) == ["s-late"])
+    }
+
+    @Test func everyLogStringIsEscaped() throws {
+        let directory = try TemporaryDirectory()
+        let hostile = "</script><script>alert(1)</script>\"><img src=x onerror=alert(1)>]]>\u{1B}[31m\nnext"
+        var builder = EventBuilder(sessionID: "s</script>\"><img src=x>")
+        let events = [
+            builder.start(),
+            builder.make(.routePush(stack: "onboarding", from: nil, to: hostile, params: nil)),
+            builder.make(.screenView(.stack("onboarding", route: hostile), params: nil)),
+        ]
+        let path = try directory.write("a.ndjson", ndjson(events))
+        let page = HTMLReport.html(ReportData(run: try audit([path], recordSteps: true)), toolVersion: "test")
+        #expect(!page.contains("<script"))
+        #expect(!page.contains("<img"))
+        #expect(!page.contains("\u{1B}"))
+        #expect(page.contains("&lt;/script&gt;&lt;script&gt;alert(1)&lt;/script&gt;&quot;&gt;&lt;img src=x onerror=alert(1)&gt;]]&gt;"))
+        // Self-contained: nothing is loaded from anywhere.
+        for forbidden in ["http://", "https://", "<link", "src=\"", "href=\"", "url(", "@import"] {
+            #expect(!page.contains(forbidden), "\(forbidden)")
+        }
+        #expect(page.contains("Content-Security-Policy"))
+    }
+
+    @Test func aCleanRunSaysSo() throws {
+        let directory = try TemporaryDirectory()
+        let path = try directory.write("a.ndjson", ndjson(Sessions.clean()))
+        let page = HTMLReport.html(ReportData(run: try audit([path], recordSteps: true)), toolVersion: "test")
+        #expect(page.contains("no findings"))
+        #expect(page.contains("No session has a finding."))
+    }
+
+    @Test(arguments: [(0, 2), (1, 2), (2, 2), (7, 8), (56, 60), (99, 100), (101, 120), (1234, 1600)])
+    func chartMaximaAreRoundAndEven(value: Int, expected: Int) {
+        #expect(SVGChart.niceMaximum(value) == expected)
+    }
+
+    @Test(arguments: [(0, "0 ms"), (999, "999 ms"), (12_400, "12.4 s"), (185_000, "3 min 05 s"), (8_040_000, "2 h 14 min")])
+    func durationsReadWell(milliseconds: Int64, text: String) {
+        #expect(HTMLReport.duration(milliseconds) == text)
+    }
+
+    @Test func timeBucketsArePerDayForLongSpans() {
+        var unit = ""
+        let first = Timestamp(epochMilliseconds: EventBuilder.defaultStart)
+        let last = Timestamp(epochMilliseconds: EventBuilder.defaultStart + 5 * 86_400_000)
+        let bars = ReportData.timeBuckets([(EventBuilder.defaultStart + 86_400_000, .error)], first: first, last: last, unit: &unit)
+        #expect(unit == "day")
+        #expect(bars.map(\.label) == ["2026-11-20", "2026-11-21", "2026-11-22", "2026-11-23", "2026-11-24", "2026-11-25"])
+        #expect(bars.map(\.errors) == [0, 1, 0, 0, 0, 0])
+    }
+}
