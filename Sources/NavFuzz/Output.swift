@@ -120,9 +120,10 @@ public func checkText(_ bytes: [UInt8], allowSGR: Bool) -> String? {
     return nil
 }
 
-/// A strict RFC 4180 reader: records end with CRLF; a quoted field doubles its quotes.
-enum CSV {
-    static func parse(_ bytes: [UInt8]) -> [[String]]? {
+/// A strict RFC 4180 reader: records end with CRLF; a quoted field doubles its quotes. `nil`
+/// when the bytes are not such CSV.
+public enum CSV {
+    public static func parse(_ bytes: [UInt8]) -> [[String]]? {
         var rows: [[String]] = []
         var row: [String] = []
         var field: [UInt8] = []
