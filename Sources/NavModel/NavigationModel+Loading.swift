@@ -103,6 +103,8 @@ private struct ModelReader {
         // Stacks first: flows, modals and commands refer to them.
         var stacks: [String: StackSpec] = [:]
         var stackNames: [String] = []
+        // Flows named by positions, checked once the flows are read.
+        var positionFlows: [(path: String, flow: String)] = []
         for (stackName, spec) in try entries(root["stacks"], "$.stacks") {
             let path = "$.stacks.\(stackName)"
             let fields = try object(spec, path, allowed: ["routes", "singletons", "positions"])
@@ -121,7 +123,7 @@ private struct ModelReader {
                 }
                 for (index, entry) in array.enumerated() {
                     let entryPath = "\(path).positions[\(index)]"
-                    let requirement = try object(entry, entryPath, allowed: ["index", "one_of"])
+                    let requirement = try object(entry, entryPath, allowed: ["index", "one_of", "flows"])
                     guard let at = requirement["index"] else {
                         throw ModelError(path: entryPath + ".index", message: "missing")
                     }
@@ -130,8 +132,15 @@ private struct ModelReader {
                         throw ModelError(
                             path: "\(entryPath).one_of[\(routeIndex)]", message: "unknown route \"\(route)\" (not in routes)")
                     }
+                    let flows = try requirement["flows"].map { (value) throws(ModelError) in
+                        try strings(value, entryPath + ".flows")
+                    }
+                    for (flowIndex, flow) in (flows ?? []).enumerated() {
+                        positionFlows.append(("\(entryPath).flows[\(flowIndex)]", flow))
+                    }
                     positions.append(
-                        PositionRequirement(index: try integer(at, entryPath + ".index", minimum: 0), oneOf: oneOf))
+                        PositionRequirement(
+                            index: try integer(at, entryPath + ".index", minimum: 0), oneOf: oneOf, flows: flows))
                 }
             }
             stacks[stackName] = StackSpec(routes: routes, singletons: Set(singletons), positions: positions)
@@ -140,7 +149,6 @@ private struct ModelReader {
 
         var flows: [String: FlowSpec] = [:]
         var flowNames: [String] = []
-        var stackOwner: [String: String] = [:]
         for (flowName, spec) in try entries(root["flows"], "$.flows") {
             let path = "$.flows.\(flowName)"
             let fields = try object(spec, path, allowed: ["stack", "tabs", "max_modals"])
@@ -164,12 +172,7 @@ private struct ModelReader {
             default:
                 throw ModelError(path: path, message: "a flow has exactly one of \"stack\" and \"tabs\"")
             }
-            for stack in FlowSpec(kind: kind).ownedStacks {
-                if let other = stackOwner[stack] {
-                    throw ModelError(path: path, message: "stack \"\(stack)\" is already owned by flow \"\(other)\"")
-                }
-                stackOwner[stack] = flowName
-            }
+            // Several flows may own one stack (seed 000: one path, whatever the space's kind).
             let maxModals = try fields["max_modals"].map { (value) throws(ModelError) in
                 try integer(value, path + ".max_modals", minimum: 0)
             }
@@ -177,6 +180,10 @@ private struct ModelReader {
             flowNames.append(flowName)
         }
         guard !flowNames.isEmpty else { throw ModelError(path: "$.flows", message: "a model needs at least one flow") }
+        for (path, flow) in positionFlows where flows[flow] == nil {
+            throw ModelError(path: path, message: "unknown flow \"\(flow)\" (not in $.flows)")
+        }
+        let flowStacks = Set(flows.values.flatMap(\.ownedStacks))
 
         let initialFields = try object(root["initial"] ?? .null, "$.initial", allowed: ["flow", "tab"])
         let initialFlow = try string(initialFields["flow"], "$.initial.flow")
@@ -203,12 +210,30 @@ private struct ModelReader {
         if let modalEntries = root["modals"] {
             for (modalName, spec) in try entries(modalEntries, "$.modals") {
                 let path = "$.modals.\(modalName)"
-                let fields = try object(spec, path, allowed: ["flows"])
+                let fields = try object(spec, path, allowed: ["flows", "styles", "stack"])
                 let allowedFlows = try fields["flows"].map { (value) throws(ModelError) in try strings(value, path + ".flows") }
                 for (index, flow) in (allowedFlows ?? []).enumerated() where flows[flow] == nil {
                     throw ModelError(path: "\(path).flows[\(index)]", message: "unknown flow \"\(flow)\" (not in $.flows)")
                 }
-                modals[modalName] = ModalSpec(flows: allowedFlows)
+                let styles = try fields["styles"].map { (value) throws(ModelError) in try strings(value, path + ".styles") }
+                for (index, style) in (styles ?? []).enumerated() where !["sheet", "cover", "overlay"].contains(style) {
+                    throw ModelError(path: "\(path).styles[\(index)]", message: "unknown style \"\(style)\" (expected sheet, cover or overlay)")
+                }
+                var ownStack: String?
+                if let value = fields["stack"] {
+                    let stack = try string(value, path + ".stack")
+                    guard stacks[stack] != nil else {
+                        throw ModelError(path: path + ".stack", message: "unknown stack \"\(stack)\" (not in $.stacks)")
+                    }
+                    guard !flowStacks.contains(stack) else {
+                        throw ModelError(path: path + ".stack", message: "stack \"\(stack)\" is owned by a flow; a modal's stack is its own")
+                    }
+                    if let other = modalNames.first(where: { modals[$0]?.stack == stack }) {
+                        throw ModelError(path: path + ".stack", message: "stack \"\(stack)\" is already owned by modal \"\(other)\"")
+                    }
+                    ownStack = stack
+                }
+                modals[modalName] = ModalSpec(flows: allowedFlows, styles: styles, stack: ownStack)
                 modalNames.append(modalName)
             }
         }
@@ -291,9 +316,16 @@ private struct ModelReader {
                         guard modals[modalName] != nil else {
                             throw ModelError(path: stepPath + ".present", message: "unknown modal \"\(modalName)\"")
                         }
-                        let style = try step["style"].map { (value) throws(ModelError) in try string(value, stepPath + ".style") } ?? "sheet"
+                        let style = try step["style"].map { (value) throws(ModelError) in try string(value, stepPath + ".style") }
+                            ?? modals[modalName]?.styles?.first ?? "sheet"
                         guard ["sheet", "cover", "overlay"].contains(style) else {
                             throw ModelError(path: stepPath + ".style", message: "expected sheet, cover or overlay")
+                        }
+                        guard modals[modalName]?.allowsStyle(style) ?? true else {
+                            throw ModelError(
+                                path: stepPath + ".style",
+                                message: "modal \"\(modalName)\" may not be presented as \(style) (its styles: "
+                                    + "\((modals[modalName]?.styles ?? []).joined(separator: ", ")))")
                         }
                         steps.append(.present(modal: modalName, style: style))
                     } else {

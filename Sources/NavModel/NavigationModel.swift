@@ -58,9 +58,32 @@ public struct NavigationModel: Sendable, Equatable {
         }
     }
 
-    /// The flow that owns a stack, if any (the first in file order).
+    /// The flow that owns a stack, if any (the first in file order: several flows may share
+    /// one stack).
     public func owningFlow(of stack: String) -> String? {
         flowNames.first { flow($0, owns: stack) }
+    }
+
+    /// The modal whose own navigation stack this is (`modals.<name>.stack`), if any.
+    public func owningModal(of stack: String) -> String? {
+        modalNames.first { modals[$0]?.stack == stack }
+    }
+
+    /// The stack that new routes go on in a state: the stack of the top-most presented modal
+    /// that owns one (a modal without a stack shares the stack below it), else the flow's
+    /// active stack.
+    public func activeStack(in state: NavigationState) -> String? {
+        for modal in state.modals.reversed() {
+            if let stack = modals[modal]?.stack { return stack }
+        }
+        return activeStack(flow: state.flow, tab: state.tab)
+    }
+
+    /// Whether a stack can be operated on in a state: a modal's stack while that modal is
+    /// presented, any other stack while the current flow owns it.
+    public func owns(_ stack: String, in state: NavigationState) -> Bool {
+        if let modal = owningModal(of: stack) { return state.modals.contains(modal) }
+        return flow(state.flow, owns: stack)
     }
 }
 
@@ -117,24 +140,63 @@ public struct StackSpec: Sendable, Equatable {
     }
 }
 
-/// "The route at `index` of this stack, when the stack is that deep, is one of `oneOf`."
+/// "The route at `index` of this stack, when the stack is that deep, is one of `oneOf`" —
+/// while one of `flows` is active, or always when `flows` is `nil`.
+///
+/// An empty `oneOf` keeps the position empty: no route may stand there. With `flows`, the
+/// requirement can follow the app's mode: seed 000's space hub requires the widgets screen just
+/// above the hub in a data space and the space chat in a chat space
+/// (`{"index": 0, "one_of": ["widgets"], "flows": ["dataSpace"]}`).
 public struct PositionRequirement: Sendable, Equatable {
     public var index: Int
     public var oneOf: [String]
+    /// The flows in which the requirement holds; `nil`: every flow.
+    public var flows: [String]?
 
-    public init(index: Int, oneOf: [String]) {
+    public init(index: Int, oneOf: [String], flows: [String]? = nil) {
         self.index = index
         self.oneOf = oneOf
+        self.flows = flows
+    }
+
+    /// Whether the requirement holds while `flow` is active.
+    public func applies(in flow: String) -> Bool {
+        flows?.contains(flow) ?? true
+    }
+
+    /// Whether `route` may stand at `index` while `flow` is active.
+    public func allows(_ route: String, at index: Int, in flow: String) -> Bool {
+        index != self.index || !applies(in: flow) || oneOf.contains(route)
     }
 }
 
-/// A modal and the flows it may be presented in (`nil`: every flow).
+/// A modal: the flows it may be presented in (`nil`: every flow), the styles it may be
+/// presented with (`nil`: any), and the stack it owns, if it carries its own navigation
+/// (seed 002's sheets and covers with their own `NavigationStack`).
+///
+/// A modal's stack can be operated on only while the modal is presented; it starts empty when
+/// the modal is presented and is emptied when the modal is dismissed. While it holds routes and
+/// its modal is on top, the visible screen is its top route.
 public struct ModalSpec: Sendable, Equatable {
     public var flows: [String]?
-    public init(flows: [String]? = nil) { self.flows = flows }
+    /// Presentation styles allowed (`sheet`, `cover`, `overlay`); `nil`: any.
+    public var styles: [String]?
+    /// The stack this modal owns, if any.
+    public var stack: String?
+
+    public init(flows: [String]? = nil, styles: [String]? = nil, stack: String? = nil) {
+        self.flows = flows
+        self.styles = styles
+        self.stack = stack
+    }
 
     public func isAllowed(in flow: String) -> Bool {
         flows?.contains(flow) ?? true
+    }
+
+    /// Whether the modal may be presented with this style (`"sheet"`, `"cover"`, `"overlay"`).
+    public func allowsStyle(_ style: String) -> Bool {
+        styles?.contains(style) ?? true
     }
 }
 

@@ -83,9 +83,24 @@ public enum Screen: Sendable, Hashable {
 extension NavigationModel {
     /// The visible screen in a state: the top modal, else the top of the active stack; `nil`
     /// when there is neither (CONTRACT §7, Modals).
+    ///
+    /// A top modal that owns a stack (`modals.<name>.stack`) shows its stack's top route once
+    /// routes are pushed on it (`.stack(stack, route:)`), and itself while the stack is empty.
     public func visibleScreen(in state: NavigationState) -> Screen? {
-        if let modal = state.modals.last { return .modal(modal) }
+        if let modal = state.modals.last {
+            if let stack = modals[modal]?.stack, let route = state.top(of: stack) {
+                return .stack(stack, route: route)
+            }
+            return .modal(modal)
+        }
         guard let stack = activeStack(flow: state.flow, tab: state.tab) else { return nil }
         return .stack(stack, route: state.top(of: stack))
+    }
+
+    /// The screen as `visibleScreen(in:)` names it: the root of a modal's own stack
+    /// (`.stack(stack, route: nil)`) is that modal (`.modal(name)`); anything else is itself.
+    public func canonicalScreen(_ screen: Screen) -> Screen {
+        if case .stack(let stack, nil) = screen, let modal = owningModal(of: stack) { return .modal(modal) }
+        return screen
     }
 }

@@ -43,7 +43,28 @@ public struct NavigationFold: Sendable {
         var authorizesFlowSwitch = false
         var resetStacks: Set<String> = []
         var pendingCommands: [PendingCommand] = []
+        var pendingLinks: [PendingLink] = []
+        /// The group's last flow switch and the state before the group's first one: flow-bound
+        /// positions are checked at the group's end.
+        var flowSwitch: (event: EventReference, sessionID: String, stateBefore: NavigationState)?
         var contentIdentities: [UInt64: EventReference] = [:]
+    }
+
+    /// A resolved deep link whose model steps must land, in order, in its group.
+    private struct PendingLink: Sendable {
+        var url: String
+        var link: DeepLink
+        var event: EventReference
+        var sessionID: String
+        var stateAtLink: NavigationState
+        /// The next step to land.
+        var cursor = 0
+        /// Steps that landed, in the order they did.
+        var landed: [Int] = []
+        /// Steps passed over without holding: they may still land, late.
+        var skipped: Set<Int> = []
+        /// What went wrong, for the finding.
+        var problems: [String] = []
     }
 
     private struct PendingCommand: Sendable {
@@ -93,6 +114,8 @@ public struct NavigationFold: Sendable {
             }
         }
 
+        if !group.pendingLinks.isEmpty { advanceLinks(&group.pendingLinks, with: event.payload) }
+
         switch event.payload {
         case .sessionStart(let snapshot):
             start(from: snapshot, reference: reference)
@@ -110,6 +133,7 @@ public struct NavigationFold: Sendable {
                 report(.flowUnknown, "flow_switch to \(JSONWriter.quoted(to)), a flow the model does not declare",
                     found: .string(to))
             }
+            group.flowSwitch = (reference, event.sessionID, group.flowSwitch?.stateBefore ?? before)
             state.flow = to
             flowWitness = reference
         case .tabSwitch(let from, let to):
@@ -160,7 +184,7 @@ public struct NavigationFold: Sendable {
                         name: command, spec: spec, event: reference, sessionID: event.sessionID,
                         stateAtCommand: state, stacksSeenEmpty: []))
             }
-        case .modalPresent(let modal, _):
+        case .modalPresent(let modal, let style):
             if state.modals.contains(modal) {
                 report(
                     .modalAlreadyPresented, "modal \(JSONWriter.quoted(modal)) is already presented; it is not added twice",
@@ -175,6 +199,12 @@ public struct NavigationFold: Sendable {
                             + " (allowed in: \((spec.flows ?? []).joined(separator: ", ")))",
                         expected: .array((spec.flows ?? []).map(JSONValue.string)), found: .string(state.flow),
                         witness: flowWitness)
+                } else if let spec = model.modals[modal], !spec.allowsStyle(style.rawValue) {
+                    report(
+                        .modalNotAllowed,
+                        "modal \(JSONWriter.quoted(modal)) is presented as \(style.rawValue); the model allows "
+                            + (spec.styles ?? []).joined(separator: ", "),
+                        expected: .array((spec.styles ?? []).map(JSONValue.string)), found: .string(style.rawValue))
                 } else if let limit = model.flows[state.flow]?.maxModals, state.modals.count >= limit {
                     report(
                         .modalNotAllowed,
@@ -185,10 +215,17 @@ public struct NavigationFold: Sendable {
                 }
                 state.modals.append(modal)
                 modalWitness[modal] = reference
+                // A modal's own stack starts at its root each time it is presented.
+                if let stack = model.modals[modal]?.stack, state.depth(of: stack) > 0 {
+                    state.stacks[stack] = []
+                    stackWitness[stack] = reference
+                    emptiedDuringEvent.insert(stack)
+                }
             }
         case .modalDismiss(let modal):
             if let index = state.modals.lastIndex(of: modal) {
                 for removed in state.modals[index...] { modalWitness[removed] = reference }
+                closeStacks(of: Array(state.modals[index...]), reference: reference)
                 state.modals.removeSubrange(index...)
             } else {
                 report(
@@ -200,8 +237,14 @@ public struct NavigationFold: Sendable {
             }
         case .screenView(let claim, _):
             checkScreenView(claim, reference: reference)
-        case .deepLink:
+        case .deepLink(let url, let outcome):
             group.authorizesFlowSwitch = true
+            if outcome == .resolved, let segments = DeepLinkURL(url)?.segments,
+                let (link, _) = model.deepLinks.match(segments), !link.steps.isEmpty
+            {
+                group.pendingLinks.append(
+                    PendingLink(url: url, link: link, event: reference, sessionID: event.sessionID, stateAtLink: state))
+            }
         }
 
         lastEvent = reference
@@ -263,7 +306,128 @@ public struct NavigationFold: Sendable {
             finding.stateAfter = state
             findings.append(finding)
         }
+        if let flowSwitch = group.flowSwitch {
+            findings += checkFlowBoundPositions(after: flowSwitch, correlationID: correlationID)
+        }
+        for var link in group.pendingLinks {
+            // Steps that never landed as events must hold at the end (already there).
+            for index in link.cursor..<link.link.steps.count {
+                if isSatisfied(link.link.steps[index]) {
+                    link.landed.append(index)
+                } else {
+                    link.problems.append("step \(index + 1) (\(describe(link.link.steps[index]))) never landed")
+                }
+            }
+            guard !link.problems.isEmpty else { continue }
+            let declared = link.link.steps.map { JSONValue.string(describe($0)) }
+            let landed = link.landed.map { JSONValue.string(describe(link.link.steps[$0])) }
+            var expected = JSONObject()
+            expected.append("steps", .array(declared))
+            var found = JSONObject()
+            found.append("steps", .array(landed))
+            var finding = Finding(
+                rule: .commandPostcondition, sessionID: link.sessionID, seq: link.event.seq,
+                eventID: link.event.eventID, location: link.event.location,
+                message: "deep link \(JSONWriter.quoted(link.url)) (pattern \(JSONWriter.quoted(link.link.pattern.joined(separator: "/")))) "
+                    + "did not land its steps in the declared order in its correlation group (\(JSONWriter.quoted(correlationID))): "
+                    + link.problems.joined(separator: "; "),
+                expected: .object(expected), found: .object(found), witness: lastEvent, eventName: .deepLink)
+            finding.stateBefore = link.stateAtLink
+            finding.stateAfter = state
+            findings.append(finding)
+        }
         return findings
+    }
+
+    /// At the end of a group that switched the flow: every route of the stacks the new flow
+    /// owns against the positions bound to flows (`positions[].flows`), reported at the group's
+    /// last flow switch. Positions that hold in every flow were checked as the routes entered.
+    private func checkFlowBoundPositions(
+        after flowSwitch: (event: EventReference, sessionID: String, stateBefore: NavigationState), correlationID: String
+    ) -> [Finding] {
+        var findings: [Finding] = []
+        for stack in model.flows[state.flow]?.ownedStacks ?? [] {
+            guard let spec = model.stacks[stack] else { continue }
+            let routes = state.stacks[stack] ?? []
+            for requirement in spec.positions where requirement.flows != nil && requirement.index < routes.count {
+                let route = routes[requirement.index]
+                guard !requirement.allows(route, at: requirement.index, in: state.flow) else { continue }
+                let required =
+                    requirement.oneOf.isEmpty ? "no route there" : "one of \(requirement.oneOf.joined(separator: ", ")) there"
+                var finding = Finding(
+                    rule: .routePosition, sessionID: flowSwitch.sessionID, seq: flowSwitch.event.seq,
+                    eventID: flowSwitch.event.eventID, location: flowSwitch.event.location,
+                    message: "after the switch to flow \(JSONWriter.quoted(state.flow)) (correlation group "
+                        + "\(JSONWriter.quoted(correlationID))), stack \(JSONWriter.quoted(stack)) still holds "
+                        + "\(JSONWriter.quoted(route)) at index \(requirement.index); the model requires \(required) in that flow",
+                    expected: .array(requirement.oneOf.map(JSONValue.string)), found: .string(route),
+                    witness: stackWitness[stack], eventName: .flowSwitch)
+                finding.stateBefore = flowSwitch.stateBefore
+                finding.stateAfter = state
+                findings.append(finding)
+            }
+        }
+        return findings
+    }
+
+    // MARK: Deep link steps
+
+    /// Whether an event carries out a deep link step: a tab switch to its tab, a push of its
+    /// route on its stack (or a pop back to it: a singleton is opened once), a present of its modal.
+    private func realizes(_ payload: NavigationEvent.Payload, _ step: DeepLinkStep) -> Bool {
+        switch (step, payload) {
+        case (.selectTab(let tab), .tabSwitch(_, let to)): tab == to
+        case (.push(let stack, let route), .routePush(let on, _, let to, _)): stack == on && route == to
+        case (.push(let stack, let route), .routePopTo(let on, _, let to)): stack == on && route == to
+        case (.present(let modal, _), .modalPresent(let presented, _)): modal == presented
+        default: false
+        }
+    }
+
+    /// Whether a step's effect already holds, so that it needs no event.
+    private func isSatisfied(_ step: DeepLinkStep) -> Bool {
+        switch step {
+        case .selectTab(let tab): state.tab == tab
+        case .push(let stack, let route): state.top(of: stack) == route
+        case .present(let modal, _): state.modals.contains(modal)
+        }
+    }
+
+    private func describe(_ step: DeepLinkStep) -> String {
+        switch step {
+        case .selectTab(let tab): "tab \(tab)"
+        case .push(let stack, let route): "push \(stack)/\(route)"
+        case .present(let modal, let style): "present \(modal) (\(style))"
+        }
+    }
+
+    /// Lands the steps an event carries out (CONTRACT extension, seed 002: a deep link's steps
+    /// land in the declared order). An event that carries out a step at or after the next one
+    /// lands it; the steps it skips must already hold. Other events of the group (the command's
+    /// resets, dismissals, flow and tab switches) are not steps and are passed over.
+    private func advanceLinks(_ links: inout [PendingLink], with payload: NavigationEvent.Payload) {
+        for index in links.indices {
+            let steps = links[index].link.steps
+            if let late = links[index].skipped.sorted().first(where: { realizes(payload, steps[$0]) }) {
+                links[index].skipped.remove(late)
+                links[index].landed.append(late)
+                continue
+            }
+            guard links[index].cursor < steps.count,
+                let hit = (links[index].cursor..<steps.count).first(where: { realizes(payload, steps[$0]) })
+            else { continue }
+            for skipped in links[index].cursor..<hit {
+                if isSatisfied(steps[skipped]) {
+                    links[index].landed.append(skipped)
+                } else {
+                    links[index].skipped.insert(skipped)
+                    links[index].problems.append(
+                        "step \(hit + 1) (\(describe(steps[hit]))) landed before step \(skipped + 1) (\(describe(steps[skipped])))")
+                }
+            }
+            links[index].landed.append(hit)
+            links[index].cursor = hit + 1
+        }
     }
 
     /// Ends every open group (at the end of a session), in correlation id order.
@@ -360,8 +524,14 @@ public struct NavigationFold: Sendable {
                     report(.routeSingleton, "the snapshot's stack \(JSONWriter.quoted(stack)) holds singleton \(JSONWriter.quoted(route)) twice",
                         found: .string(route))
                 }
-                checkPosition(stack: stack, spec: spec, route: route, index: index)
+                checkPosition(stack: stack, spec: spec, route: route, index: index, flow: snapshot.flow)
                 seen.insert(route)
+            }
+            if let modal = model.owningModal(of: stack), !routes.isEmpty, !snapshot.modals.contains(modal) {
+                report(
+                    .stackNotOwned,
+                    "the snapshot's stack \(JSONWriter.quoted(stack)) holds routes, but its modal \(JSONWriter.quoted(modal)) is not presented",
+                    expected: .string(modal), found: .array(snapshot.modals.map(JSONValue.string)))
             }
             restored.stacks[stack] = routes
             stackWitness[stack] = reference
@@ -404,8 +574,17 @@ public struct NavigationFold: Sendable {
                 found: .string(stack))
             return
         }
-        // 2. Owned by the current flow (a to_root pop of a stack its command resets is exempt).
-        if !model.flow(state.flow, owns: stack) {
+        // 2. Owned by the current flow (a to_root pop of a stack its command resets is exempt),
+        //    or, for a modal's own stack, by its presented modal.
+        if let modal = model.owningModal(of: stack) {
+            if !state.modals.contains(modal) {
+                report(
+                    .stackNotOwned,
+                    "\(payload.name.rawValue) on stack \(JSONWriter.quoted(stack)) of modal \(JSONWriter.quoted(modal)), "
+                        + "which is not presented (presented: \(state.modals.isEmpty ? "none" : state.modals.joined(separator: ", ")))",
+                    expected: .string(modal), found: .array(state.modals.map(JSONValue.string)), witness: modalWitness[modal])
+            }
+        } else if !model.flow(state.flow, owns: stack) {
             var exempt = false
             if case .routePop(_, _, _, .toRoot) = payload, group.resetStacks.contains(stack) { exempt = true }
             if !exempt {
@@ -535,13 +714,28 @@ public struct NavigationFold: Sendable {
         checkPosition(stack: stack, spec: spec, route: route, index: index)
     }
 
-    private mutating func checkPosition(stack: String, spec: StackSpec, route: String, index: Int) {
-        for requirement in spec.positions where requirement.index == index && !requirement.oneOf.contains(route) {
+    private mutating func checkPosition(stack: String, spec: StackSpec, route: String, index: Int, flow: String? = nil) {
+        let flow = flow ?? state.flow
+        for requirement in spec.positions where !requirement.allows(route, at: index, in: flow) {
+            let required =
+                requirement.oneOf.isEmpty
+                ? "no route there" : "one of \(requirement.oneOf.joined(separator: ", ")) there"
             report(
                 .routePosition,
                 "route \(JSONWriter.quoted(route)) at index \(index) of stack \(JSONWriter.quoted(stack)); the model requires "
-                    + "one of \(requirement.oneOf.joined(separator: ", ")) there",
-                expected: .array(requirement.oneOf.map(JSONValue.string)), found: .string(route))
+                    + required + (requirement.flows == nil ? "" : " in flow \(JSONWriter.quoted(flow))"),
+                expected: .array(requirement.oneOf.map(JSONValue.string)), found: .string(route),
+                witness: requirement.flows == nil ? nil : flowWitness)
+        }
+    }
+
+    /// Empties the own stacks of modals that are dismissed: a modal's navigation goes with it.
+    private mutating func closeStacks(of dismissed: [String], reference: EventReference) {
+        for modal in dismissed {
+            guard let stack = model.modals[modal]?.stack, state.depth(of: stack) > 0 else { continue }
+            state.stacks[stack] = []
+            stackWitness[stack] = reference
+            emptiedDuringEvent.insert(stack)
         }
     }
 
@@ -549,7 +743,7 @@ public struct NavigationFold: Sendable {
 
     private mutating func checkScreenView(_ claim: NavigationEvent.ScreenClaim, reference: EventReference) {
         let visible = model.visibleScreen(in: state)
-        let claimed = claim.screen
+        let claimed = model.canonicalScreen(claim.screen)
         guard visible != claimed else { return }
         let witness: EventReference? =
             switch visible {
@@ -562,17 +756,23 @@ public struct NavigationFold: Sendable {
             "screen_view of \(claimed.label) but the visible screen is \(visible?.label ?? "none")",
             expected: visible.map { .string($0.label) } ?? .null, found: .string(claimed.label), witness: witness)
         // Resync: adopt the reported screen without changing flow or tab.
-        switch claim {
+        switch claimed {
         case .modal(let modal):
-            if let index = state.modals.lastIndex(of: modal) {
-                state.modals.removeSubrange((index + 1)...)
-            } else {
-                state.modals.append(modal)
+            bringToTop(modal, reference: reference)
+            if let stack = model.modals[modal]?.stack, state.depth(of: stack) > 0 {
+                // The modal's own root is shown: its stack is back at the root.
+                state.stacks[stack] = []
+                stackWitness[stack] = reference
+                emptiedDuringEvent.insert(stack)
             }
-            modalWitness[modal] = reference
         case .stack(let stack, let route):
             guard model.stacks[stack] != nil else { return }
-            state.modals.removeAll()
+            if let modal = model.owningModal(of: stack) {
+                bringToTop(modal, reference: reference)
+            } else {
+                closeStacks(of: state.modals, reference: reference)
+                state.modals.removeAll()
+            }
             var routes = state.stacks[stack] ?? []
             if let route {
                 if let index = routes.lastIndex(of: route) {
@@ -586,5 +786,16 @@ public struct NavigationFold: Sendable {
             state.stacks[stack] = routes
             stackWitness[stack] = reference
         }
+    }
+
+    /// Makes a modal the top one: removes those above it (with their own stacks), or appends it.
+    private mutating func bringToTop(_ modal: String, reference: EventReference) {
+        if let index = state.modals.lastIndex(of: modal) {
+            closeStacks(of: Array(state.modals[(index + 1)...]), reference: reference)
+            state.modals.removeSubrange((index + 1)...)
+        } else {
+            state.modals.append(modal)
+        }
+        modalWitness[modal] = reference
     }
 }

@@ -332,7 +332,7 @@ enum EmbeddedSchemas {
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "$id": "https://navreplay.dev/schemas/navigation-model.v1.schema.json",
   "title": "NavReplay navigation model, model_version 1",
-  "description": "The model file that tells navreplay how an app navigates (CONTRACT §4): its flows, the tabs and stacks they own, the routes each stack accepts, the modals, the typed cross-flow commands and the deep link table. Unknown keys are rejected everywhere. This schema checks the shape only: cross-references (a flow naming an undeclared stack, a tab that is not a declared stack, a singleton or position route missing from its stack's routes, a modal allowed in an undeclared flow, a command naming an undeclared flow, tab or stack, a deep link naming an undeclared command, stack or modal, the initial flow and tab, a stack owned by two flows) cannot be expressed in JSON Schema; the Swift loader (NavigationModel.load) checks them and names the offending JSON path.",
+  "description": "The model file that tells navreplay how an app navigates (CONTRACT §4): its flows, the tabs and stacks they own, the routes each stack accepts, the modals, the typed cross-flow commands and the deep link table. Unknown keys are rejected everywhere. This schema checks the shape only: cross-references (a flow naming an undeclared stack, a tab that is not a declared stack, a singleton or position route missing from its stack's routes, a position naming an undeclared flow, a modal allowed in an undeclared flow, a modal's stack that is undeclared or owned by a flow or another modal, a command naming an undeclared flow, tab or stack, a deep link naming an undeclared command, stack or modal or a style its modal does not allow, the initial flow and tab) cannot be expressed in JSON Schema; the Swift loader (NavigationModel.load) checks them and names the offending JSON path.",
   "type": "object",
   "additionalProperties": false,
   "required": ["model_version", "name", "initial", "flows", "stacks"],
@@ -371,13 +371,13 @@ enum EmbeddedSchemas {
       }
     },
     "flows": {
-      "description": "The flows, by name. A flow owns either one stack or a list of tabs (each tab owns the stack of the same name). At least one flow.",
+      "description": "The flows, by name. A flow owns either one stack or a list of tabs (each tab owns the stack of the same name). Several flows may own the same stack (seed 000: one path whatever the space's kind). At least one flow.",
       "type": "object",
       "minProperties": 1,
       "additionalProperties": {"$ref": "#/$defs/flow"}
     },
     "stacks": {
-      "description": "The stacks, by name: every stack a flow or a tab owns must be declared here.",
+      "description": "The stacks, by name: every stack a flow, a tab or a modal owns must be declared here.",
       "type": "object",
       "additionalProperties": {"$ref": "#/$defs/stack"}
     },
@@ -452,7 +452,7 @@ enum EmbeddedSchemas {
           "$ref": "#/$defs/names"
         },
         "positions": {
-          "description": "Routes required at given positions of the stack.",
+          "description": "Routes required at given positions of the stack (a NavReplay extension of the v1 model file): a route entering the stack at a position whose requirement holds must be one of its routes, else route.position.",
           "type": "array",
           "items": {
             "type": "object",
@@ -464,7 +464,11 @@ enum EmbeddedSchemas {
                 "$ref": "#/$defs/small_count"
               },
               "one_of": {
-                "description": "The routes allowed at that position.",
+                "description": "The routes allowed at that position (routes of this stack). Empty: no route may stand there.",
+                "$ref": "#/$defs/names"
+              },
+              "flows": {
+                "description": "The requirement holds only while one of these flows is active (seed 000: widgets just above the hub in a data space, the space chat in a chat space). Absent: in every flow.",
                 "$ref": "#/$defs/names"
               }
             }
@@ -480,6 +484,16 @@ enum EmbeddedSchemas {
         "flows": {
           "description": "The flows it may be presented in. Absent: any flow.",
           "$ref": "#/$defs/names"
+        },
+        "styles": {
+          "description": "The styles it may be presented with (a NavReplay extension of the v1 model file; another style is modal.not_allowed). Absent: any style.",
+          "type": "array",
+          "uniqueItems": true,
+          "items": {"enum": ["sheet", "cover", "overlay"]}
+        },
+        "stack": {
+          "description": "The stack this modal owns: its own navigation, as a sheet or cover with its own navigation stack (a NavReplay extension of the v1 model file, seed 002). A stack declared in stacks that no flow and no other modal owns. Operations on it while the modal is not presented are stack.not_owned; it starts empty when the modal is presented and is emptied when the modal is dismissed; while it holds routes and the modal is on top, its top route is the visible screen.",
+          "$ref": "#/$defs/name"
         }
       }
     },
@@ -568,7 +582,7 @@ enum EmbeddedSchemas {
           "properties": {
             "present": {"description": "The modal to present.", "$ref": "#/$defs/name"},
             "style": {
-              "description": "How it is presented. Default sheet.",
+              "description": "How it is presented. Default: the modal's first style, else sheet.",
               "enum": ["sheet", "cover", "overlay"]
             }
           }

@@ -62,6 +62,16 @@ public enum NavigationRefusal: Error, Sendable, Hashable, CustomStringConvertibl
     case modalNotAllowed(String, flow: String)
     /// The flow allows at most `limit` modals at once (`modal.not_allowed`).
     case tooManyModals(limit: Int, flow: String)
+    /// The model does not allow this presentation style for the modal (`modal.not_allowed`).
+    case modalStyleNotAllowed(String, style: String)
+    /// A smart dismiss or a close with nothing to dismiss: no modal above the context, an empty
+    /// stack, and a context that is not presented (seed 002: flagged, never logged).
+    case nothingToDismiss
+    /// A transaction's body threw an error of its own (its description): nothing was applied.
+    case abandoned(String)
+    /// A transaction or deep link would write the same event twice in one correlation group
+    /// (`analytics.duplicate`); the event's name.
+    case repeatedEvent(String)
     /// The modal is already presented (`modal.already_presented`).
     case modalAlreadyPresented(String)
     /// The modal is not presented (`modal.not_presented`).
@@ -96,6 +106,10 @@ public enum NavigationRefusal: Error, Sendable, Hashable, CustomStringConvertibl
         case .unknownModal(let modal): "the model declares no modal \"\(modal)\""
         case .modalNotAllowed(let modal, let flow): "modal \"\(modal)\" is not allowed in flow \"\(flow)\""
         case .tooManyModals(let limit, let flow): "flow \"\(flow)\" allows at most \(limit) modal(s) at once"
+        case .modalStyleNotAllowed(let modal, let style): "modal \"\(modal)\" may not be presented as \(style)"
+        case .nothingToDismiss: "there is nothing to dismiss: no modal above, an empty stack, and nothing presented"
+        case .abandoned(let reason): "the transaction was abandoned: \(reason)"
+        case .repeatedEvent(let name): "the action would write the same \(name) event twice (one action, one event)"
         case .modalAlreadyPresented(let modal): "modal \"\(modal)\" is already presented"
         case .modalNotPresented(let modal): "modal \"\(modal)\" is not presented"
         case .unknownCommand(let command): "the model declares no command \"\(command)\""
@@ -159,4 +173,15 @@ public struct SuccessPayload: Sendable, Hashable {
         self.primaryButton = primaryButton
         self.primaryAction = primaryAction
     }
+}
+
+/// Where a smart dismiss or a close starts (seed 002: each coordinator dismisses from its own
+/// context).
+public enum NavigationContext: Sendable, Hashable {
+    /// The visible context: the top modal, else the flow's stack.
+    case visible
+    /// The flow's own stack, under every modal (the root coordinator).
+    case base
+    /// A presented modal (the coordinator of that sheet or cover).
+    case modal(String)
 }

@@ -130,6 +130,66 @@ extension NavigationRouter {
         }
     }
 
+    /// Seed 002's smart dismiss, from a coordinator's context (the visible one by default):
+    /// first the sheet or cover that context presented (`modal_dismiss` of the modal just above
+    /// it, which takes those above it along), else a pop of the context's own stack
+    /// (`route_pop {count: 1}`), else the context itself is dismissed by its parent
+    /// (`modal_dismiss` of the context's modal). A modal without its own stack has nothing to
+    /// pop: it is dismissed.
+    ///
+    /// Refused with `.nothingToDismiss` at the root of the base stack with no modal presented,
+    /// so that a dismiss with nothing to dismiss never reaches the log.
+    @discardableResult
+    public func dismiss(from context: NavigationContext = .visible) -> NavigationResult {
+        perform { (draft: inout TransitionDraft) throws(NavigationRefusal) in
+            try draft.smartDismiss(from: context)
+        }
+    }
+
+    /// Seed 002's `close`: dismisses the whole modal flow the context is in, the modal with its
+    /// own stack and every modal above it, in one `modal_dismiss`. Refused with
+    /// `.nothingToDismiss` from the base context.
+    @discardableResult
+    public func close(from context: NavigationContext = .visible) -> NavigationResult {
+        perform { (draft: inout TransitionDraft) throws(NavigationRefusal) in
+            try draft.close(from: context)
+        }
+    }
+
+    // MARK: Transactions
+
+    /// Several operations as one user action: their events share one correlation id, the
+    /// visible screen is logged once at the end, and either every operation is applied or, if
+    /// one is refused, none is and nothing is written.
+    ///
+    /// Seed 000's `showScreen` in another space is one: rebuild the path for the space, then
+    /// open the screen.
+    ///
+    /// ```swift
+    /// router.transaction { tx in
+    ///     try tx.apply(command: "openDataSpace")   // command_applied, route_pop {to_root}, …
+    ///     try tx.push("widgets")
+    ///     try tx.push("editor", params: RouteParams([("object_id", .string("o-1"))]))
+    /// }
+    /// ```
+    ///
+    /// The body may throw errors of its own: they abandon the transaction too, and the result
+    /// is `.refused(.abandoned(description))`.
+    @discardableResult
+    public func transaction(_ body: (inout NavigationTransaction) throws -> Void) -> NavigationResult {
+        perform { (draft: inout TransitionDraft) throws(NavigationRefusal) in
+            var transaction = NavigationTransaction(draft: draft)
+            do {
+                try body(&transaction)
+            } catch let refusal as NavigationRefusal {
+                throw refusal
+            } catch {
+                throw .abandoned(String(describing: error))
+            }
+            draft = transaction.draft
+        }
+    }
+
     // MARK: The global success screen (seed 001 §3.6, contract 5.4)
 
     /// Shows the global success screen: sets the payload and presents `successModal`.
@@ -202,6 +262,8 @@ extension NavigationRouter {
                 attempt.emit(.deepLink(url: url, outcome: .resolved))
                 do {
                     try attempt.follow(link, captures: captures)
+                    try attempt.checkAllPositions()
+                    try attempt.checkNoRepeatedEvent()
                     _ = commit(attempt)
                     return .resolved
                 } catch {

@@ -30,8 +30,12 @@ public import NavReplay
 /// already in its stack (use `openOnce`), a route at a position the model forbids, an insert
 /// index outside `0...depth`, invalid route parameters, a tab switch in a flow without tabs or
 /// to a tab it does not have, a modal that is undeclared, not allowed in the flow, beyond the
-/// flow's `max_modals` or already presented, the dismissal of a modal that is not presented,
-/// an unknown command, and anything before `start()`/`restore(from:)`. Requests with nothing
+/// flow's `max_modals`, already presented or in a style the model does not allow for it, the
+/// dismissal of a modal that is not presented, an operation on the own stack of a modal that is
+/// not presented, an unknown command, an action that would leave a stack breaking a position
+/// of the (new) flow, a transaction or deep link that would write the same event twice, a
+/// smart dismiss or close with nothing to dismiss, and anything before
+/// `start()`/`restore(from:)`. Requests with nothing
 /// to do (popping an empty stack, `pop(0)`, popping to a route not in the stack, selecting the
 /// selected tab) return `.unchanged` and write nothing. `pop(n)` with `n` above the depth is
 /// not refused: it clamps (seed 001 contract 5.2) and logs `count` as requested, which
@@ -107,9 +111,11 @@ public final class NavigationRouter {
 
     // MARK: Reading the state
 
-    /// The stack the current flow shows: its own, or the selected tab's.
+    /// The stack that operations without a stack name act on: the own stack of the top-most
+    /// presented modal that has one (`modals.<name>.stack`), else the current flow's own stack
+    /// or the selected tab's.
     public var activeStack: String? {
-        model.activeStack(flow: state.flow, tab: state.tab)
+        model.activeStack(in: state)
     }
 
     /// The visible screen: the top modal, else the top of the active stack.
@@ -181,6 +187,8 @@ public final class NavigationRouter {
         var draft = draft()
         do {
             try operation(&draft)
+            try draft.checkAllPositions()
+            try draft.checkNoRepeatedEvent()
         } catch {
             return .refused(error)
         }

@@ -35,19 +35,25 @@ struct TransitionDraft {
 
     // MARK: Stacks
 
-    /// The named stack, or the active one; it must be declared and owned by the current flow.
+    /// The named stack, or the active one (the own stack of the top-most presented modal that
+    /// has one, else the flow's); it must be declared and owned by the current flow, or be the
+    /// own stack of a presented modal.
     func resolve(_ name: String?) throws(NavigationRefusal) -> (name: String, spec: StackSpec) {
         let stack: String
         if let name {
             stack = name
         } else {
-            guard let active = model.activeStack(flow: state.flow, tab: state.tab) else {
+            guard let active = model.activeStack(in: state) else {
                 throw .noActiveStack(flow: state.flow)
             }
             stack = active
         }
         guard let spec = model.stacks[stack] else { throw .unknownStack(stack) }
-        guard model.flow(state.flow, owns: stack) else { throw .stackNotOwned(stack: stack, flow: state.flow) }
+        if let modal = model.owningModal(of: stack) {
+            guard state.modals.contains(modal) else { throw .modalNotPresented(modal) }
+        } else {
+            guard model.flow(state.flow, owns: stack) else { throw .stackNotOwned(stack: stack, flow: state.flow) }
+        }
         return (stack, spec)
     }
 
@@ -77,7 +83,7 @@ struct TransitionDraft {
         if spec.singletons.contains(route), routes.contains(route) {
             throw .singletonAlreadyPresent(route, stack: stack)
         }
-        for requirement in spec.positions where requirement.index == index && !requirement.oneOf.contains(route) {
+        for requirement in spec.positions where !requirement.allows(route, at: index, in: state.flow) {
             throw .positionRequired(route: route, stack: stack, index: index, oneOf: requirement.oneOf)
         }
     }
@@ -89,9 +95,29 @@ struct TransitionDraft {
     func checkPositions(_ routes: [String], stack: String, spec: StackSpec) throws(NavigationRefusal) {
         for requirement in spec.positions where requirement.index < routes.count {
             let route = routes[requirement.index]
-            if !requirement.oneOf.contains(route) {
+            if !requirement.allows(route, at: requirement.index, in: state.flow) {
                 throw .positionRequired(route: route, stack: stack, index: requirement.index, oneOf: requirement.oneOf)
             }
+        }
+    }
+
+    /// One action writes each event once (seed 001 §7.9, `analytics.duplicate`): a transaction
+    /// or a deep link that would write the same event twice (pushing a route on itself twice,
+    /// popping one of two equal routes twice) is refused.
+    func checkNoRepeatedEvent() throws(NavigationRefusal) {
+        var seen: Set<NavigationEvent.Payload> = []
+        for payload in payloads where !seen.insert(payload).inserted {
+            throw .repeatedEvent(payload.name.rawValue)
+        }
+    }
+
+    /// Every positional requirement of every stack, in the current flow: checked before a
+    /// draft is committed, so that a command that changes the flow cannot leave a stack that
+    /// the new flow's requirements forbid (the router's states all restore).
+    func checkAllPositions() throws(NavigationRefusal) {
+        for stack in model.stackNames {
+            guard let spec = model.stacks[stack], !spec.positions.isEmpty else { continue }
+            try checkPositions(routes(of: stack), stack: stack, spec: spec)
         }
     }
 
@@ -243,18 +269,22 @@ struct TransitionDraft {
         guard let spec = model.modals[modal] else { throw .unknownModal(modal) }
         guard !state.modals.contains(modal) else { throw .modalAlreadyPresented(modal) }
         guard spec.isAllowed(in: state.flow) else { throw .modalNotAllowed(modal, flow: state.flow) }
+        guard spec.allowsStyle(style.rawValue) else { throw .modalStyleNotAllowed(modal, style: style.rawValue) }
         if let limit = model.flows[state.flow]?.maxModals, state.modals.count >= limit {
             throw .tooManyModals(limit: limit, flow: state.flow)
         }
         emit(.modalPresent(modal: modal, style: style))
         state.modals.append(modal)
+        if let stack = spec.stack { set(stack, routes: [], params: []) }
     }
 
     /// Dismisses the modal and every modal above it (CONTRACT §7, Modals), with one event.
+    /// Their own stacks go with them.
     mutating func dismiss(_ modal: String) throws(NavigationRefusal) {
         guard let index = state.modals.lastIndex(of: modal) else { throw .modalNotPresented(modal) }
         emit(.modalDismiss(modal: modal))
         if state.modals[index...].contains(successModal) { success = nil }
+        for removed in state.modals[index...] { closeStack(of: removed) }
         state.modals.removeSubrange(index...)
     }
 
@@ -263,7 +293,51 @@ struct TransitionDraft {
         while state.modals.count > max(count, 0), let top = state.modals.popLast() {
             emit(.modalDismiss(modal: top))
             if top == successModal { success = nil }
+            closeStack(of: top)
         }
+    }
+
+    private mutating func closeStack(of modal: String) {
+        if let stack = model.modals[modal]?.stack { set(stack, routes: [], params: []) }
+    }
+
+    /// Where a smart dismiss or a close starts: the context of the calling coordinator.
+    /// `nil` is the base (the flow's stack, under every modal).
+    func level(of context: NavigationContext) throws(NavigationRefusal) -> Int? {
+        switch context {
+        case .visible: return state.modals.isEmpty ? nil : state.modals.count - 1
+        case .base: return nil
+        case .modal(let modal):
+            guard let index = state.modals.lastIndex(of: modal) else { throw .modalNotPresented(modal) }
+            return index
+        }
+    }
+
+    /// Seed 002's smart dismiss from a context: the sheet or cover it presented first (the modal
+    /// just above it, with those above that), then a pop of its own stack, then the dismissal
+    /// of the context itself (its parent dismisses it). Nothing of these: refused.
+    mutating func smartDismiss(from context: NavigationContext) throws(NavigationRefusal) {
+        let level = try level(of: context)
+        let above = (level ?? -1) + 1
+        if above < state.modals.count {
+            try dismiss(state.modals[above])
+            return
+        }
+        let stack: String? =
+            if let level { model.modals[state.modals[level]]?.stack } else { model.activeStack(flow: state.flow, tab: state.tab) }
+        if let stack, !routes(of: stack).isEmpty {
+            try pop(1, on: stack)
+            return
+        }
+        guard let level else { throw .nothingToDismiss }
+        try dismiss(state.modals[level])
+    }
+
+    /// Seed 002's `close`: dismisses the whole modal flow the context is in (the modal, its
+    /// stack and everything above it). At the base there is nothing to close: refused.
+    mutating func close(from context: NavigationContext) throws(NavigationRefusal) {
+        guard let level = try level(of: context) else { throw .nothingToDismiss }
+        try dismiss(state.modals[level])
     }
 
     // MARK: Commands
@@ -385,10 +459,13 @@ struct TransitionDraft {
                 if spec.singletons.contains(route), seen.contains(route) {
                     return .failure(.singletonAlreadyPresent(route, stack: stack))
                 }
-                for requirement in spec.positions where requirement.index == index && !requirement.oneOf.contains(route) {
+                for requirement in spec.positions where !requirement.allows(route, at: index, in: snapshot.flow) {
                     return .failure(.positionRequired(route: route, stack: stack, index: index, oneOf: requirement.oneOf))
                 }
                 seen.append(route)
+            }
+            if let modal = model.owningModal(of: stack), !routes.isEmpty, !snapshot.modals.contains(modal) {
+                return .failure(.modalNotPresented(modal))
             }
             restored.stacks[stack] = routes
         }

@@ -1,5 +1,3 @@
-public import NavModel
-
 /// A deep link URL split the way the model's deep link table matches it (seed 001 §7.11).
 ///
 /// `poc://tab2/post/42?ref=mail#top` has scheme `poc` and segments `["tab2", "post", "42"]`:
