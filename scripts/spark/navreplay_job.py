@@ -22,6 +22,9 @@ the job ships it to the executors with ``SparkContext.addPyFile``.
 from __future__ import annotations
 
 import argparse
+import base64
+import ctypes
+import ctypes.util
 import json
 import os
 import re
@@ -200,6 +203,28 @@ def located_line(file_index: int, number: int, raw: bytes, terminated: bool, max
     raise AssertionError(f"no located form reproduces line {number} of file {file_index}")  # pragma: no cover
 
 
+def clamp_quarantine_record(line: bytes, max_line_bytes: int) -> bytes:
+    """Keeps at most ``max_line_bytes`` bytes of a quarantined line, as navreplay does for its own files.
+
+    navreplay's located-input mode keeps up to 64 bytes more of an over-long line (its
+    ``LocatedLine.split`` does not cut the reader's bytes back to the limit); this restores the
+    single-machine record: the first ``max_line_bytes`` bytes, ``raw`` null unless valid UTF-8.
+    """
+    record = json.loads(line)
+    raw = base64.b64decode(record["raw_base64"])
+    if len(raw) <= max_line_bytes:
+        return line
+    raw = raw[:max_line_bytes]
+    try:
+        text = json_quote(raw.decode("utf-8"))
+    except UnicodeDecodeError:
+        text = "null"
+    field = "null" if record["field"] is None else json_quote(record["field"])
+    return (("{" + f'"file":{json_quote(record["file"])},"line":{record["line"]},"field":{field},'
+             f'"reason":{json_quote(record["reason"])},"raw":{text},"raw_base64":"{base64.b64encode(raw).decode()}"' + "}")
+            .encode("utf-8") + b"\n")
+
+
 class InputProblem(Exception):
     """A file that could not be read completely: navreplay's InputError code and message."""
 
@@ -209,72 +234,101 @@ class InputProblem(Exception):
         self.message = message
 
 
-def _inflate_until_error(state: "GzipState", data: bytes) -> bytes:
-    """After zlib failed on ``data``: the output zlib produced before the error (navreplay keeps it).
-
-    Python's zlib drops the output of a call that fails; asking for one output byte at a time
-    stops zlib just before it reaches the bad data, so nothing decoded is lost.
-    """
-    produced = bytearray()
-    pending = data
-    while pending:
-        if state.inflater is None:
-            state.inflater = zlib.decompressobj(31)
-        try:
-            piece = state.inflater.decompress(pending, 1)
-        except zlib.error:
-            break
-        produced += piece
-        if state.inflater.eof:
-            pending = state.inflater.unused_data
-            state.inflater = None
-        elif piece:
-            pending = state.inflater.unconsumed_tail
-        else:
-            pending = state.inflater.unconsumed_tail
-            if not pending:
-                break
-    return bytes(produced)
+class _ZStream(ctypes.Structure):
+    _fields_ = [
+        ("next_in", ctypes.c_void_p), ("avail_in", ctypes.c_uint), ("total_in", ctypes.c_ulong),
+        ("next_out", ctypes.c_void_p), ("avail_out", ctypes.c_uint), ("total_out", ctypes.c_ulong),
+        ("msg", ctypes.c_char_p), ("state", ctypes.c_void_p), ("zalloc", ctypes.c_void_p),
+        ("zfree", ctypes.c_void_p), ("opaque", ctypes.c_void_p), ("data_type", ctypes.c_int),
+        ("adler", ctypes.c_ulong), ("reserved", ctypes.c_ulong),
+    ]
 
 
-@dataclass
-class GzipState:
-    inflater: object = None
-    mid_member: bool = False
+def _libz():
+    name = ctypes.util.find_library("z") or "libz.so.1"
+    library = ctypes.CDLL(name)
+    library.zlibVersion.restype = ctypes.c_char_p
+    library.inflateInit2_.argtypes = [ctypes.POINTER(_ZStream), ctypes.c_int, ctypes.c_char_p, ctypes.c_int]
+    library.inflate.argtypes = [ctypes.POINTER(_ZStream), ctypes.c_int]
+    library.inflateReset.argtypes = [ctypes.POINTER(_ZStream)]
+    library.inflateEnd.argtypes = [ctypes.POINTER(_ZStream)]
+    return library
 
 
-def gunzip_pieces(data: bytes, chunk: int = 1 << 16) -> Iterator[bytes]:
+def gunzip_exactly(data: bytes) -> Iterator[bytes]:
+    """navreplay's GzipInflater loop on the system zlib, through ctypes: on a corrupt stream it
+    keeps every byte zlib wrote before the error, which Python's zlib module drops."""
+    Z_OK, Z_STREAM_END, Z_BUF_ERROR = 0, 1, -5
+    library = _libz()
+    stream = _ZStream()
+    if library.inflateInit2_(ctypes.byref(stream), 15 + 16, library.zlibVersion(), ctypes.sizeof(_ZStream)) != Z_OK:
+        raise InputProblem("unreadable", "zlib could not be initialised")
+    source = ctypes.create_string_buffer(data, len(data))
+    output = ctypes.create_string_buffer(1 << 18)
+    middle = False
+    try:
+        stream.next_in = ctypes.addressof(source)
+        stream.avail_in = len(data)
+        while stream.avail_in > 0:
+            middle = True
+            stream.next_out = ctypes.addressof(output)
+            stream.avail_out = len(output)
+            status = library.inflate(ctypes.byref(stream), 0)
+            produced = len(output) - stream.avail_out
+            if produced:
+                yield output.raw[:produced]
+            if status in (Z_OK, Z_BUF_ERROR):
+                continue
+            if status == Z_STREAM_END:
+                middle = False
+                library.inflateReset(ctypes.byref(stream))
+                continue
+            reason = stream.msg.decode("utf-8", "replace") if stream.msg else f"status {status}"
+            raise InputProblem("corrupt_gzip", f"corrupt gzip data: {reason}")
+        if middle:
+            raise InputProblem("truncated_gzip", "the gzip stream is truncated")
+    finally:
+        library.inflateEnd(ctypes.byref(stream))
+
+
+def gunzip_pieces(data: bytes, chunk: int = 1 << 20) -> Iterator[bytes]:
     """Decompresses a gzip file (several members allowed) as navreplay's GzipInflater does.
 
     Yields the decompressed bytes; on a corrupt or truncated stream, yields what was decoded
-    before the error and then raises ``InputProblem`` with navreplay's code and message.
+    before the error and then raises ``InputProblem`` with navreplay's code and message. Python's
+    zlib does the work; at a decompression error the file is decoded again with
+    ``gunzip_exactly`` to recover the bytes Python's zlib drops at the error.
     """
-    state = GzipState()
+    inflater = None
+    middle = False
+    delivered = 0
     for start in range(0, len(data), chunk):
         pending = data[start:start + chunk]
         while pending:
-            if state.inflater is None:
-                state.inflater = zlib.decompressobj(31)
-            state.mid_member = True
-            saved = state.inflater.copy()
+            if inflater is None:
+                inflater = zlib.decompressobj(31)
+            middle = True
             try:
-                piece = state.inflater.decompress(pending)
-            except zlib.error as error:
-                state.inflater = saved
-                tail = _inflate_until_error(state, pending)
-                if tail:
-                    yield tail
-                reason = str(error).split(": ", 1)[-1]
-                raise InputProblem("corrupt_gzip", f"corrupt gzip data: {reason}") from None
+                piece = inflater.decompress(pending)
+            except zlib.error:
+                skip = delivered
+                for exact in gunzip_exactly(data):  # raises the InputProblem after the last piece
+                    if skip >= len(exact):
+                        skip -= len(exact)
+                        continue
+                    yield exact[skip:]
+                    skip = 0
+                raise AssertionError("zlib failed, then decoded the file without error") from None
             if piece:
+                delivered += len(piece)
                 yield piece
-            if state.inflater.eof:
-                state.mid_member = False
-                pending = state.inflater.unused_data
-                state.inflater = None
+            if inflater.eof:
+                middle = False
+                pending = inflater.unused_data
+                inflater = None
             else:
                 pending = b""
-    if state.mid_member:
+    if middle:
         raise InputProblem("truncated_gzip", "the gzip stream is truncated")
 
 
@@ -624,6 +678,7 @@ def _collect(plan: PartitionPlan, model: int, outputs: dict[str, str], unkeyed: 
     quarantined = set()
     with open(outputs["quarantine"], "rb") as handle:
         for line in handle:
+            line = clamp_quarantine_record(line, plan.max_line_bytes)
             record = json.loads(line)
             file_index = index_of.get(record["file"], -1)
             quarantined.add((file_index, record["line"]))
