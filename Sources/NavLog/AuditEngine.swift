@@ -156,6 +156,7 @@ public struct AuditEngine {
         // Located lines carry a prefix of at most 41 bytes on top of the original line.
         let reader = LineReader(maxLineBytes: configuration.maxLineBytes + (configuration.locatedPaths == nil ? 0 : 64))
         var tracker = ProgressSnapshot()
+        tracker.totalBytes = InputSize.estimate(physical)
         var batch = LineBatch()
         let workers = configuration.jobs > 0 ? configuration.jobs : System.coreCount
 
@@ -305,8 +306,11 @@ struct SessionKey: Hashable, Comparable, Sendable {
 /// What a long run has done so far, for a progress line.
 public struct ProgressSnapshot: Sendable {
     public var bytes: Int64 = 0
+    /// The inputs' size (gzip counted as 6x its file), for a percentage and an ETA; 0 if unknown.
+    public var totalBytes: Int64 = 0
     public var lines: Int64 = 0
     public var sessions = 0
+    /// Invalid lines so far (the other findings come when sessions fold, at the end).
     public var findings = 0
 }
 

@@ -255,9 +255,19 @@ final class ProgressLine: @unchecked Sendable {
         lastDraw = now
         let seconds = max(0.001, Double((now - started).components.attoseconds) / 1e18 + Double((now - started).components.seconds))
         let megabytes = Double(snapshot.bytes) / 1_048_576
+        var read = "\(String(format: "%.1f", megabytes)) MB"
+        var eta = ""
+        if snapshot.totalBytes > 0 {
+            let fraction = min(1, Double(snapshot.bytes) / Double(snapshot.totalBytes))
+            read += " of \(String(format: "%.0f", Double(snapshot.totalBytes) / 1_048_576)) MB (\(Int(fraction * 100))%)"
+            if fraction > 0.01 {
+                let remaining = Int(seconds / fraction - seconds)
+                eta = ", ETA \(remaining / 60):\(String(format: "%02d", remaining % 60))"
+            }
+        }
         let line =
-            "\r\u{1B}[2Kreading: \(String(format: "%.1f", megabytes)) MB, \(Int(Double(snapshot.lines) / seconds)) lines/s, "
-            + "\(snapshot.sessions) sessions, \(snapshot.findings) invalid lines"
+            "\r\u{1B}[2Kreading \(read), \(Int(Double(snapshot.lines) / seconds)) events/s, "
+            + "\(snapshot.sessions) sessions, \(snapshot.findings) invalid lines\(eta)"
         Terminal.writeError(line)
         drawn = true
     }
