@@ -68,7 +68,8 @@ let package = Package(
         // (scripts/fuzz builds it with -sanitize=fuzzer -DFUZZING; a plain build makes a replayer
         // of saved inputs); the writer process that the crash-safety tests kill.
         .target(
-            name: "NavFuzz", dependencies: ["NavJSON", "NavModel", "NavEvents", "NavReplay", "NavLog", "NavReport"],
+            name: "NavFuzz",
+            dependencies: ["NavJSON", "NavModel", "NavEvents", "NavReplay", "NavLog", "NavReport", "NavSQLite"],
             swiftSettings: swiftSettings),
         .executableTarget(name: "navreplay-fuzz", dependencies: ["NavFuzz"], swiftSettings: swiftSettings),
         .executableTarget(

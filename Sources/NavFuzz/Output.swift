@@ -1,7 +1,14 @@
+#if canImport(Glibc)
+    import Glibc
+#endif
 import Foundation
+#if canImport(FoundationXML)
+    import FoundationXML
+#endif
 public import NavLog
 import NavReplay
 import NavReport
+import NavSQLite
 
 /// One output format of `navreplay`, the writer that produces it, and an independent check of
 /// what it wrote: it must parse with a parser that shares no code with the writer, carry one
@@ -12,6 +19,14 @@ public struct Output: Sendable {
     public var write: @Sendable (AuditRun) -> [UInt8]
     /// `nil` when the output is well formed, else what is wrong.
     public var check: @Sendable ([UInt8], AuditRun) -> String?
+
+    public init(
+        name: String, write: @escaping @Sendable (AuditRun) -> [UInt8], check: @escaping @Sendable ([UInt8], AuditRun) -> String?
+    ) {
+        self.name = name
+        self.write = write
+        self.check = check
+    }
 
     /// Every format of every command. Add a format's writer here when it is added to NavReport.
     public static let all: [Output] = [
@@ -31,6 +46,42 @@ public struct Output: Sendable {
             guard let document = parseJSON(bytes) as? [String: Any] else { return "not a JSON object" }
             guard let findings = document["findings"] as? [Any] else { return "no findings array" }
             return findings.count == run.findings.count ? nil : "\(findings.count) findings, expected \(run.findings.count)"
+        },
+        Output(name: "audit --format junit") { JUnitWriter.xml($0) } check: { bytes, _ in XMLCheck.problem(bytes) },
+        Output(name: "audit --format sarif") { run in
+            SARIFWriter.json(run, fingerprints: FindingFingerprint.compute(run), toolVersion: "fuzz")
+        } check: { bytes, run in
+            guard let document = parseJSON(bytes) as? [String: Any], let runs = document["runs"] as? [[String: Any]],
+                let results = runs.first?["results"] as? [Any]
+            else { return "not a SARIF document with runs[0].results" }
+            return results.count == run.findings.count ? nil : "\(results.count) results, expected \(run.findings.count)"
+        },
+        Output(name: "audit --format github") { GitHubWriter.commands($0) } check: { bytes, run in
+            guard let text = String(validating: bytes, as: UTF8.self) else { return "not UTF-8" }
+            let lines = text.split(separator: "\n", omittingEmptySubsequences: false).dropLast()
+            let expected = run.findings.count + run.inputErrors.count
+            guard lines.count == expected else { return "\(lines.count) lines, expected \(expected) commands" }
+            if let line = lines.first(where: { !$0.hasPrefix("::error ") && !$0.hasPrefix("::warning ") }) {
+                return "a line that is not a command: \(line.prefix(200))"
+            }
+            return checkText(bytes, allowSGR: false)
+        },
+        Output(name: "report (HTML)") { run in
+            Array(HTMLReport.html(ReportData(run: run), toolVersion: "fuzz").utf8)
+        } check: { bytes, _ in
+            HTMLCheck.problem(bytes)
+        },
+        Output(name: "sessions --format sqlite") { run in
+            let path = temporaryFile("sqlite")
+            defer { unlink(path) }
+            do {
+                try SQLiteWriter.write(run, to: path, toolVersion: "fuzz")
+            } catch {
+                return Array("error: \(error)".utf8)
+            }
+            return FileManager.default.contents(atPath: path).map { [UInt8]($0) } ?? []
+        } check: { bytes, _ in
+            bytes.starts(with: Array("SQLite format 3\u{0}".utf8)) ? nil : "not an SQLite database: \(String(decoding: bytes.prefix(80), as: UTF8.self))"
         },
         Output(name: "--summary") { SummaryWriter.json($0) } check: { bytes, run in
             guard let summary = parseJSON(bytes) as? [String: Any] else { return "not a JSON object" }
@@ -83,7 +134,7 @@ func parseJSON(_ bytes: [UInt8]) -> Any? {
 }
 
 /// Each line a JSON object; `records` lines; the output ends with a line feed unless empty.
-func checkNDJSON(_ bytes: [UInt8], records: Int) -> String? {
+public func checkNDJSON(_ bytes: [UInt8], records: Int) -> String? {
     if bytes.isEmpty { return records == 0 ? nil : "empty, expected \(records) records" }
     guard bytes.last == 0x0A else { return "does not end with a line feed" }
     let lines = bytes.dropLast().split(separator: 0x0A, omittingEmptySubsequences: false)
@@ -179,5 +230,84 @@ public enum CSV {
         if quoted { return nil }
         if !field.isEmpty || !row.isEmpty { return nil }  // the last record must end with CRLF
         return rows
+    }
+}
+
+func temporaryFile(_ suffix: String) -> String {
+    let directory = ProcessInfo.processInfo.environment["TMPDIR"].flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp"
+    return "\(directory)/navreplay-fuzz-\(getpid())-\(UInt64.random(in: 0...UInt64.max)).\(suffix)"
+}
+
+/// XML well-formedness through Foundation's `XMLParser` (libxml2).
+public enum XMLCheck {
+    final class Depth: NSObject, XMLParserDelegate {
+        var depth = 0
+        var roots = 0
+        func parser(_ parser: XMLParser, didStartElement name: String, namespaceURI: String?, qualifiedName: String?, attributes: [String: String] = [:]) {
+            if depth == 0 { roots += 1 }
+            depth += 1
+        }
+        func parser(_ parser: XMLParser, didEndElement name: String, namespaceURI: String?, qualifiedName: String?) { depth -= 1 }
+    }
+
+    /// `nil` when the bytes are one well-formed XML document. swift-corelibs-foundation may
+    /// return `true` with an error set and does not report an unclosed element: all are checked.
+    public static func problem(_ bytes: [UInt8]) -> String? {
+        let parser = XMLParser(data: Data(bytes))
+        let depth = Depth()
+        parser.delegate = depth
+        let parsed = parser.parse()
+        if let error = parser.parserError { return "not well-formed XML: \(error)" }
+        if !parsed { return "not well-formed XML" }
+        if depth.depth != 0 || depth.roots != 1 { return "\(depth.depth) unclosed element(s), \(depth.roots) root(s)" }
+        return nil
+    }
+}
+
+/// The markup an HTML page must never get from a log: a `script` element or an event handler
+/// attribute (`on…=`). Tags are read with a small scanner (names and attribute names only), and
+/// the page must be UTF-8 without control characters other than tab and line ends.
+public enum HTMLCheck {
+    public static func problem(_ bytes: [UInt8]) -> String? {
+        guard String(validating: bytes, as: UTF8.self) != nil else { return "not UTF-8" }
+        if let byte = bytes.first(where: { $0 < 0x20 && $0 != 0x09 && $0 != 0x0A && $0 != 0x0D }) {
+            return "a raw control character 0x\(String(byte, radix: 16))"
+        }
+        var index = 0
+        func isLetter(_ byte: UInt8) -> Bool { (0x41...0x5A).contains(byte | 0x20) || (0x61...0x7A).contains(byte) }
+        while index < bytes.count {
+            guard bytes[index] == UInt8(ascii: "<"), index + 1 < bytes.count, isLetter(bytes[index + 1]) else {
+                index += 1
+                continue
+            }
+            var end = index + 1
+            while end < bytes.count, isLetter(bytes[end]) || (0x30...0x39).contains(bytes[end]) || bytes[end] == UInt8(ascii: "-") { end += 1 }
+            let name = String(decoding: bytes[(index + 1)..<end], as: UTF8.self).lowercased()
+            if name == "script" { return "a script element" }
+            // Attributes up to the tag's end: names are the words before `=` outside quotes.
+            var quote: UInt8?
+            var word: [UInt8] = []
+            while end < bytes.count {
+                let byte = bytes[end]
+                if let open = quote {
+                    if byte == open { quote = nil }
+                } else if byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "'") {
+                    quote = byte
+                } else if byte == UInt8(ascii: ">") {
+                    break
+                } else if byte == UInt8(ascii: "=") {
+                    let attribute = String(decoding: word, as: UTF8.self).lowercased()
+                    if attribute.hasPrefix("on") { return "an event handler attribute \(attribute) on <\(name)>" }
+                    word = []
+                } else if byte == 0x20 || byte == 0x0A || byte == 0x09 || byte == 0x0D || byte == UInt8(ascii: "/") {
+                    word = []
+                } else {
+                    word.append(byte)
+                }
+                end += 1
+            }
+            index = end
+        }
+        return nil
     }
 }
