@@ -104,6 +104,14 @@ import Testing
             }
         }
         #expect(checked >= 10)
+
+        // `navreplay report` writes one HTML page (no --format): the same check.
+        let page = scratch.path("report.html")
+        let report = try navreplay(["report", "--output", page, "--quiet", events, invalid])
+        #expect([0, 1].contains(report.status), "report: exit \(report.status): \(report.stderr)")
+        let html = [UInt8]((try? Data(contentsOf: URL(fileURLWithPath: page))) ?? Data())
+        #expect(!html.contains(0x1B), "report: a raw ESC in the page")
+        try checkHTML(html, wanted: [Self.hostileSession], label: "report", benign: ["report"], in: scratch)
     }
 
     // MARK: Checks
@@ -156,7 +164,7 @@ import Testing
             #expect(!cells.contains { $0.hasPrefix("=") || $0.hasPrefix("+") || $0.hasPrefix("@") }, "\(label): a formula cell")
             #expect(cells.contains("'" + Self.formulaSession), "\(label): the formula session id is not defused")
         case "html":
-            try checkHTML(bytes, wanted: wanted, label: label, in: scratch)
+            try checkHTML(bytes, wanted: wanted, label: label, benign: [command, "--format", "html"], in: scratch)
         case "sqlite":
             try checkSQLite(bytes, wanted: wanted, label: label, in: scratch)
         case "text":
@@ -241,7 +249,7 @@ import Testing
 
     /// HTML through Python's `html.parser`: no element or attribute from the log (no `img`, no
     /// `on…` handler, no extra `script`), and the values are in the text or in the page's JSON.
-    func checkHTML(_ bytes: [UInt8], wanted: [String], label: String, in scratch: ScratchDirectory) throws {
+    func checkHTML(_ bytes: [UInt8], wanted: [String], label: String, benign: [String], in scratch: ScratchDirectory) throws {
         let script = #"""
             import html.parser, json, sys
             class P(html.parser.HTMLParser):
@@ -278,15 +286,15 @@ import Testing
         #expect((parsed["handlers"] as? [String] ?? []).isEmpty, "\(label): event handler attributes: \(parsed["handlers"] ?? "")")
         expect(parsed["text"] as? [String] ?? [], contain: wanted, label)
         // The page's own scripts only: a benign page has the same number.
-        let benign = try benignScriptCount(label: label, in: scratch)
-        #expect(tags.filter { $0 == "script" }.count == benign, "\(label): a script element from the log")
+        let scripts = try benignScriptCount(benign, in: scratch)
+        #expect(tags.filter { $0 == "script" }.count == scripts, "\(label): a script element from the log")
     }
 
-    func benignScriptCount(label: String, in scratch: ScratchDirectory) throws -> Int {
+    /// How many `script` elements the same command writes for a benign log.
+    func benignScriptCount(_ arguments: [String], in scratch: ScratchDirectory) throws -> Int {
         let log = try scratch.write("benign.ndjson", Lines.clean)
         let output = scratch.path("benign.html")
-        let command = label.split(separator: " ").first.map(String.init) ?? "audit"
-        _ = try navreplay([command, "--format", "html", "--output", output, "--quiet", log])
+        _ = try navreplay(arguments + ["--output", output, "--quiet", log])
         let text = (try? String(contentsOfFile: output, encoding: .utf8)) ?? ""
         return text.components(separatedBy: "<script").count - 1
     }
