@@ -644,9 +644,13 @@ def run_partition(plan: PartitionPlan, partition: int, records: Iterator[tuple])
             lines += 1
         if run is not None:
             runs.append((run_model, run, no_session))
+        counts = {"F": 0, "S": 0, "Q": 0}
         for model, current, unkeyed in runs:
-            yield from _collect(plan, model, current.finish(), unkeyed)
-        yield ("P", None, {"partition": partition, "lines": lines, "runs": len(runs),
+            for record in _collect(plan, model, current.finish(), unkeyed):
+                if record[0] in counts:
+                    counts[record[0]] += 1
+                yield record
+        yield ("P", None, {"partition": partition, "lines": lines, "runs": len(runs), "counts": counts,
                            "seconds": time.monotonic() - started})
     finally:
         if workdir is not None:
@@ -1214,7 +1218,7 @@ def _run(mode: str, args, spark_args: list[str], master: str | None) -> int:
 
         def write_sorted(tag: str, name: str) -> int:
             selected = results.filter(lambda t: t[0] == tag).map(lambda t: (t[1], t[2]))
-            count = selected.count()
+            count = sum(s["counts"][tag] for s in stats)
             parts = max(1, min(partitions, -(-count // 500_000)))
             ordered = selected.sortByKey(numPartitions=parts).values() if count else selected.values().coalesce(1)
             ordered.saveAsTextFile(output.child(name))
