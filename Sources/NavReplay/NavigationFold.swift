@@ -44,10 +44,18 @@ public struct NavigationFold: Sendable {
         var resetStacks: Set<String> = []
         var pendingCommands: [PendingCommand] = []
         var pendingLinks: [PendingLink] = []
-        /// The group's last flow switch and the state before the group's first one: flow-bound
-        /// positions are checked at the group's end.
-        var flowSwitch: (event: EventReference, sessionID: String, stateBefore: NavigationState)?
+        /// The group's last flow switch, the state before the group's first one and the stacks
+        /// at the last one: flow-bound positions are checked at the group's end.
+        var flowSwitch: FlowSwitch?
         var contentIdentities: [UInt64: EventReference] = [:]
+    }
+
+    /// A flow switch whose group must leave the new flow's positions satisfied.
+    private struct FlowSwitch: Sendable {
+        var event: EventReference
+        var sessionID: String
+        var stateBefore: NavigationState
+        var stacksAtSwitch: [String: [String]]
     }
 
     /// A resolved deep link whose model steps must land, in order, in its group.
@@ -133,7 +141,9 @@ public struct NavigationFold: Sendable {
                 report(.flowUnknown, "flow_switch to \(JSONWriter.quoted(to)), a flow the model does not declare",
                     found: .string(to))
             }
-            group.flowSwitch = (reference, event.sessionID, group.flowSwitch?.stateBefore ?? before)
+            group.flowSwitch = FlowSwitch(
+                event: reference, sessionID: event.sessionID, stateBefore: group.flowSwitch?.stateBefore ?? before,
+                stacksAtSwitch: state.stacks)
             state.flow = to
             flowWitness = reference
         case .tabSwitch(let from, let to):
@@ -339,12 +349,12 @@ public struct NavigationFold: Sendable {
         return findings
     }
 
-    /// At the end of a group that switched the flow: every route of the stacks the new flow
-    /// owns against the positions bound to flows (`positions[].flows`), reported at the group's
-    /// last flow switch. Positions that hold in every flow were checked as the routes entered.
-    private func checkFlowBoundPositions(
-        after flowSwitch: (event: EventReference, sessionID: String, stateBefore: NavigationState), correlationID: String
-    ) -> [Finding] {
+    /// At the end of a group that switched the flow: the routes of the stacks the new flow owns
+    /// that stood at their place at the switch and still do, against the positions bound to
+    /// flows (`positions[].flows`), reported at the group's last flow switch. A route that entered
+    /// after the switch was checked as it entered; positions that hold in every flow were checked
+    /// as the routes entered.
+    private func checkFlowBoundPositions(after flowSwitch: FlowSwitch, correlationID: String) -> [Finding] {
         var findings: [Finding] = []
         for stack in model.flows[state.flow]?.ownedStacks ?? [] {
             guard let spec = model.stacks[stack] else { continue }
@@ -352,6 +362,8 @@ public struct NavigationFold: Sendable {
             for requirement in spec.positions where requirement.flows != nil && requirement.index < routes.count {
                 let route = routes[requirement.index]
                 guard !requirement.allows(route, at: requirement.index, in: state.flow) else { continue }
+                let atSwitch = flowSwitch.stacksAtSwitch[stack] ?? []
+                guard requirement.index < atSwitch.count, atSwitch[requirement.index] == route else { continue }
                 let required =
                     requirement.oneOf.isEmpty ? "no route there" : "one of \(requirement.oneOf.joined(separator: ", ")) there"
                 var finding = Finding(

@@ -92,6 +92,17 @@ struct FoldExtensionTests {
         }
     }
 
+    @Test func aRouteThatEntersAfterTheSwitchIsReportedOnceWhereItEnters() throws {
+        var (builder, events) = dataSession()
+        events += builder.group([
+            .commandApplied(command: "becameChat", fromFlow: "data", toFlow: "chat"),
+            .flowSwitch(from: "data", to: "chat"),
+            .routePop(stack: "path", from: "widgets", to: nil, amount: .toRoot),
+            .routePush(stack: "path", from: nil, to: "editor", params: nil),
+        ])
+        #expect(try findings(events, model: model) == ["route.position@7"])
+    }
+
     @Test func aSnapshotIsCheckedWithItsOwnFlow() throws {
         var builder = EventBuilder()
         let bad = [builder.start(snapshot: NavigationState(flow: "chat", stacks: ["path": ["widgets"]]))]
