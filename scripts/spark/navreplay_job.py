@@ -37,7 +37,7 @@ import time
 import unicodedata
 import zlib
 from dataclasses import dataclass, field
-from typing import Iterable, Iterator
+from typing import Iterator
 
 DEFAULT_MAX_LINE_BYTES = 1_048_576
 # navreplay reads located lines with a limit of --max-line-bytes + 64 (the prefix is at most 41 bytes).
@@ -330,24 +330,6 @@ def gunzip_pieces(data: bytes, chunk: int = 1 << 20) -> Iterator[bytes]:
                 pending = b""
     if middle:
         raise InputProblem("truncated_gzip", "the gzip stream is truncated")
-
-
-def split_lines(pieces: Iterable[bytes]) -> Iterator[tuple[bytes, bool]]:
-    """Splits a byte stream on ``\\n`` only: yields (line without ``\\n``, ended by ``\\n``)."""
-    carry = b""
-    for piece in pieces:
-        if not piece:
-            continue
-        parts = piece.split(b"\n")
-        if len(parts) == 1:
-            carry += piece
-            continue
-        parts[0] = carry + parts[0]
-        carry = parts.pop()
-        for part in parts:
-            yield part, True
-    if carry:
-        yield carry, False
 
 
 def is_gzip(path: str, data: bytes) -> bool:
@@ -846,22 +828,20 @@ class Inputs:
         for argument in arguments:
             if argument == "-":
                 raise UsageError("the Spark job cannot read standard input; give files, directories or globs")
-            if _SCHEME.match(argument) and not argument.startswith("file:"):
+            if _SCHEME.match(argument):  # s3a://, gs://, hdfs://, file:// ...: Hadoop's FileSystem
                 for item in self._resolve_remote(argument):
                     add(item)
             else:
-                local = argument[len("file://"):] if argument.startswith("file://") else argument
-                local = local[len("file:"):] if local.startswith("file:") else local
-                for item in self._resolve_local(argument, local):
+                for item in self._resolve_local(argument):
                     add(item)
         if explicit_model is not None:
             for item in files:
                 item.model_path = None
         return files
 
-    def _resolve_local(self, argument: str, local: str) -> Iterator[InputFile]:
+    def _resolve_local(self, local: str) -> Iterator[InputFile]:
         if os.path.isdir(local):
-            yield from self._local_directory(argument if argument == local else local, local)
+            yield from self._local_directory(local, local)
             return
         if not os.path.exists(local) and _GLOB.search(local):
             import glob as globbing
