@@ -2,6 +2,7 @@ import Foundation
 public import NavEvents
 import NavJSON
 import NavLog
+import NavModel
 
 /// The files of `SampleLogs/`, written from the scenarios: the same bytes on every run.
 public enum SampleLogs {
@@ -51,6 +52,25 @@ public enum SampleLogs {
             File(path: "clean/app-2026-11-20-upload2.ndjson.gz", bytes: try Gzip.compress(Array(lines(secondUpload).utf8), level: 9)),
             File(path: "violations/app-2026-11-20-broken.ndjson", bytes: Array(violations.utf8)),
         ]
+    }
+}
+
+extension SampleLogs {
+    /// Where the PoC's model file is written: the built-in model (`NavigationModel.pocJSON`),
+    /// for `--model`. Not named `model.json`, so that it applies to no directory.
+    public static let pocModelPath = "poc.model.json"
+
+    /// The files of the seed systems beyond the PoC: for each, `<id>/model.json`,
+    /// `<id>/clean.ndjson` and `<id>/violations.ndjson`; and the PoC's model file.
+    public static func systemFiles() -> [File] {
+        var files = [File(path: pocModelPath, bytes: Array((NavigationModel.pocJSON + "\n").utf8))]
+        for system in SeedSystems.all {
+            files.append(File(path: system.id + "/model.json", bytes: Array((system.modelJSON + "\n").utf8)))
+            files.append(File(path: system.id + "/clean.ndjson", bytes: Array(lines(interleave(system.clean().map(\.events))).utf8)))
+            files.append(
+                File(path: system.id + "/violations.ndjson", bytes: Array(lines(interleave(system.violating().map(\.events))).utf8)))
+        }
+        return files
     }
 }
 

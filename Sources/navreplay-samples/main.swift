@@ -8,7 +8,7 @@ guard let output = arguments.first else {
     exit(2)
 }
 do {
-    for file in try SampleLogs.pocFiles() {
+    for file in try SampleLogs.pocFiles() + SampleLogs.systemFiles() {
         let url = URL(fileURLWithPath: output).appendingPathComponent(file.path)
         try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
         try Data(file.bytes).write(to: url)
