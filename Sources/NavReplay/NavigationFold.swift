@@ -26,6 +26,9 @@ public struct NavigationFold: Sendable {
 
     /// Correlation groups that have started and not yet ended, by correlation id.
     private var openGroups: [String: GroupTracker] = [:]
+    /// The open groups that hold a command whose reset stacks are being watched: usually none,
+    /// so the per-event watch costs nothing.
+    private var groupsWithCommands: Set<String> = []
 
     public init(model: NavigationModel) {
         self.model = model
@@ -258,6 +261,7 @@ public struct NavigationFold: Sendable {
         }
 
         lastEvent = reference
+        if !group.pendingCommands.isEmpty { groupsWithCommands.insert(event.correlationID) }
         openGroups[event.correlationID] = group
         noteEmptyStacksForPendingCommands()
         emptiedDuringEvent = []
@@ -278,6 +282,7 @@ public struct NavigationFold: Sendable {
     /// when it has emitted everything for one action.
     public mutating func endGroup(_ correlationID: String) -> [Finding] {
         guard let group = openGroups.removeValue(forKey: correlationID) else { return [] }
+        groupsWithCommands.remove(correlationID)
         var findings: [Finding] = []
         for command in group.pendingCommands {
             var broken: [String] = []
@@ -450,7 +455,7 @@ public struct NavigationFold: Sendable {
     /// Marks, for every pending command, the reset stacks that are empty now or were emptied at
     /// some moment of the event just applied (an adoption may empty a stack, then a push fills it).
     private mutating func noteEmptyStacksForPendingCommands() {
-        for key in openGroups.keys {
+        for key in groupsWithCommands {
             guard let commands = openGroups[key]?.pendingCommands, !commands.isEmpty else { continue }
             for index in commands.indices {
                 for stack in commands[index].spec.reset
