@@ -194,4 +194,22 @@ struct BadLine: CustomTestStringConvertible, Sendable {
         #expect(Timestamp("2023-02-29T00:00:00Z") == nil)
         #expect(Timestamp(epochMilliseconds: 1_763_633_730_123).text == "2025-11-20T10:15:30.123Z")
     }
+
+    /// Every known field is recognised as known (an array is the wrong type for each of them),
+    /// and a near-miss key is not.
+    @Test(arguments: [
+        "schema_version", "event_id", "event_name", "session_id", "seq", "timestamp", "correlation_id", "app_version",
+        "platform", "snapshot", "stack", "from_route", "to_route", "count", "to_root", "index", "route_params",
+        "from_flow", "to_flow", "from_tab", "to_tab", "command", "modal", "style", "url", "outcome",
+    ])
+    func everyKnownFieldIsTypeChecked(_ name: String) {
+        let text = push.replacingOccurrences(of: "\"stack\":\"tab1\"", with: "\"stack\":\"tab1\",\"\(name)x\":[]")
+        #expect(throws: Never.self) { try decode(text).get() }
+        let known = "{\"\(name)\":[]," + push.dropFirst()
+        guard case .failure(let error) = decode(known) else {
+            Issue.record("\(name) was not type-checked")
+            return
+        }
+        #expect(error.field == name, "\(error)")
+    }
 }
