@@ -20,12 +20,10 @@ from __future__ import annotations
 
 import argparse
 import gzip
-import json
 import os
 import random
 import re
 import shutil
-import zlib
 from dataclasses import dataclass
 
 REPO = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))

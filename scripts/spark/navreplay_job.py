@@ -105,7 +105,8 @@ def build_parser(mode: str) -> argparse.ArgumentParser:
         ),
         epilog=(
             "Exit status, as navreplay: 0 nothing at or above --fail-on; 1 findings at or above it; "
-            "2 a usage error or an input that could not be read completely (the other inputs are still audited).\n\n"
+            "2 a usage error or an input that could not be read completely (the other inputs are still audited); "
+            "3 the job itself failed (Spark or navreplay), its outputs are incomplete.\n\n"
             f"Example:\n  {script} --navreplay .build/release/navreplay --output out/ --master 'local[2]' "
             "'logs/2026-11-20/*.ndjson.gz'"
         ),
@@ -1079,6 +1080,13 @@ def main(mode: str, argv: list[str] | None = None) -> int:
     except UsageError as error:
         print(f"{name}: error: {error}", file=sys.stderr)
         return 2
+    except Exception as error:  # Spark or navreplay failed: the outputs are not complete
+        import traceback
+
+        traceback.print_exc()
+        first = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
+        print(f"{name}: error: the job failed, its outputs are incomplete: {first}", file=sys.stderr)
+        return 3
 
 
 def _run(mode: str, args, spark_args: list[str], master: str | None) -> int:
@@ -1122,6 +1130,11 @@ def _run(mode: str, args, spark_args: list[str], master: str | None) -> int:
         except Exception as error:  # already added (e.g. also given to --files)
             if "already" not in str(error).lower():
                 raise
+    else:
+        shipped = [f.rstrip("/").rsplit("/", 1)[-1].split("#")[-1] for f in sc.getConf().get("spark.files", "").split(",") if f]
+        if shipped_name not in shipped:
+            raise UsageError(f"--navreplay {args.navreplay}: no such file, and no file of that name was shipped with "
+                             "--files; give the binary's path or URI, or ship it with spark-submit --files")
 
     order = sorted(range(len(paths)), key=lambda i: paths[i].encode("utf-8", "surrogateescape"))
     rank = [0] * len(paths)
@@ -1208,7 +1221,8 @@ def _run(mode: str, args, spark_args: list[str], master: str | None) -> int:
         if mode == "audit":
             counts["findings"] = write_sorted("F", "findings")
             frame = spark.createDataFrame(
-                spark.sparkContext.textFile(output.child("findings")).mapPartitions(_findings_rows), _parquet_schema())
+                spark.sparkContext.textFile(output.child("findings")).mapPartitions(_findings_rows), _parquet_schema(),
+                verifySchema=False)
             frame.write.parquet(output.child("findings_parquet"))
         if "sessions" in outputs:
             counts["sessions"] = write_sorted("S", "sessions")

@@ -221,3 +221,22 @@ def test_uris_go_through_hadoops_file_system(navreplay, damaged_log, reference, 
     for summary in (want, got):
         summary["inputs"].sort(key=lambda entry: entry["file"])
     assert got == want
+
+
+def test_a_failing_navreplay_fails_the_job_with_status_3(tmp_path):
+    broken = tmp_path / "navreplay"
+    broken.write_text("#!/bin/sh\necho 'navreplay: error: broken on purpose' >&2\nexit 2\n")
+    broken.chmod(0o755)
+    logs = tmp_path / "logs"
+    logs.mkdir()
+    (logs / "a.ndjson").write_bytes(b'{"session_id":"s"}\n')
+    completed = run_job(AUDIT, str(broken), str(tmp_path / "out"), [str(logs)])
+    assert completed.returncode == 3
+    assert "broken on purpose" in completed.stderr
+    assert completed.stderr.strip().splitlines()[-1].startswith("navreplay_audit: error: the job failed")
+
+
+def test_a_binary_that_is_neither_a_file_nor_shipped_is_a_usage_error(tmp_path):
+    completed = run_job(AUDIT, "no-such-navreplay", str(tmp_path / "out"), [str(tmp_path)], cwd=str(tmp_path))
+    assert completed.returncode == 2
+    assert "--files" in completed.stderr
