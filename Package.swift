@@ -19,6 +19,8 @@ let package = Package(
         .library(name: "NavRouter", targets: ["NavRouter"]),
         .library(name: "NavLog", targets: ["NavLog"]),
         .executable(name: "navreplay", targets: ["navreplay"]),
+        .plugin(name: "NavReplayValidate", targets: ["NavReplayValidate"]),
+        .plugin(name: "NavReplayAudit", targets: ["NavReplayAudit"]),
         .executable(name: "navreplay-samples", targets: ["navreplay-samples"]),
     ],
     dependencies: [
@@ -56,6 +58,18 @@ let package = Package(
             ],
             swiftSettings: swiftSettings),
         .executableTarget(name: "navreplay", dependencies: ["NavReplayCommands"], swiftSettings: swiftSettings),
+        // `swift package navreplay-validate <paths>` and `swift package navreplay-audit <paths>` in
+        // an app's repository: they build and run the navreplay above.
+        .plugin(
+            name: "NavReplayValidate",
+            capability: .command(
+                intent: .custom(verb: "navreplay-validate", description: "Check navigation event logs against the v1 schema.")),
+            dependencies: ["navreplay"]),
+        .plugin(
+            name: "NavReplayAudit",
+            capability: .command(
+                intent: .custom(verb: "navreplay-audit", description: "Audit navigation event logs: schema, sessions, every rule.")),
+            dependencies: ["navreplay"]),
         // Router-driven scenarios that write SampleLogs/ (and benchmark logs).
         .target(
             name: "NavSamples", dependencies: ["NavJSON", "NavModel", "NavEvents", "NavRouter", "NavLog"],

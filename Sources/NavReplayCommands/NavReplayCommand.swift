@@ -25,7 +25,7 @@ public struct NavReplayCommand: ParsableCommand {
               navreplay audit SampleLogs
             """,
         version: version,
-        subcommands: [Audit.self, Validate.self, Sessions.self, Replay.self, Report.self, Schema.self],
+        subcommands: [Audit.self, Validate.self, Sessions.self, Replay.self, Report.self, Repro.self, Schema.self],
         defaultSubcommand: nil)
 
     public init() {}

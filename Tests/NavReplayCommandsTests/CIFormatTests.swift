@@ -69,7 +69,7 @@ import Testing
     }
 
     @Test func junitOfValidateReportsCleanFilesAsPassingAndUnreadableFilesAsErrors() throws {
-        let result = try navreplay(["validate", "--quiet", "--format", "junit", "SampleLogs", "no-such.ndjson"])
+        let result = try navreplay(["validate", "--quiet", "--format", "junit", "SampleLogs/clean", "SampleLogs/violations", "no-such.ndjson"])
         #expect(result.status == 2)
         let document = try XMLDocument(data: Data(result.stdout.utf8))
         let suites = try #require(document.rootElement()).elements(forName: "testsuite")
@@ -87,10 +87,10 @@ import Testing
         let scratch = try ScratchDirectory()
         let hostile = try scratch.write("hostile.ndjson", Self.hostileLog())
         let sarif = scratch.url.appendingPathComponent("out.sarif").path
-        let result = try navreplay(["audit", "--quiet", "--format", "sarif", "--output", sarif, "SampleLogs", hostile])
+        let result = try navreplay(["audit", "--quiet", "--format", "sarif", "--output", sarif, "SampleLogs/clean", "SampleLogs/violations", hostile])
         #expect(result.status == 1)
         let expected = scratch.url.appendingPathComponent("expected.ndjson").path
-        try navreplay(["audit", "--quiet", "--format", "ndjson", "SampleLogs", hostile]).stdout
+        try navreplay(["audit", "--quiet", "--format", "ndjson", "SampleLogs/clean", "SampleLogs/violations", hostile]).stdout
             .write(toFile: expected, atomically: true, encoding: .utf8)
         let check = try python(Self.sarifCheck, arguments: [sarif, expected, Self.officialSchema ?? ""])
         #expect(check.status == 0, "\(check.stdout)\(check.stderr)")
@@ -143,9 +143,9 @@ import Testing
     @Test func githubAnnotationsAreOneCommandALineAndDecodeToTheFindings() throws {
         let scratch = try ScratchDirectory()
         let hostile = try scratch.write("hostile.ndjson", Self.hostileLog())
-        let result = try navreplay(["audit", "--quiet", "--format", "github", "SampleLogs", hostile])
+        let result = try navreplay(["audit", "--quiet", "--format", "github", "SampleLogs/violations", hostile])
         #expect(result.status == 1)
-        let expected = try ndjsonFindings(["SampleLogs", hostile])
+        let expected = try ndjsonFindings(["SampleLogs/violations", hostile])
         let lines = result.stdout.split(separator: "\n", omittingEmptySubsequences: false).dropLast()
         #expect(lines.count == expected.count)
         for (line, finding) in zip(lines, expected) {
@@ -180,20 +180,20 @@ import Testing
     @Test func aBaselineAcceptsKnownFindingsAndFailsOnlyOnNewOnes() throws {
         let scratch = try ScratchDirectory()
         let baseline = scratch.url.appendingPathComponent("baseline.json").path
-        let first = try navreplay(["audit", "--quiet", "--format", "ndjson", "--write-baseline", baseline, "SampleLogs"])
+        let first = try navreplay(["audit", "--quiet", "--format", "ndjson", "--write-baseline", baseline, "SampleLogs/clean", "SampleLogs/violations"])
         #expect(first.status == 1)
         let entries = try #require(
             try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: baseline))) as? [String: Any])
         #expect((entries["findings"] as? [Any])?.count == 28)
 
-        let accepted = try navreplay(["audit", "--format", "ndjson", "--baseline", baseline, "SampleLogs"])
+        let accepted = try navreplay(["audit", "--format", "ndjson", "--baseline", baseline, "SampleLogs/clean", "SampleLogs/violations"])
         #expect(accepted.status == 0)
         #expect(accepted.stdout == "")
         #expect(accepted.stderr.contains("baseline: 28 accepted, 0 new, 0 no longer found"))
 
         // A new broken session in a new file: only its findings are printed, and they fail the run.
         let hostile = try scratch.write("new.ndjson", Self.hostileLog())
-        let withNew = try navreplay(["audit", "--format", "ndjson", "--baseline", baseline, "SampleLogs", hostile])
+        let withNew = try navreplay(["audit", "--format", "ndjson", "--baseline", baseline, "SampleLogs/clean", "SampleLogs/violations", hostile])
         #expect(withNew.status == 1)
         let printed = withNew.stdout.split(separator: "\n")
         #expect(printed.count == 2)
@@ -201,7 +201,7 @@ import Testing
         #expect(withNew.stderr.contains("baseline: 28 accepted, 2 new"))
 
         // SARIF keeps every result and marks which are new.
-        let sarif = try navreplay(["audit", "--quiet", "--format", "sarif", "--baseline", baseline, "SampleLogs", hostile])
+        let sarif = try navreplay(["audit", "--quiet", "--format", "sarif", "--baseline", baseline, "SampleLogs/clean", "SampleLogs/violations", hostile])
         let document = try #require(try JSONSerialization.jsonObject(with: Data(sarif.stdout.utf8)) as? [String: Any])
         let results = try #require(((document["runs"] as? [[String: Any]])?.first?["results"]) as? [[String: Any]])
         #expect(results.filter { $0["baselineState"] as? String == "new" }.count == 2)
@@ -210,7 +210,7 @@ import Testing
 
         // A baseline that is not one is a usage error.
         let bad = try scratch.write("bad.json", "[]")
-        #expect(try navreplay(["audit", "--quiet", "--baseline", bad, "SampleLogs"]).status == 2)
+        #expect(try navreplay(["audit", "--quiet", "--baseline", bad, "SampleLogs/clean", "SampleLogs/violations"]).status == 2)
     }
 }
 
