@@ -17,6 +17,8 @@ extension NavReplayCommand {
                   navreplay audit SampleLogs
                   navreplay audit --format ndjson --fail-on warning logs/*.ndjson.gz
                   cat today.ndjson | navreplay audit --model app-model.json -
+                  navreplay audit --format sarif --baseline navreplay-baseline.json logs/ > navreplay.sarif
+                  navreplay audit --write-baseline navreplay-baseline.json logs/
                 """)
 
         @OptionGroup var input: InputOptions
@@ -61,8 +63,10 @@ extension NavReplayCommand {
         static let configuration = CommandConfiguration(
             abstract: "Check every line against the v1 event schema only (no sessions, no fold): for CI.",
             discussion: """
-                Example:
+                Examples:
                   navreplay validate --format ndjson build/analytics/*.ndjson
+                  navreplay validate --format github logs/          # annotations in a GitHub Actions job
+                  navreplay validate --format junit logs/ > navreplay-junit.xml
                 """)
 
         @OptionGroup var input: InputOptions

@@ -195,7 +195,10 @@ public enum HTMLReport {
             "worst", "The worst sessions",
             "Most errors first. Each event with the state after it; offending events are highlighted with the rule’s explanation, "
                 + "witnesses (the events that set up the broken expectation) are marked.")
-        if data.worst.isEmpty { return html + "<p class=\"empty\">No session has a finding.</p></section>" }
+        if data.worst.isEmpty {
+            let any = data.run.sessions.contains { $0.findingCount > 0 }
+            return html + "<p class=\"empty\">\(any ? "No timelines asked for (--worst 0)." : "No session has a finding.")</p></section>"
+        }
         for (index, worst) in data.worst.enumerated() {
             html += timeline(worst, files: data.run.files, open: index == 0, limit: timelineLimit)
         }
