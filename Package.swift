@@ -105,7 +105,7 @@ let package = Package(
             swiftSettings: swiftSettings),
         .testTarget(
             name: "NavLogTests",
-            dependencies: ["NavJSON", "NavModel", "NavEvents", "NavReplay", "NavLog", "NavTestSupport"],
+            dependencies: ["NavJSON", "NavModel", "NavEvents", "NavReplay", "NavLog", "NavReport", "NavTestSupport"],
             swiftSettings: swiftSettings),
         .testTarget(
             name: "NavReportTests",
