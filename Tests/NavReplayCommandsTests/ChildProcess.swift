@@ -85,7 +85,17 @@ final class ChildProcess {
     }
 
     /// Waits for the child to end and collects what it wrote.
+    ///
+    /// The peak memory is the child's own high-water mark (`VmHWM` in `/proc/PID/status`, read
+    /// until the child exits; it only grows, so the last reading is the peak). `ru_maxrss` is
+    /// only the fallback: Linux carries it across `execve` from the spawning process, so it
+    /// would count the test runner's own memory at the moment of the spawn.
     func wait() -> Outcome {
+        var polledPeak = 0
+        while let highWater = ChildProcess.highWaterBytes(of: pid) {
+            polledPeak = max(polledPeak, highWater)
+            usleep(2000)
+        }
         var status: Int32 = 0
         var usage = rusage()
         while wait4(pid, &status, 0, &usage) < 0 && errno == EINTR {}
@@ -97,7 +107,17 @@ final class ChildProcess {
         let signal = status & 0x7F
         return Outcome(
             exitStatus: signal == 0 ? (status >> 8) & 0xFF : nil, signal: signal == 0 ? nil : signal,
-            stdout: read(stdoutPath), stderr: read(stderrPath), peakRSSBytes: Int(usage.ru_maxrss) * 1024)
+            stdout: read(stdoutPath), stderr: read(stderrPath),
+            peakRSSBytes: polledPeak > 0 ? polledPeak : Int(usage.ru_maxrss) * 1024)
+    }
+
+    /// `VmHWM` of a live process, in bytes; `nil` once it has exited (a zombie has none).
+    static func highWaterBytes(of pid: pid_t) -> Int? {
+        guard let text = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8),
+            let line = text.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") })
+        else { return nil }
+        let digits = line.dropFirst("VmHWM:".count).trimmingCharacters(in: .whitespaces).split(separator: " ").first
+        return digits.flatMap { Int($0) }.map { $0 * 1024 }
     }
 
     /// The bytes the child has written to standard output so far.
