@@ -346,9 +346,9 @@ struct HostileLine: CustomTestStringConvertible, Sendable {
 
         /// Writes the bytes in `pieces` parts, pausing between them, then closes the FIFO: the
         /// reader sees the end of input once nobody holds it open for writing.
-        func feed(_ bytes: [UInt8], pieces: Int) {
+        func feed(_ bytes: [UInt8], pieces: Int, waitingFor reader: pid_t? = nil) {
             let size = max(1, (bytes.count + pieces - 1) / pieces)
-            feed(stride(from: 0, to: bytes.count, by: size).map { Array(bytes[$0..<min(bytes.count, $0 + size)]) })
+            feed(stride(from: 0, to: bytes.count, by: size).map { Array(bytes[$0..<min(bytes.count, $0 + size)]) }, waitingFor: reader)
         }
 
         func feed(_ chunks: [[UInt8]], waitingFor reader: pid_t? = nil) {
@@ -364,6 +364,9 @@ struct HostileLine: CustomTestStringConvertible, Sendable {
                 }
                 usleep(20_000)
             }
+            // Close only once the reader has the FIFO open and has drained it: closing first
+            // would leave a reader that has not opened it yet blocked in open() for good.
+            if let reader { waitUntilBlockedReading(reader) }
             close(descriptor)
         }
 
@@ -388,7 +391,7 @@ struct HostileLine: CustomTestStringConvertible, Sendable {
         var log = Lines.clean
         for seq in 2..<200 { log += Lines.push(seq: seq, from: "\"welcome\"") + "\n" }
         log += "{\"torn"  // a torn last line
-        fifo.feed(Array(log.utf8), pieces: 7)
+        fifo.feed(Array(log.utf8), pieces: 7, waitingFor: child.pid)
         let outcome = child.wait()
         #expect(outcome.exitStatus == 1, "\(outcome.stderrText)")
         let findings = NDJSONFinding.parse(outcome.stdoutText)
