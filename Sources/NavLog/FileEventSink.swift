@@ -93,6 +93,23 @@ public final class FileEventSink: @unchecked Sendable {
         mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
         mutex.initialize(to: pthread_mutex_t())
         pthread_mutex_init(mutex, nil)
+        FileEventSink.closeTornLastLine(path: path, descriptor: fd)
+    }
+
+    /// A crash may have left the log ending in the middle of a line. Close that line first, so
+    /// it stays one torn line (reported as invalid) and the first new event starts on a line of
+    /// its own instead of being glued to the torn piece. (If another process appends a whole
+    /// line in between, the extra line end only makes a blank line, which readers skip.)
+    private static func closeTornLastLine(path: String, descriptor: Int32) {
+        let reader = systemOpen(path, O_RDONLY | O_CLOEXEC, 0)
+        guard reader >= 0 else { return }
+        defer { _ = systemClose(reader) }
+        var status = stat()
+        guard fstat(reader, &status) == 0, status.st_size > 0 else { return }
+        var last: UInt8 = 0
+        guard pread(reader, &last, 1, off_t(status.st_size - 1)) == 1, last != 0x0A else { return }
+        var newline: UInt8 = 0x0A
+        _ = systemWrite(descriptor, &newline, 1)
     }
 
     /// Releasing the sink without `close()` closes the file without a final sync.

@@ -101,7 +101,21 @@ public struct LineReader {
         }
         var splitter = LineSplitter(maxLineBytes: maxLineBytes)
         var buffer = [UInt8](repeating: 0, count: chunkSize)
-        let firstCount = try readChunk(descriptor, into: &buffer, path: path)
+        // Read at least two bytes (or to the end) before deciding on gzip: a pipe may deliver
+        // the first byte alone.
+        var firstCount = try readChunk(descriptor, into: &buffer, path: path)
+        while firstCount == 1 {
+            let more = try buffer.withUnsafeMutableBytes { raw -> Int in
+                while true {
+                    let count = read(descriptor, raw.baseAddress! + 1, raw.count - 1)
+                    if count >= 0 { return count }
+                    if errno == EINTR { continue }
+                    throw InputError.opening(path, errno: errno)
+                }
+            }
+            if more == 0 { break }
+            firstCount += more
+        }
         let isGzip = path.hasSuffix(".gz") || (firstCount >= 2 && buffer[0] == 0x1F && buffer[1] == 0x8B)
         if isGzip {
             let inflater = try GzipInflater(path: path)
@@ -164,6 +178,8 @@ struct LineSplitter {
     private var carry: [UInt8] = []
     /// The full length of the current line when it is over the limit.
     private var overlongLength: Int?
+    /// The last byte of the current line so far, to leave a `\r` out of an over-long line's length.
+    private var lastByte: UInt8 = 0
 
     init(maxLineBytes: Int) {
         self.maxLineBytes = maxLineBytes
@@ -198,6 +214,7 @@ struct LineSplitter {
     }
 
     private mutating func append(_ piece: UnsafeBufferPointer<UInt8>) {
+        if let last = piece.last { lastByte = last }
         let total = (overlongLength ?? carry.count) + piece.count
         // Keep one byte past the limit so that a trailing `\r` can still be removed.
         let room = maxLineBytes + 1 - carry.count
@@ -225,6 +242,8 @@ struct LineSplitter {
         if ending == .newline, knownLength == nil, let last = bytes.last, last == 0x0D {
             bytes = UnsafeBufferPointer(rebasing: bytes[0..<(bytes.count - 1)])
             length -= 1
+        } else if ending == .newline, knownLength != nil, lastByte == 0x0D {
+            length -= 1  // an over-long line's tail was skipped, but its `\r` is still no content
         }
         if length > maxLineBytes {
             let kept = UnsafeBufferPointer(rebasing: bytes[0..<min(bytes.count, maxLineBytes)])

@@ -5,9 +5,8 @@ import Foundation
 import NavLog
 import Testing
 
-/// Disagreements of `LineReader` with CONTRACT §7 found by the fuzz harness (Sources/NavFuzz),
-/// kept as known issues until Sources/NavLog/LineReader.swift is fixed (it is not this test's
-/// owner's file); each test fails loudly ("known issue was not recorded") once it is fixed.
+/// Disagreements of `LineReader` with CONTRACT §7 that the fuzz harness (Sources/NavFuzz) found,
+/// now fixed: kept as regression tests.
 @Suite struct LineReaderKnownIssueTests {
     private func lines(of bytes: [UInt8], maxLineBytes: Int, chunkSize: Int) throws -> [(number: Int64, length: Int?, kept: Int)] {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("navreplay-reader-\(getpid())-\(UInt32.random(in: 0...UInt32.max)).ndjson").path
@@ -32,9 +31,7 @@ import Testing
         let acrossChunks = try lines(of: first + second, maxLineBytes: 10, chunkSize: 4096)
         #expect(acrossChunks.count == 2)
         #expect(acrossChunks.last?.kept == 10)
-        withKnownIssue("LineReader: an over-long line ended by \\r\\n is measured with its \\r (length off by one in the message)") {
-            #expect(inOneChunk.first?.length == 200)
-            #expect(acrossChunks.last?.length == 200)
-        }
+        #expect(inOneChunk.first?.length == 200)
+        #expect(acrossChunks.last?.length == 200)
     }
 }
