@@ -154,14 +154,17 @@ def reader_view(raw: bytes, terminated: bool, max_line_bytes: int) -> tuple[byte
 
     ``raw`` is the line without its ``\\n``. Returns the line's bytes (for an over-long line, the
     first ``max_line_bytes`` of them) and the over-long length, or ``None`` when within the limit.
-    Mirrors ``LineSplitter.emitChecked``: one trailing ``\\r`` goes when the line ends with ``\\n``
-    and is at most ``max_line_bytes + 1`` bytes; a longer line keeps its length as read.
+    Mirrors ``LineSplitter.emitChecked``: a line ended by ``\\n`` loses one trailing ``\\r`` (an
+    over-long one from its length only: its bytes were cut before); the last line of a file,
+    without ``\\n``, keeps it.
     """
     if terminated and len(raw) <= max_line_bytes + 1:
         content = raw[:-1] if raw.endswith(b"\r") else raw
         if len(content) > max_line_bytes:
             return content[:max_line_bytes], len(content)
         return content, None
+    if terminated:
+        return raw[:max_line_bytes], len(raw) - (1 if raw.endswith(b"\r") else 0)
     if len(raw) > max_line_bytes:
         return raw[:max_line_bytes], len(raw)
     return raw, None
@@ -177,8 +180,8 @@ def located_view(prefix: bytes, sent: bytes, max_line_bytes: int) -> tuple[bytes
         if len(content) > max_line_bytes:
             return content[:max_line_bytes], len(content)
         return content, None
-    # Over the reader's limit: the length is kept as read, the bytes are the reader's first `limit`.
-    return whole[:limit][len(prefix):][:max_line_bytes], len(sent)
+    # Over the reader's limit: the length as read less a final \r, the bytes the reader's first `limit`.
+    return whole[:limit][len(prefix):][:max_line_bytes], len(sent) - (1 if whole.endswith(b"\r") else 0)
 
 
 def located_line(file_index: int, number: int, raw: bytes, terminated: bool, max_line_bytes: int) -> bytes:
