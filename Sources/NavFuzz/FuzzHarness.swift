@@ -138,10 +138,7 @@ public struct FuzzHarness: Sendable {
                     problems.append("line \(expected.number): wrong line end \(line.ending)")
                 }
                 if expected.isOverlong(limit: maxLineBytes) {
-                    // Known issue (LineReaderKnownIssueTests): an over-long line ended by `\r\n` is
-                    // measured with its `\r`. Tolerated here so fuzzing goes on.
-                    let crossesWithCR = expected.endedByCRLF && line.overlongLength == expected.bytes.count + 1
-                    if line.overlongLength != expected.bytes.count && !crossesWithCR {
+                    if line.overlongLength != expected.bytes.count {
                         problems.append("line \(expected.number): over-long length \(String(describing: line.overlongLength)), expected \(expected.bytes.count)")
                     }
                     if Array(line.bytes) != Array(expected.bytes.prefix(maxLineBytes)) {

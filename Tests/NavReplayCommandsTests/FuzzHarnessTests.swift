@@ -17,7 +17,7 @@ import Testing
             let base = Repository.path(root)
             guard let enumerator = FileManager.default.enumerator(atPath: base) else { continue }
             for case let relative as String in enumerator {
-                let isLog = relative.hasSuffix(".ndjson") || relative.hasSuffix(".ndjson.gz") || relative.hasSuffix(".jsonl")
+                let isLog = relative.hasSuffix(".ndjson") || relative.hasSuffix(".ndjson.gz")
                 let isFuzzInput = relative.hasPrefix("Fixtures/fuzz/")
                 if (isLog && (root == "SampleLogs" || relative.contains("Fixtures/"))) || isFuzzInput {
                     found.append(base + "/" + relative)
