@@ -206,7 +206,8 @@ public struct AuditEngine {
             let physicalID = Int32(index)
             let modelID = modelOfPath[path] ?? 0
             do {
-                report.lines = try reader.readLines(of: path) { physicalLine in
+                try reader.readLines(of: path) { physicalLine in
+                    report.lines += 1  // counted as read, so a file that fails later keeps its count
                     var line = physicalLine
                     var fileID = physicalID
                     if located != nil {
@@ -390,8 +391,9 @@ enum LocatedLine {
         line.number = number
         if unterminated { line.ending = .endOfInput }
         if let length = line.overlongLength { line.overlongLength = length - index }
-        if line.overlongLength == nil, line.bytes.count > maxLineBytes {
-            line.overlongLength = line.bytes.count
+        if line.overlongLength == nil, line.bytes.count > maxLineBytes { line.overlongLength = line.bytes.count }
+        if line.overlongLength != nil, line.bytes.count > maxLineBytes {
+            // Keep what a plain read keeps: the first --max-line-bytes bytes.
             line.bytes = UnsafeBufferPointer(rebasing: line.bytes[..<(line.bytes.startIndex + maxLineBytes)])
         }
         return (Int(file), number)

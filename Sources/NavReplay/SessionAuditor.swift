@@ -24,10 +24,21 @@ public struct SessionAuditOptions: Sendable {
     /// Keep at most this many findings per session; the rest are counted, not kept.
     public var maxFindings = Int.max
 
-    public init(recordSteps: Bool = false, untilSeq: Int64? = nil, maxFindings: Int = .max) {
+    /// Keep each finding's state before and after (for explanations). A large audit that
+    /// writes only the contract's keys turns it off: the states are most of a finding's memory.
+    public var keepStates = true
+    /// Record the visible screens of each session (`sessions`); an audit does not print them.
+    public var recordScreens = true
+
+    public init(
+        recordSteps: Bool = false, untilSeq: Int64? = nil, maxFindings: Int = .max, keepStates: Bool = true,
+        recordScreens: Bool = true
+    ) {
         self.recordSteps = recordSteps
         self.untilSeq = untilSeq
         self.maxFindings = maxFindings
+        self.keepStates = keepStates
+        self.recordScreens = recordScreens
     }
 }
 
@@ -216,7 +227,7 @@ public enum SessionAuditor {
             for index in eventFindings.indices where eventFindings[index].stateAfter == nil {
                 eventFindings[index].stateAfter = fold.state
             }
-            if let screen = model.visibleScreen(in: fold.state), audit.screens.last != screen {
+            if options.recordScreens, let screen = model.visibleScreen(in: fold.state), audit.screens.last != screen {
                 audit.screens.append(screen)
             }
             if options.recordSteps {
@@ -232,6 +243,12 @@ public enum SessionAuditor {
         if let firstGapSeq {
             for index in findings.indices where (findings[index].seq ?? -1) >= firstGapSeq {
                 findings[index].afterGap = true
+            }
+        }
+        if !options.keepStates {
+            for index in findings.indices {
+                findings[index].stateBefore = nil
+                findings[index].stateAfter = nil
             }
         }
         findings.sortForOutput()

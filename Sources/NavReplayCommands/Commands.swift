@@ -40,9 +40,13 @@ extension NavReplayCommand {
         var maxFindingsPerSession: Int = 10_000
 
         func run() throws {
+            // Machine formats without explanations need no states and no screens: dropping them
+            // keeps a large audit's memory near --memory-limit.
+            let explained = explain || ![.ndjson, .junit, .github].contains(format)
             let run = try runAudit(
                 input, quarantine: quarantine,
-                sessionOptions: SessionAuditOptions(maxFindings: maxFindingsPerSession))
+                sessionOptions: SessionAuditOptions(
+                    maxFindings: maxFindingsPerSession, keepStates: explained, recordScreens: false))
             let result = try baseline.apply(to: run, needFingerprints: format == .sarif)
             switch format {
             case .text:
