@@ -159,7 +159,8 @@ final class SQLiteDatabase {
         self.handle = handle
     }
 
-    deinit { sqlite3_close(handle) }
+    /// `close_v2`: even if a statement outlived us, the connection closes when it is finalized.
+    deinit { sqlite3_close_v2(handle) }
 
     func execute(_ sql: String) throws(SQLiteError) {
         var error: UnsafeMutablePointer<CChar>?
@@ -175,18 +176,21 @@ final class SQLiteDatabase {
         guard sqlite3_prepare_v2(handle, sql, -1, &statement, nil) == SQLITE_OK, let statement else {
             throw SQLiteError("SQLite: \(String(cString: sqlite3_errmsg(handle)))")
         }
-        return SQLiteStatement(statement: statement, database: handle)
+        return SQLiteStatement(statement: statement, owner: self)
     }
 }
 
 /// A prepared statement, run once per row; finalized when released.
 final class SQLiteStatement {
     let statement: OpaquePointer
-    let database: OpaquePointer
+    /// Held so that the connection outlives every statement prepared on it (an optimised
+    /// build may otherwise release the database first, and `sqlite3_close` then fails).
+    let owner: SQLiteDatabase
+    var database: OpaquePointer { owner.handle }
 
-    init(statement: OpaquePointer, database: OpaquePointer) {
+    init(statement: OpaquePointer, owner: SQLiteDatabase) {
         self.statement = statement
-        self.database = database
+        self.owner = owner
     }
 
     deinit { sqlite3_finalize(statement) }

@@ -3,11 +3,10 @@ import NavLog
 import NavSQLite
 import Testing
 
-/// A leak found by the fuzz harness in Sources/NavSQLite/SQLiteWriter.swift (not this test's
-/// owner's file): `SQLiteStatement` keeps only the raw `sqlite3*` of its database, not the
-/// `SQLiteDatabase` object, so in an optimised build the database can be released first; its
-/// `deinit` calls `sqlite3_close`, which fails with SQLITE_BUSY while statements are not yet
-/// finalized, and the connection (about 120 KB and the file's descriptor) is never closed.
+/// A leak the fuzz harness found in Sources/NavSQLite/SQLiteWriter.swift, now fixed: a statement
+/// kept only the raw `sqlite3*` of its database, so in an optimised build the database could be
+/// released first; `sqlite3_close` then failed with SQLITE_BUSY and the connection (about 120 KB
+/// and the file's descriptor) was never closed. Statements now hold their database.
 /// Debug builds keep locals to the end of their scope, so the leak shows under `-c release`
 /// (`scripts/fuzz`: the replayer built with `-c release` grows by about 0.12 MB per database).
 @Suite struct SQLiteLifetimeKnownIssueTests {
@@ -29,8 +28,6 @@ import Testing
             try SQLiteWriter.write(run, to: scratch.path("db-\(index).sqlite"), toolVersion: "test")
         }
         let open = Self.openDescriptors(under: scratch.url.path)
-        withKnownIssue("SQLiteStatement does not keep its SQLiteDatabase alive: sqlite3_close fails (SQLITE_BUSY) in optimised builds", isIntermittent: true) {
-            #expect(open == 0, "\(open) of 20 databases are still open")
-        }
+        #expect(open == 0, "\(open) of 20 databases are still open")
     }
 }
