@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import NavEvents
 import NavJSON
 import NavLog
 import NavModel
