@@ -148,7 +148,7 @@ public struct AuditEngine {
         var invalid: [Finding] = []
         let collector: any SessionCollector =
             configuration.preGrouped
-            ? StreamingCollector(models: models, options: configuration.sessionOptions, files: files)
+            ? StreamingCollector(models: models, options: configuration.sessionOptions)
             : try SpillingCollector(
                 models: models, options: configuration.sessionOptions, jobs: configuration.jobs,
                 memoryLimit: configuration.memoryLimit, temporaryDirectory: configuration.temporaryDirectory,

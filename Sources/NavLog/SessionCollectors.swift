@@ -19,10 +19,6 @@ protocol SessionCollector: AnyObject {
     var sessionCount: Int { get }
 }
 
-extension SessionCollector {
-    func add(_ key: SessionKey, _ line: SessionLine) throws { try add(key, line, rawBytes: 300) }
-}
-
 /// Folds sessions held in memory, in parallel, `jobs` at a time, into session order.
 func foldInParallel(
     _ sessions: [SessionKey: [SessionLine]], models: [NavigationModel], options: SessionAuditOptions, jobs: Int
@@ -61,7 +57,7 @@ final class StreamingCollector: SessionCollector {
     /// Sessions met again after another session had begun: the input was not grouped.
     private(set) var regroupedSessions: [(sessionID: String, location: LineLocation)] = []
 
-    init(models: [NavigationModel], options: SessionAuditOptions, files: [String]) {
+    init(models: [NavigationModel], options: SessionAuditOptions) {
         self.models = models
         self.options = options
     }
