@@ -89,6 +89,18 @@ public struct AuditRun: Sendable {
     /// Sessions in `session_id` order.
     public var sessions: [SessionAudit]
     public var counts: AuditCounts
+    /// With a stream, the sessions were written and not kept: how many findings were written
+    /// (kept findings, not those dropped past `maxFindings`), in all and by severity.
+    public var streamedFindings: Int?
+    public var streamedFindingsBySeverity: [Severity: Int] = [:]
+
+    public init(files: [String], fileReports: [InputFileReport], invalidFindings: [Finding], sessions: [SessionAudit], counts: AuditCounts) {
+        self.files = files
+        self.fileReports = fileReports
+        self.invalidFindings = invalidFindings
+        self.sessions = sessions
+        self.counts = counts
+    }
 
     /// Every finding in output order (CONTRACT §7): unreadable lines first, then by session.
     public var findings: [Finding] {
@@ -116,14 +128,18 @@ public struct AuditEngine {
     }
 
     /// Audits the given files (already expanded; `-` is standard input) with the configured model.
-    public func run(paths: [String], progress: ((ProgressSnapshot) -> Void)? = nil) throws -> AuditRun {
-        try run(inputs: paths.map { AuditInput(path: $0) }, models: [configuration.model], progress: progress)
+    public func run(paths: [String], stream: AuditStream? = nil, progress: ((ProgressSnapshot) -> Void)? = nil) throws -> AuditRun {
+        try run(inputs: paths.map { AuditInput(path: $0) }, models: [configuration.model], stream: stream, progress: progress)
     }
 
     /// Audits files that may belong to different apps: each input names its model by index into
     /// `models`. Sessions are grouped per model, so one app's sessions never mix with another's.
+    ///
+    /// With a `stream`, the output is written while the audit runs and the run keeps no session
+    /// (`AuditRun.sessions` is empty; the counts are complete).
     public func run(
-        inputs: [AuditInput], models: [NavigationModel], progress: ((ProgressSnapshot) -> Void)? = nil
+        inputs: [AuditInput], models: [NavigationModel], stream: AuditStream? = nil,
+        progress: ((ProgressSnapshot) -> Void)? = nil
     ) throws -> AuditRun {
         var modelOfPath: [String: Int] = [:]
         for input in inputs where modelOfPath[input.path] == nil { modelOfPath[input.path] = input.model }
@@ -146,9 +162,16 @@ public struct AuditEngine {
         counts.files = files.count
         var reports: [InputFileReport] = []
         var invalid: [Finding] = []
+        let results: SessionResults
+        if let stream {
+            let format = stream.format
+            results = SessionResults(format: { format($0, files) }, write: stream.write)
+        } else {
+            results = SessionResults()
+        }
         let collector: any SessionCollector =
             configuration.preGrouped
-            ? StreamingCollector(models: models, options: configuration.sessionOptions)
+            ? StreamingCollector(models: models, options: configuration.sessionOptions, product: results.product)
             : try SpillingCollector(
                 models: models, options: configuration.sessionOptions, jobs: configuration.jobs,
                 memoryLimit: configuration.memoryLimit, temporaryDirectory: configuration.temporaryDirectory,
@@ -179,9 +202,11 @@ public struct AuditEngine {
                             counts.events += 1  // accounted for; not this replay's session
                             continue
                         }
-                        try collector.add(
-                            SessionKey(model: modelID, id: event.event.sessionID), SessionLine(decoded: event, location: location),
-                            rawBytes: pending.count)
+                        try batch.withBytes(of: pending) { raw in
+                            try collector.add(
+                                SessionKey(model: modelID, id: event.event.sessionID), SessionLine(decoded: event, location: location),
+                                raw: raw)
+                        }
                         continue
                     case .failure(let error):
                         if pending.unterminated {
@@ -250,7 +275,8 @@ public struct AuditEngine {
             progress?(tracker)
         }
 
-        let audits = try collector.finish()
+        if let stream { try stream.writeInvalid(invalid, files) }
+        try collector.finish(into: results)
         if let streaming = collector as? StreamingCollector {
             for problem in streaming.regroupedSessions {
                 reports[Int(problem.location.file)].error = reports[Int(problem.location.file)].error
@@ -261,25 +287,50 @@ public struct AuditEngine {
             }
             counts.unreadableFiles = reports.filter { $0.error != nil }.count
         }
-        for audit in audits {
-            counts.redeliveries += Int64(audit.redeliveries)
-            counts.duplicates += Int64(audit.duplicates)
-            counts.events += Int64(audit.events)
-            counts.findings += audit.findingCount
-            for finding in audit.findings { counts.findingsByRule[finding.rule, default: 0] += 1 }
-            for (rule, dropped) in audit.droppedFindings { counts.findingsByRule[rule, default: 0] += dropped }
-        }
-        counts.sessions = audits.count
-        counts.findings += invalid.count
+        let tally = results.tally
+        counts.redeliveries = tally.redeliveries
+        counts.duplicates = tally.duplicates
+        counts.events += tally.events
+        counts.findings = tally.findings + invalid.count
+        counts.findingsByRule = tally.findingsByRule
+        counts.sessions = tally.sessions
         if !invalid.isEmpty { counts.findingsByRule[.schemaInvalid, default: 0] += invalid.count }
         if located != nil {
             // Report the original files; an error reading the located stream stays visible.
             reports = locatedReports + reports.filter { $0.error != nil }
             counts.files = files.count
         }
-        return AuditRun(files: files, fileReports: reports, invalidFindings: invalid, sessions: audits, counts: counts)
+        var run = AuditRun(files: files, fileReports: reports, invalidFindings: invalid, sessions: results.audits, counts: counts)
+        if stream != nil {
+            run.streamedFindings = invalid.count + tally.keptBySeverity.values.reduce(0, +)
+            run.streamedFindingsBySeverity = tally.keptBySeverity
+            for finding in invalid { run.streamedFindingsBySeverity[finding.severity, default: 0] += 1 }
+        }
+        return run
     }
 
+}
+
+/// Writes an audit's output while it runs, so that no session is kept (CONTRACT §7's output
+/// order: unreadable lines first, then sessions in `session_id` order).
+public struct AuditStream {
+    /// Formats one session's output (on a fold job: in any order, concurrently); `files` are
+    /// the run's input paths, which a `LineLocation` indexes.
+    public var format: @Sendable (_ audit: SessionAudit, _ files: [String]) -> [UInt8]
+    /// Called once, before any session, with the unreadable lines' findings.
+    public var writeInvalid: (_ findings: [Finding], _ files: [String]) throws -> Void
+    /// Called with each session's output, in session order (not for empty output).
+    public var write: (_ output: [UInt8]) throws -> Void
+
+    public init(
+        format: @escaping @Sendable (_ audit: SessionAudit, _ files: [String]) -> [UInt8],
+        writeInvalid: @escaping (_ findings: [Finding], _ files: [String]) throws -> Void,
+        write: @escaping (_ output: [UInt8]) throws -> Void
+    ) {
+        self.format = format
+        self.writeInvalid = writeInvalid
+        self.write = write
+    }
 }
 
 /// One file to audit and the model (an index into the run's models) its sessions fold with.
@@ -432,8 +483,8 @@ struct LineBatch {
         lines.removeAll(keepingCapacity: true)
     }
 
-    func withBytes<R>(of pending: Pending, _ body: (UnsafeBufferPointer<UInt8>) -> R) -> R {
-        bytes.withUnsafeBufferPointer { body(UnsafeBufferPointer(rebasing: $0[pending.start..<(pending.start + pending.count)])) }
+    func withBytes<R>(of pending: Pending, _ body: (UnsafeBufferPointer<UInt8>) throws -> R) rethrows -> R {
+        try bytes.withUnsafeBufferPointer { try body(UnsafeBufferPointer(rebasing: $0[pending.start..<(pending.start + pending.count)])) }
     }
 
     /// Decodes every line (over-long ones are not decoded), on up to `workers` cores.

@@ -13,22 +13,108 @@ import NavReplay
 /// reading: everything in memory, spilled to disk partitions past a memory budget, or streamed
 /// session by session for pre-grouped input.
 protocol SessionCollector: AnyObject {
-    func add(_ key: SessionKey, _ line: SessionLine, rawBytes: Int) throws
-    /// Folds what is left and returns every session's audit, in session order.
-    func finish() throws -> [SessionAudit]
+    /// Takes one valid line; `raw` is its original bytes (what a spill writes to disk).
+    func add(_ key: SessionKey, _ line: SessionLine, raw: UnsafeBufferPointer<UInt8>) throws
+    /// Folds what is left and hands every session to `results`, in session order.
+    func finish(into results: SessionResults) throws
     var sessionCount: Int { get }
 }
 
-/// Folds sessions held in memory, in parallel, `jobs` at a time, into session order.
+/// What the summary needs of folded sessions: counts that add up over sessions in any order.
+struct SessionTally: Sendable {
+    var sessions = 0
+    var redeliveries: Int64 = 0
+    var duplicates: Int64 = 0
+    var events: Int64 = 0
+    /// Every finding, kept or dropped past `--max-findings-per-session`.
+    var findings = 0
+    var findingsByRule: [Rule: Int] = [:]
+    /// Findings kept (and so shown), by severity.
+    var keptBySeverity: [Severity: Int] = [:]
+
+    init() {}
+
+    init(_ audit: SessionAudit) {
+        sessions = 1
+        redeliveries = Int64(audit.redeliveries)
+        duplicates = Int64(audit.duplicates)
+        events = Int64(audit.events)
+        findings = audit.findingCount
+        for finding in audit.findings {
+            findingsByRule[finding.rule, default: 0] += 1
+            keptBySeverity[finding.severity, default: 0] += 1
+        }
+        for (rule, dropped) in audit.droppedFindings { findingsByRule[rule, default: 0] += dropped }
+    }
+
+    mutating func add(_ other: SessionTally) {
+        sessions += other.sessions
+        redeliveries += other.redeliveries
+        duplicates += other.duplicates
+        events += other.events
+        findings += other.findings
+        findingsByRule.merge(other.findingsByRule, uniquingKeysWith: +)
+        keptBySeverity.merge(other.keptBySeverity, uniquingKeysWith: +)
+    }
+}
+
+/// One folded session as a fold job hands it on: its counts, and either the whole audit
+/// (collected for reports) or only its formatted output (streamed).
+struct FoldedSession: Sendable {
+    var key: SessionKey
+    var tally: SessionTally
+    var audit: SessionAudit?
+    var output: [UInt8]
+}
+
+/// Receives folded sessions, in session order, for the engine: keeps the audits or writes
+/// their output as it comes, and sums the counts either way.
+final class SessionResults {
+    /// How a fold job turns an audit into what is kept; runs on any job.
+    let product: @Sendable (SessionKey, SessionAudit) -> FoldedSession
+    private let write: (([UInt8]) throws -> Void)?
+    private(set) var audits: [SessionAudit] = []
+    private(set) var tally = SessionTally()
+    var isStreaming: Bool { write != nil }
+
+    /// Keeps every audit.
+    init() {
+        product = { key, audit in FoldedSession(key: key, tally: SessionTally(audit), audit: audit, output: []) }
+        write = nil
+    }
+
+    /// Keeps no audit: formats each on its fold job and writes the output in session order.
+    init(format: @escaping @Sendable (SessionAudit) -> [UInt8], write: @escaping ([UInt8]) throws -> Void) {
+        product = { key, audit in FoldedSession(key: key, tally: SessionTally(audit), audit: nil, output: format(audit)) }
+        self.write = write
+    }
+
+    func deliver(_ folded: FoldedSession) throws {
+        tally.add(folded.tally)
+        try deliver(key: folded.key, audit: folded.audit, output: folded.output)
+    }
+
+    /// For output merged back from disk, whose counts were added with `add(_:)`.
+    func deliver(key: SessionKey, audit: SessionAudit?, output: [UInt8]) throws {
+        if let audit { audits.append(audit) }
+        if let write, !output.isEmpty { try write(output) }
+    }
+
+    func add(_ partial: SessionTally) { tally.add(partial) }
+}
+
+/// Folds sessions held in memory, in parallel, `jobs` at a time; returns them in session order.
 func foldInParallel(
-    _ sessions: [SessionKey: [SessionLine]], models: [NavigationModel], options: SessionAuditOptions, jobs: Int
-) -> [(key: SessionKey, audit: SessionAudit)] {
+    _ sessions: [SessionKey: [SessionLine]], models: [NavigationModel], options: SessionAuditOptions, jobs: Int,
+    product: @escaping @Sendable (SessionKey, SessionAudit) -> FoldedSession
+) -> [FoldedSession] {
     let keys = sessions.keys.sorted()
-    let results = ParallelResults<SessionAudit>(count: keys.count)
+    let results = ParallelResults<FoldedSession>(count: keys.count)
     let work: @Sendable (Int) -> Void = { index in
         let key = keys[index]
         let model = models.indices.contains(key.model) ? models[key.model] : .poc
-        results[index] = SessionAuditor.audit(sessionID: key.id, lines: sessions[key] ?? [], model: model, options: options)
+        results[index] = product(
+            key, SessionAuditor.audit(sessionID: key.id, lines: sessions[key] ?? [], model: model, options: options))
     }
     let workers = max(1, jobs > 0 ? jobs : System.coreCount)
     if workers == 1 || keys.count < 2 {
@@ -39,7 +125,7 @@ func foldInParallel(
             for index in stride(from: worker, to: keys.count, by: workers) { work(index) }
         }
     }
-    return Array(zip(keys, results.values)).map { (key: $0.0, audit: $0.1) }
+    return results.values
 }
 
 // MARK: Pre-grouped input
@@ -49,22 +135,23 @@ func foldInParallel(
 final class StreamingCollector: SessionCollector {
     private let models: [NavigationModel]
     private let options: SessionAuditOptions
+    private let product: @Sendable (SessionKey, SessionAudit) -> FoldedSession
     private var currentKey: SessionKey?
     private var current: [SessionLine] = []
     private var finished: Set<SessionKey> = []
-    private var audits: [SessionAudit] = []
-    private var keys: [SessionKey] = []
+    private var folded: [FoldedSession] = []
     /// Sessions met again after another session had begun: the input was not grouped.
     private(set) var regroupedSessions: [(sessionID: String, location: LineLocation)] = []
 
-    init(models: [NavigationModel], options: SessionAuditOptions) {
+    init(models: [NavigationModel], options: SessionAuditOptions, product: @escaping @Sendable (SessionKey, SessionAudit) -> FoldedSession) {
         self.models = models
         self.options = options
+        self.product = product
     }
 
     var sessionCount: Int { finished.count + (currentKey == nil ? 0 : 1) }
 
-    func add(_ key: SessionKey, _ line: SessionLine, rawBytes: Int) throws {
+    func add(_ key: SessionKey, _ line: SessionLine, raw: UnsafeBufferPointer<UInt8>) throws {
         if key != currentKey {
             flush()
             if finished.contains(key) { regroupedSessions.append((key.id, line.location)) }
@@ -76,17 +163,19 @@ final class StreamingCollector: SessionCollector {
     private func flush() {
         guard let key = currentKey else { return }
         let model = models.indices.contains(key.model) ? models[key.model] : .poc
-        audits.append(SessionAuditor.audit(sessionID: key.id, lines: current, model: model, options: options))
-        keys.append(key)
+        folded.append(product(key, SessionAuditor.audit(sessionID: key.id, lines: current, model: model, options: options)))
         finished.insert(key)
         current.removeAll(keepingCapacity: true)
         currentKey = nil
     }
 
-    func finish() throws -> [SessionAudit] {
+    func finish(into results: SessionResults) throws {
         flush()
-        // Output order is session order whatever order the groups came in.
-        return zip(keys, audits).sorted { $0.0 < $1.0 }.map(\.1)
+        // Output order is session order whatever order the groups came in. What is held is
+        // the product: only the formatted output when streaming.
+        folded.sort { $0.key < $1.key }
+        for session in folded { try results.deliver(session) }
+        folded = []
     }
 }
 
@@ -96,6 +185,10 @@ final class StreamingCollector: SessionCollector {
 /// on disk (by session), and at the end folds one partition at a time per job. Peak memory
 /// stays near the budget whatever the input size; the partitions are removed when done, on
 /// error, and on Ctrl-C.
+///
+/// When the output is streamed, each partition's sessions are formatted as they fold and
+/// written, in session order, to an output file of the partition; a k-way merge of those
+/// sorted files then writes the whole output in session order, so no finding is held.
 final class SpillingCollector: SessionCollector {
     private let models: [NavigationModel]
     private let options: SessionAuditOptions
@@ -130,9 +223,14 @@ final class SpillingCollector: SessionCollector {
     /// Half the budget holds lines; the rest is for folding, output and the partition buffers.
     private var holdBudget: Int { memoryLimit / 2 }
 
-    func add(_ key: SessionKey, _ line: SessionLine, rawBytes: Int) throws {
+    func add(_ key: SessionKey, _ line: SessionLine, raw: UnsafeBufferPointer<UInt8>) throws {
+        if let spill {
+            // Past the budget once, every later line goes straight to its partition.
+            try spill.write(key: key, line: line, json: raw)
+            return
+        }
         held[key, default: []].append(line)
-        heldBytes += SpillingCollector.heldCost(rawBytes: rawBytes)
+        heldBytes += SpillingCollector.heldCost(rawBytes: raw.count)
         if heldBytes > holdBudget { try spillHeld() }
     }
 
@@ -145,55 +243,86 @@ final class SpillingCollector: SessionCollector {
             spill = try SpillPartitions(count: count, directory: temporaryDirectory, bufferBytes: max(4096, memoryLimit / 8 / count))
         }
         guard let spill else { return }
+        var writer = JSONWriter(reservingCapacity: 512)
         for (key, lines) in held {
-            for line in lines { try spill.write(key: key, line: line) }
+            for line in lines {
+                // Held lines no longer have their original bytes; the canonical form decodes to
+                // the same event, and the record keeps the original identities.
+                writer.removeAll()
+                line.event.write(to: &writer)
+                try writer.bytes.withUnsafeBufferPointer { try spill.write(key: key, line: line, json: $0) }
+            }
         }
         spilledKeys += held.count  // an upper bound: a session may be spilled more than once
         held.removeAll()
         heldBytes = 0
     }
 
-    func finish() throws -> [SessionAudit] {
+    func finish(into results: SessionResults) throws {
         guard let spill else {
-            return foldInParallel(held, models: models, options: options, jobs: jobs).map(\.audit)
+            for session in foldInParallel(held, models: models, options: options, jobs: jobs, product: results.product) {
+                try results.deliver(session)
+            }
+            held = [:]
+            return
         }
         defer { spill.remove() }
         try spillHeld()
         try spill.closeWriters()
-        let results = ParallelResults<Result<[(key: SessionKey, audit: SessionAudit)], any Error>>(count: spill.count)
         let models = self.models
         let options = self.options
         let workers = min(jobs, spill.count)
+        let product = results.product
+        if results.isStreaming {
+            // Each job folds whole partitions and writes their output, sorted, to disk.
+            let tallies = ParallelResults<Result<SessionTally, any Error>>(count: spill.count)
+            DispatchQueue.concurrentPerform(iterations: workers) { worker in
+                for partition in stride(from: worker, to: spill.count, by: workers) {
+                    tallies[partition] = Result {
+                        let sessions = try spill.read(partition: partition)
+                        let folded = foldInParallel(sessions, models: models, options: options, jobs: 1, product: product)
+                        return try spill.writeOutput(partition: partition, folded)
+                    }
+                }
+            }
+            for result in tallies.values { results.add(try result.get()) }
+            try spill.mergeOutputs { key, output in try results.deliver(key: key, audit: nil, output: output) }
+            return
+        }
+        let folded = ParallelResults<Result<[FoldedSession], any Error>>(count: spill.count)
         DispatchQueue.concurrentPerform(iterations: workers) { worker in
             for partition in stride(from: worker, to: spill.count, by: workers) {
-                results[partition] = Result {
+                folded[partition] = Result {
                     let sessions = try spill.read(partition: partition)
-                    return foldInParallel(sessions, models: models, options: options, jobs: 1)
+                    return foldInParallel(sessions, models: models, options: options, jobs: 1, product: product)
                 }
             }
         }
-        var audits: [(key: SessionKey, audit: SessionAudit)] = []
-        for result in results.values { audits += try result.get() }
+        var all: [FoldedSession] = []
+        for result in folded.values { all += try result.get() }
         // Partitions split sessions by hash; merge back into session order.
-        return audits.sorted { $0.key < $1.key }.map(\.audit)
+        all.sort { $0.key < $1.key }
+        for session in all { try results.deliver(session) }
     }
 }
 
 /// The temporary partition files of one spilled audit.
 ///
 /// A record is `[u32 length][i32 model][i32 file][i64 line][u64 identity][u64 content identity]`
-/// followed by the event's canonical JSON: the identities come from the original line, so
-/// redeliveries are still recognised after the round trip, and the canonical JSON decodes back
-/// into the same event.
+/// followed by the event's JSON: the original line when it is at hand, else the canonical form
+/// (which decodes into the same event). The identities are the original line's, so
+/// redeliveries are still recognised after the round trip.
+///
+/// With streamed output, each partition also gets an output file of records
+/// `[u32 id length][id][i32 model][u32 output length][output]`, sorted by session.
 final class SpillPartitions: @unchecked Sendable {
     // @unchecked: writers are used by the reading thread only; after `closeWriters()`,
-    // partitions are only read, each by one job.
+    // partitions are only read, each by one job, and output file `n` is written only by the
+    // job folding partition `n`.
     let count: Int
     let directory: String
-    private var descriptors: [Int32]
-    private var buffers: [[UInt8]]
+    private var writers: [SpillFileWriter]
     private let bufferBytes: Int
-    private var writer = JSONWriter(reservingCapacity: 512)
 
     init(count: Int, directory: String?, bufferBytes: Int) throws {
         self.count = count
@@ -204,64 +333,33 @@ final class SpillPartitions: @unchecked Sendable {
             throw InputError(code: .unreadable, path: base, message: "cannot create a spill directory: \(String(cString: strerror(errno)))")
         }
         self.directory = String(cString: made)
-        descriptors = []
-        buffers = Array(repeating: [], count: count)
+        writers = []
         SpillCleanup.register(self.directory, partitions: count)
-        for partition in 0..<count {
-            let fd = open(path(partition), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
-            guard fd >= 0 else {
-                let reason = String(cString: strerror(errno))
-                remove()
-                throw InputError(code: .unreadable, path: self.directory, message: "cannot create a spill partition: \(reason)")
-            }
-            descriptors.append(fd)
+        do {
+            for partition in 0..<count { writers.append(try SpillFileWriter(path: path(partition), bufferBytes: bufferBytes)) }
+        } catch {
+            remove()
+            throw error
         }
     }
 
     func path(_ partition: Int) -> String { directory + "/part-" + String(partition) }
+    func outputPath(_ partition: Int) -> String { directory + "/out-" + String(partition) }
 
-    func write(key: SessionKey, line: SessionLine) throws {
-        let partition = Int(StableHash.string(key.id) % UInt64(count))
-        writer.removeAll()
-        line.event.write(to: &writer)
-        var header = [UInt8]()
-        header.reserveCapacity(40)
-        func append<T: FixedWidthInteger>(_ value: T) {
-            withUnsafeBytes(of: value.littleEndian) { header.append(contentsOf: $0) }
-        }
-        append(UInt32(32 + writer.bytes.count))
-        append(Int32(key.model))
-        append(line.location.file)
-        append(line.location.line)
-        append(line.decoded.identity)
-        append(line.decoded.contentIdentity)
-        buffers[partition] += header
-        buffers[partition] += writer.bytes
-        if buffers[partition].count >= bufferBytes { try flush(partition) }
-    }
-
-    private func flush(_ partition: Int) throws {
-        try buffers[partition].withUnsafeBytes { raw in
-            var offset = 0
-            while offset < raw.count {
-                let written = systemWrite(descriptors[partition], raw.baseAddress! + offset, raw.count - offset)
-                if written < 0 {
-                    if errno == EINTR { continue }
-                    throw InputError(code: .unreadable, path: path(partition), message: "cannot write a spill partition: \(String(cString: strerror(errno)))")
-                }
-                offset += written
-            }
-        }
-        buffers[partition].removeAll(keepingCapacity: true)
+    func write(key: SessionKey, line: SessionLine, json: UnsafeBufferPointer<UInt8>) throws {
+        let writer = writers[Int(StableHash.string(key.id) % UInt64(count))]
+        writer.append(UInt32(32 + json.count))
+        writer.append(Int32(key.model))
+        writer.append(line.location.file)
+        writer.append(line.location.line)
+        writer.append(line.decoded.identity)
+        writer.append(line.decoded.contentIdentity)
+        try writer.append(json)
     }
 
     func closeWriters() throws {
-        for partition in 0..<count {
-            try flush(partition)
-            close(descriptors[partition])
-            buffers[partition] = []
-        }
-        descriptors = []
+        for writer in writers { try writer.close() }
+        writers = []
     }
 
     /// Reads one partition back and groups its lines by session.
@@ -272,19 +370,14 @@ final class SpillPartitions: @unchecked Sendable {
         let decoder = EventDecoder()
         try bytes.withUnsafeBufferPointer { buffer in
             var offset = 0
-            func load<T: FixedWidthInteger>(_ type: T.Type, at position: Int) -> T {
-                var value: T = 0
-                withUnsafeMutableBytes(of: &value) { $0.copyMemory(from: UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(buffer)[position..<(position + MemoryLayout<T>.size)])) }
-                return T(littleEndian: value)
-            }
             while offset + 36 <= buffer.count {
-                let length = Int(load(UInt32.self, at: offset))
+                let length = Int(buffer.load(UInt32.self, at: offset))
                 let start = offset + 4
                 guard length >= 32, start + length <= buffer.count else { break }
-                let model = Int(load(Int32.self, at: start))
-                let location = LineLocation(file: load(Int32.self, at: start + 4), line: load(Int64.self, at: start + 8))
-                let identity = load(UInt64.self, at: start + 16)
-                let content = load(UInt64.self, at: start + 24)
+                let model = Int(buffer.load(Int32.self, at: start))
+                let location = LineLocation(file: buffer.load(Int32.self, at: start + 4), line: buffer.load(Int64.self, at: start + 8))
+                let identity = buffer.load(UInt64.self, at: start + 16)
+                let content = buffer.load(UInt64.self, at: start + 24)
                 let json = UnsafeBufferPointer(rebasing: buffer[(start + 32)..<(start + length)])
                 guard case .success(var decoded) = decoder.decode(json) else {
                     throw InputError(code: .unreadable, path: path(partition), message: "a spill record does not decode")
@@ -299,13 +392,220 @@ final class SpillPartitions: @unchecked Sendable {
         return sessions
     }
 
-    /// Removes the partition files and their directory.
+    /// Writes one partition's folded sessions (in session order) to its output file and
+    /// returns their counts. Sessions with no output take no record.
+    func writeOutput(partition: Int, _ folded: [FoldedSession]) throws -> SessionTally {
+        let writer = try SpillFileWriter(path: outputPath(partition), bufferBytes: bufferBytes)
+        var tally = SessionTally()
+        for session in folded {
+            tally.add(session.tally)
+            guard !session.output.isEmpty else { continue }
+            let id = Array(session.key.id.utf8)
+            writer.append(UInt32(id.count))
+            try id.withUnsafeBufferPointer { try writer.append($0) }
+            writer.append(Int32(session.key.model))
+            writer.append(UInt32(session.output.count))
+            try session.output.withUnsafeBufferPointer { try writer.append($0) }
+        }
+        try writer.close()
+        return tally
+    }
+
+    /// Merges the sorted output files into one stream in session order (a k-way merge over a
+    /// binary heap), handing each session's output to `deliver`.
+    func mergeOutputs(_ deliver: (SessionKey, [UInt8]) throws -> Void) throws {
+        var readers: [SpillOutputReader] = []
+        defer { for reader in readers { reader.close() } }
+        let readBuffer = max(4096, min(1 << 16, bufferBytes))
+        for partition in 0..<count { readers.append(try SpillOutputReader(path: outputPath(partition), bufferBytes: readBuffer)) }
+        var heads: [(key: SessionKey, output: [UInt8])?] = []
+        for reader in readers { heads.append(try reader.next()) }
+        // The heap holds the partitions whose next record is pending, smallest session first.
+        var heap = MinHeap<Int> { heads[$0]!.key < heads[$1]!.key }
+        for partition in 0..<count where heads[partition] != nil { heap.push(partition) }
+        while let partition = heap.pop() {
+            let head = heads[partition]!
+            try deliver(head.key, head.output)
+            heads[partition] = try readers[partition].next()
+            if heads[partition] != nil { heap.push(partition) }
+        }
+    }
+
+    /// Removes the partition files, the output files and their directory.
     func remove() {
-        for fd in descriptors { close(fd) }
-        descriptors = []
-        for partition in 0..<count { unlink(path(partition)) }
+        for writer in writers { writer.discard() }
+        writers = []
+        for partition in 0..<count {
+            unlink(path(partition))
+            unlink(outputPath(partition))
+        }
         rmdir(directory)
         SpillCleanup.unregister(directory)
+    }
+}
+
+/// An append-only temporary file written through a buffer.
+final class SpillFileWriter {
+    let path: String
+    private var descriptor: Int32
+    private var buffer: [UInt8] = []
+    private let bufferBytes: Int
+
+    init(path: String, bufferBytes: Int) throws {
+        self.path = path
+        self.bufferBytes = bufferBytes
+        descriptor = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
+        guard descriptor >= 0 else {
+            throw InputError(code: .unreadable, path: path, message: "cannot create a spill file: \(String(cString: strerror(errno)))")
+        }
+        buffer.reserveCapacity(bufferBytes)
+    }
+
+    func append<T: FixedWidthInteger>(_ value: T) {
+        withUnsafeBytes(of: value.littleEndian) { buffer.append(contentsOf: $0) }
+    }
+
+    func append(_ bytes: UnsafeBufferPointer<UInt8>) throws {
+        buffer.append(contentsOf: bytes)
+        if buffer.count >= bufferBytes { try flush() }
+    }
+
+    func flush() throws {
+        try buffer.withUnsafeBytes { raw in
+            var offset = 0
+            while offset < raw.count {
+                let written = systemWrite(descriptor, raw.baseAddress! + offset, raw.count - offset)
+                if written < 0 {
+                    if errno == EINTR { continue }
+                    throw InputError(code: .unreadable, path: path, message: "cannot write a spill file: \(String(cString: strerror(errno)))")
+                }
+                offset += written
+            }
+        }
+        buffer.removeAll(keepingCapacity: true)
+    }
+
+    func close() throws {
+        defer { discard() }
+        try flush()
+    }
+
+    /// Closes without writing what is buffered.
+    func discard() {
+        if descriptor >= 0 { systemClose(descriptor) }
+        descriptor = -1
+        buffer = []
+    }
+}
+
+/// Reads the records of one partition's output file, in order, through a buffer.
+final class SpillOutputReader {
+    private let path: String
+    private var descriptor: Int32
+    private var buffer: [UInt8]
+    private var start = 0
+    private var end = 0
+
+    init(path: String, bufferBytes: Int) throws {
+        self.path = path
+        descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { throw InputError.opening(path, errno: errno) }
+        buffer = [UInt8](repeating: 0, count: bufferBytes)
+    }
+
+    /// Makes at least `count` bytes available from `start`; false at the end of the file.
+    private func fill(_ count: Int) throws -> Bool {
+        if end - start >= count { return true }
+        if start > 0 {
+            buffer.withUnsafeMutableBufferPointer { raw in
+                _ = memmove(raw.baseAddress!, raw.baseAddress! + start, end - start)
+            }
+            end -= start
+            start = 0
+        }
+        if buffer.count < count { buffer += [UInt8](repeating: 0, count: count - buffer.count) }
+        while end < count {
+            let read = buffer.withUnsafeMutableBytes { systemRead(descriptor, $0.baseAddress! + end, $0.count - end) }
+            if read < 0 {
+                if errno == EINTR { continue }
+                throw InputError.opening(path, errno: errno)
+            }
+            if read == 0 { return false }
+            end += read
+        }
+        return true
+    }
+
+    func next() throws -> (key: SessionKey, output: [UInt8])? {
+        guard try fill(4) else { return nil }
+        let idLength = Int(buffer.withUnsafeBufferPointer { $0.load(UInt32.self, at: start) })
+        guard try fill(4 + idLength + 8) else { throw truncated() }
+        let (id, model, outputLength) = buffer.withUnsafeBufferPointer { raw in
+            (String(decoding: UnsafeBufferPointer(rebasing: raw[(start + 4)..<(start + 4 + idLength)]), as: UTF8.self),
+             Int(raw.load(Int32.self, at: start + 4 + idLength)), Int(raw.load(UInt32.self, at: start + 8 + idLength)))
+        }
+        start += 12 + idLength
+        guard try fill(outputLength) else { throw truncated() }
+        let output = Array(buffer[start..<(start + outputLength)])
+        start += outputLength
+        return (SessionKey(model: model, id: id), output)
+    }
+
+    private func truncated() -> InputError {
+        InputError(code: .unreadable, path: path, message: "a spill output file is truncated")
+    }
+
+    func close() {
+        if descriptor >= 0 { systemClose(descriptor) }
+        descriptor = -1
+    }
+}
+
+/// A binary min-heap under a given order.
+struct MinHeap<Element> {
+    private var elements: [Element] = []
+    private let precedes: (Element, Element) -> Bool
+
+    init(by precedes: @escaping (Element, Element) -> Bool) { self.precedes = precedes }
+
+    mutating func push(_ element: Element) {
+        elements.append(element)
+        var child = elements.count - 1
+        while child > 0 {
+            let parent = (child - 1) / 2
+            guard precedes(elements[child], elements[parent]) else { break }
+            elements.swapAt(child, parent)
+            child = parent
+        }
+    }
+
+    mutating func pop() -> Element? {
+        guard !elements.isEmpty else { return nil }
+        elements.swapAt(0, elements.count - 1)
+        let top = elements.removeLast()
+        var parent = 0
+        while true {
+            let left = 2 * parent + 1
+            let right = left + 1
+            var smallest = parent
+            if left < elements.count, precedes(elements[left], elements[smallest]) { smallest = left }
+            if right < elements.count, precedes(elements[right], elements[smallest]) { smallest = right }
+            if smallest == parent { break }
+            elements.swapAt(parent, smallest)
+            parent = smallest
+        }
+        return top
+    }
+}
+
+// File-scope wrappers: inside a type with its own `close()`, the C call would not resolve.
+private func systemClose(_ descriptor: Int32) { _ = close(descriptor) }
+private func systemRead(_ descriptor: Int32, _ bytes: UnsafeMutableRawPointer, _ count: Int) -> Int { read(descriptor, bytes, count) }
+
+extension UnsafeBufferPointer<UInt8> {
+    /// A little-endian integer at a byte offset, whatever its alignment.
+    func load<T: FixedWidthInteger>(_ type: T.Type, at offset: Int) -> T {
+        T(littleEndian: UnsafeRawPointer(baseAddress! + offset).loadUnaligned(as: T.self))
     }
 }
 
@@ -334,7 +634,10 @@ enum SpillCleanup {
     /// the reading thread is the only writer of the registry.
     private static let handler: @convention(c) (Int32) -> Void = { signal in
         for (directory, count) in active {
-            for partition in 0..<count { unlink(directory + "/part-" + String(partition)) }
+            for partition in 0..<count {
+                unlink(directory + "/part-" + String(partition))
+                unlink(directory + "/out-" + String(partition))
+            }
             rmdir(directory)
         }
         _exit(128 + signal)

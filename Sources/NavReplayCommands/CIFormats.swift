@@ -16,6 +16,9 @@ struct BaselineOptions: ParsableArguments {
     @Option(help: ArgumentHelp("Write every finding of this run to this file as the accepted baseline.", valueName: "file"))
     var writeBaseline: String?
 
+    /// Whether a baseline is read or written (then every finding is needed at once).
+    var isUsed: Bool { baseline != nil || writeBaseline != nil }
+
     /// Fingerprints the run when a baseline or SARIF needs them, writes `--write-baseline`, and
     /// splits the findings into accepted and new ones.
     func apply(to run: AuditRun, needFingerprints: Bool) throws -> BaselinedRun {

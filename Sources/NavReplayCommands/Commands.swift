@@ -43,10 +43,16 @@ extension NavReplayCommand {
             // Machine formats without explanations need no states and no screens: dropping them
             // keeps a large audit's memory near --memory-limit.
             let explained = explain || ![.ndjson, .junit, .github].contains(format)
-            let run = try runAudit(
-                input, quarantine: quarantine,
-                sessionOptions: SessionAuditOptions(
-                    maxFindings: maxFindingsPerSession, keepStates: explained, recordScreens: false))
+            let sessionOptions = SessionAuditOptions(
+                maxFindings: maxFindingsPerSession, keepStates: explained, recordScreens: false)
+            if (format == .ndjson || format == .text) && !baseline.isUsed {
+                // Written while the audit runs, session by session: memory then stays near
+                // --memory-limit however many findings there are.
+                let run = try streamAudit(sessionOptions: sessionOptions)
+                try finish(run, output: output, quiet: input.quiet)
+                return
+            }
+            let run = try runAudit(input, quarantine: quarantine, sessionOptions: sessionOptions)
             let result = try baseline.apply(to: run, needFingerprints: format == .sarif)
             switch format {
             case .text:
@@ -60,6 +66,37 @@ extension NavReplayCommand {
                 try emitCI(format, result, passingName: "no findings", to: output.output)
             }
             try finish(result, output: output, quiet: input.quiet)
+        }
+
+        private func streamAudit(sessionOptions: SessionAuditOptions) throws -> AuditRun {
+            let file = try OutputFile(path: output.output)
+            let stream: AuditStream
+            if format == .text {
+                let style = output.textStyle
+                var wroteGroup = false
+                func writeGroup(_ bytes: [UInt8]) throws {
+                    guard !bytes.isEmpty else { return }
+                    if wroteGroup { try file.write([0x0A]) }  // a blank line between sessions
+                    wroteGroup = true
+                    try file.write(bytes)
+                }
+                stream = AuditStream(
+                    format: { audit, files in Array(TextWriter.group(audit.findings, files: files, style: style).utf8) },
+                    writeInvalid: { findings, files in try writeGroup(Array(TextWriter.group(findings, files: files, style: style).utf8)) },
+                    write: writeGroup)
+                let run = try runAudit(input, quarantine: quarantine, sessionOptions: sessionOptions, stream: stream)
+                if !wroteGroup { try file.write(Array(TextWriter.noFindings.utf8)) }
+                try file.commit()
+                return run
+            }
+            let explain = self.explain
+            stream = AuditStream(
+                format: { audit, files in FindingWriter.ndjson(audit.findings, files: files, explain: explain) },
+                writeInvalid: { findings, files in try file.write(FindingWriter.ndjson(findings, files: files, explain: explain)) },
+                write: file.write)
+            let run = try runAudit(input, quarantine: quarantine, sessionOptions: sessionOptions, stream: stream)
+            try file.commit()
+            return run
         }
     }
 
@@ -123,12 +160,23 @@ extension NavReplayCommand {
         }
 
         func run() throws {
+            if format == .ndjson || format == .csv {
+                // One record per session, written as the sessions fold (bounded memory).
+                let file = try OutputFile(path: output.output)
+                if format == .csv { try file.write(SessionWriter.csvHeader) }
+                let stream = AuditStream(
+                    format: { audit, _ in format == .csv ? SessionWriter.csvRow(audit) : SessionWriter.ndjsonLine(audit) },
+                    writeInvalid: { _, _ in }, write: file.write)
+                let run = try runAudit(input, stream: stream)
+                try file.commit()
+                try finish(run, output: output, quiet: input.quiet)
+                return
+            }
             let run = try runAudit(input, sessionOptions: SessionAuditOptions(recordSteps: format == .sqlite))
             switch format {
             case .sqlite: try writeSessionsDatabase(run, to: output.output ?? "sessions.db")
-            case .ndjson: try emit(SessionWriter.ndjson(run), to: output.output)
             case .json: try emit(SessionWriter.json(run), to: output.output)
-            case .csv: try emit(SessionWriter.csv(run), to: output.output)
+            case .ndjson, .csv: break
             case .text:
                 let style = output.textStyle
                 try emit(Array(SessionWriter.text(run, style: style).utf8), to: output.output)

@@ -184,7 +184,7 @@ enum Terminal {
 
 /// Runs the engine with a progress line on a terminal.
 func runAudit(_ input: InputOptions, quarantine: String? = nil, sessionOptions: SessionAuditOptions = .init(),
-              onlySession: String? = nil, foldSessions: Bool = true) throws -> AuditRun {
+              onlySession: String? = nil, foldSessions: Bool = true, stream: AuditStream? = nil) throws -> AuditRun {
     let (inputs, models) = try input.resolve()
     var configuration = AuditConfiguration(
         model: models[0], maxLineBytes: input.maxLineBytes, quarantinePath: quarantine, jobs: input.jobs,
@@ -202,9 +202,17 @@ func runAudit(_ input: InputOptions, quarantine: String? = nil, sessionOptions: 
     }
     let engine = AuditEngine(configuration: configuration)
     let progress = ProgressLine(enabled: !input.quiet && Terminal.standardErrorIsTerminal)
+    var stream = stream
+    if let given = stream {
+        // The progress line goes before the first output, which may share the terminal.
+        stream?.writeInvalid = { findings, files in
+            progress.clear()
+            try given.writeInvalid(findings, files)
+        }
+    }
     let run: AuditRun
     do {
-        run = try engine.run(inputs: inputs, models: models) { progress.update($0) }
+        run = try engine.run(inputs: inputs, models: models, stream: stream) { progress.update($0) }
     } catch {
         progress.clear()
         throw CommandFailure("\(error)")
@@ -225,9 +233,80 @@ func emit(_ bytes: [UInt8], to path: String?) throws {
     }
 }
 
+/// Output written as it is made: to standard output, or to a file that appears (by rename)
+/// only when the output is complete, so a failed run leaves no half-written report.
+final class OutputFile {
+    private let path: String?
+    private let temporaryPath: String?
+    private let descriptor: Int32
+    private var buffer: [UInt8] = []
+
+    init(path: String?) throws {
+        self.path = path
+        if let path {
+            let temporary = path + ".navreplay-partial"
+            let descriptor = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+            guard descriptor >= 0 else { throw CommandFailure("Cannot write \(path): \(String(cString: strerror(errno))).") }
+            self.descriptor = descriptor
+            temporaryPath = temporary
+        } else {
+            descriptor = STDOUT_FILENO
+            temporaryPath = nil
+        }
+        buffer.reserveCapacity(1 << 16)
+    }
+
+    deinit {
+        // Not committed (an error came first): the partial file goes.
+        if let temporaryPath {
+            close(descriptor)
+            unlink(temporaryPath)
+        }
+    }
+
+    func write(_ bytes: [UInt8]) throws {
+        buffer += bytes
+        if buffer.count >= 1 << 16 { try flush() }
+    }
+
+    private func flush() throws {
+        try buffer.withUnsafeBytes { raw in
+            var offset = 0
+            while offset < raw.count {
+                #if canImport(Glibc)
+                    let written = Glibc.write(descriptor, raw.baseAddress! + offset, raw.count - offset)
+                #else
+                    let written = Darwin.write(descriptor, raw.baseAddress! + offset, raw.count - offset)
+                #endif
+                if written < 0 {
+                    if errno == EINTR { continue }
+                    throw CommandFailure("Cannot write \(path ?? "standard output"): \(String(cString: strerror(errno))).")
+                }
+                offset += written
+            }
+        }
+        buffer.removeAll(keepingCapacity: true)
+    }
+
+    /// Writes what is buffered and, for a file, moves it into place.
+    func commit() throws {
+        try flush()
+        guard let path, let temporaryPath else { return }
+        guard rename(temporaryPath, path) == 0 else {
+            throw CommandFailure("Cannot write \(path): \(String(cString: strerror(errno))).")
+        }
+    }
+}
+
 /// The exit status of CONTRACT §6.
 func exitStatus(_ run: AuditRun, failOn: FailOn) -> ExitCode {
     if !run.inputErrors.isEmpty { return ExitCode(2) }
+    if let written = run.streamedFindings {
+        // Streamed: the findings were written, not kept; their counts decide.
+        if run.streamedFindingsBySeverity.contains(where: { $0.value > 0 && failOn.fails($0.key) }) { return ExitCode(1) }
+        if failOn.fails(.error), run.counts.findings > written { return ExitCode(1) }
+        return .success
+    }
     if run.findings.contains(where: { failOn.fails($0.severity) }) { return ExitCode(1) }
     if failOn.fails(.error), run.counts.findings > run.findings.count { return ExitCode(1) }
     return .success

@@ -64,11 +64,16 @@ public enum FindingWriter {
 
     /// Every finding of a run, one JSON object per line.
     public static func ndjson(_ run: AuditRun, explain: Bool = false) -> [UInt8] {
+        ndjson(run.findings, files: run.files, explain: explain)
+    }
+
+    /// Some findings (one session's, when the output is streamed), one JSON object per line.
+    public static func ndjson(_ findings: [Finding], files: [String], explain: Bool = false) -> [UInt8] {
         var output: [UInt8] = []
         var writer = JSONWriter()
-        for finding in run.findings {
+        for finding in findings {
             writer.removeAll()
-            write(finding, files: run.files, explain: explain, to: &writer)
+            write(finding, files: files, explain: explain, to: &writer)
             output += writer.bytes
             output.append(0x0A)
         }

@@ -30,14 +30,15 @@ public enum SessionWriter {
     }
 
     public static func ndjson(_ run: AuditRun) -> [UInt8] {
-        var output: [UInt8] = []
+        run.sessions.flatMap(ndjsonLine)
+    }
+
+    /// One session's record and a line break (for streamed output).
+    public static func ndjsonLine(_ audit: SessionAudit) -> [UInt8] {
         var writer = JSONWriter()
-        for audit in run.sessions {
-            writer.removeAll()
-            write(audit, to: &writer)
-            output += writer.bytes
-            output.append(0x0A)
-        }
+        write(audit, to: &writer)
+        var output = writer.bytes
+        output.append(0x0A)
         return output
     }
 
@@ -53,21 +54,25 @@ public enum SessionWriter {
 
     /// RFC 4180 CSV with a header; `final_state` and `screens` are JSON text in their cells.
     public static func csv(_ run: AuditRun) -> [UInt8] {
-        var rows = ["session_id,events,first_seq,last_seq,start,end,duration_ms,final_state,screens,findings"]
-        for audit in run.sessions {
-            var screens = JSONWriter()
-            screens.beginArray()
-            for screen in audit.screens { screen.write(to: &screens) }
-            screens.endArray()
-            let cells: [String] = [
-                audit.sessionID, String(audit.events), audit.firstSeq.map(String.init) ?? "",
-                audit.lastSeq.map(String.init) ?? "", audit.start?.text ?? "", audit.end?.text ?? "",
-                audit.durationMilliseconds.map(String.init) ?? "", audit.finalState.json, screens.string,
-                String(audit.findingCount),
-            ]
-            rows.append(cells.map(csvCell).joined(separator: ","))
-        }
-        return Array((rows.joined(separator: "\r\n") + "\r\n").utf8)
+        csvHeader + run.sessions.flatMap(csvRow)
+    }
+
+    /// The CSV header line.
+    public static let csvHeader = Array("session_id,events,first_seq,last_seq,start,end,duration_ms,final_state,screens,findings\r\n".utf8)
+
+    /// One session's CSV row, ending in CRLF (for streamed output).
+    public static func csvRow(_ audit: SessionAudit) -> [UInt8] {
+        var screens = JSONWriter()
+        screens.beginArray()
+        for screen in audit.screens { screen.write(to: &screens) }
+        screens.endArray()
+        let cells: [String] = [
+            audit.sessionID, String(audit.events), audit.firstSeq.map(String.init) ?? "",
+            audit.lastSeq.map(String.init) ?? "", audit.start?.text ?? "", audit.end?.text ?? "",
+            audit.durationMilliseconds.map(String.init) ?? "", audit.finalState.json, screens.string,
+            String(audit.findingCount),
+        ]
+        return Array((cells.map(csvCell).joined(separator: ",") + "\r\n").utf8)
     }
 
     /// Quotes a cell when it holds a separator, a quote or a line break; defuses formulas.

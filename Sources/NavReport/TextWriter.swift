@@ -2,7 +2,7 @@ import NavJSON
 import NavEvents
 public import NavLog
 import NavModel
-import NavReplay
+public import NavReplay
 
 /// Terminal styling: colour only when asked (a terminal, and `NO_COLOR` unset).
 public struct TextStyle: Sendable {
@@ -26,17 +26,28 @@ public struct TextStyle: Sendable {
 /// up the expectation, and what the event changed.
 public enum TextWriter {
     public static func findings(_ run: AuditRun, style: TextStyle) -> String {
-        var lines: [String] = []
-        var currentSession: String??
-        for finding in run.findings {
-            if currentSession != .some(finding.sessionID) {
-                currentSession = .some(finding.sessionID)
-                if !lines.isEmpty { lines.append("") }
-                lines.append(style.bold(finding.sessionID.map { "session \(safe($0))" } ?? "unreadable lines"))
-            }
-            lines.append(contentsOf: describe(finding, files: run.files, style: style))
+        var groups: [String] = []
+        var start = 0
+        let findings = run.findings
+        // One group per session (the unreadable lines first), separated by a blank line.
+        while start < findings.count {
+            var end = start + 1
+            while end < findings.count, findings[end].sessionID == findings[start].sessionID { end += 1 }
+            groups.append(group(findings[start..<end], files: run.files, style: style))
+            start = end
         }
-        if run.findings.isEmpty { lines.append("no findings") }
+        return groups.isEmpty ? noFindings : groups.joined(separator: "\n")
+    }
+
+    /// What the text output says when there is nothing to report.
+    public static let noFindings = "no findings\n"
+
+    /// The findings of one session (or the unreadable lines), under a heading, each line
+    /// ending in a line break; groups are separated by one blank line.
+    public static func group(_ findings: some Collection<Finding>, files: [String], style: TextStyle) -> String {
+        guard let first = findings.first else { return "" }
+        var lines = [style.bold(first.sessionID.map { "session \(safe($0))" } ?? "unreadable lines")]
+        for finding in findings { lines.append(contentsOf: describe(finding, files: files, style: style)) }
         return lines.joined(separator: "\n") + "\n"
     }
 

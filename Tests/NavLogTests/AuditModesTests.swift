@@ -60,6 +60,66 @@ import Testing
         #expect(try FileManager.default.contentsOfDirectory(atPath: spillDirectory.path).isEmpty)
     }
 
+    /// Runs with a stream that writes each session's NDJSON findings as it comes.
+    static func streamed(_ paths: [String], configure: (inout AuditConfiguration) -> Void = { _ in }) throws -> (findings: [UInt8], summary: [UInt8], run: AuditRun) {
+        var configuration = AuditConfiguration()
+        configure(&configuration)
+        var output: [UInt8] = []
+        var invalidCalls = 0
+        let stream = AuditStream(
+            format: { audit, files in FindingWriter.ndjson(audit.findings, files: files, explain: true) },
+            writeInvalid: { findings, files in
+                invalidCalls += 1
+                #expect(output.isEmpty, "unreadable lines come first")
+                output += FindingWriter.ndjson(findings, files: files, explain: true)
+            },
+            write: { output += $0 })
+        let run = try AuditEngine(configuration: configuration).run(paths: paths, stream: stream)
+        #expect(invalidCalls == 1)
+        return (output, SummaryWriter.json(run), run)
+    }
+
+    @Test func streamedOutputIsTheCollectedOutputInMemorySpilledAndPreGrouped() throws {
+        let directory = try Self.scratch()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let spillDirectory = directory.appendingPathComponent("spill")
+        try FileManager.default.createDirectory(at: spillDirectory, withIntermediateDirectories: true)
+        var paths = try Self.replicatedLogs(copies: 40, in: directory)
+        // An unreadable line too: its finding leads the output.
+        let garbage = directory.appendingPathComponent("garbage.ndjson").path
+        try Data("{\"schema_version\":1}\nnot json\n".utf8).write(to: URL(fileURLWithPath: garbage))
+        paths.append(garbage)
+        let collected = try Self.run(paths)
+        #expect(collected.run.invalidFindings.filter { collected.run.path(of: $0.location) == garbage }.count == 2)
+        let configurations: [(String, (inout AuditConfiguration) -> Void)] = [
+            ("in memory", { _ in }),
+            ("spilled, 1 job", { $0.memoryLimit = 1 << 20; $0.temporaryDirectory = spillDirectory.path; $0.jobs = 1 }),
+            ("spilled, 2 jobs", { $0.memoryLimit = 1 << 20; $0.temporaryDirectory = spillDirectory.path; $0.jobs = 2 }),
+        ]
+        for (name, configure) in configurations {
+            let streamed = try Self.streamed(paths, configure: configure)
+            #expect(streamed.findings == collected.findings, "\(name)")
+            #expect(streamed.summary == collected.summary, "\(name)")
+            #expect(streamed.run.sessions.isEmpty, "\(name): a streamed run keeps no session")
+            #expect(streamed.run.streamedFindings == collected.run.findings.count, "\(name)")
+            #expect(streamed.run.streamedFindingsBySeverity[.error] == collected.run.findings.filter { $0.severity == .error }.count)
+        }
+        #expect(try FileManager.default.contentsOfDirectory(atPath: spillDirectory.path).isEmpty)
+    }
+
+    @Test func spillOutputFilesMergeInSessionOrder() throws {
+        // Many partitions, sessions whose ids sort differently from their hashes: the merge
+        // must restore session order exactly.
+        let directory = try Self.scratch()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let paths = try Self.replicatedLogs(copies: 120, in: directory)
+        let collected = try Self.run(paths)
+        let streamed = try Self.streamed(paths) { $0.memoryLimit = 1 << 20; $0.jobs = 2 }
+        #expect(streamed.findings == collected.findings)
+        let sessionOrder = collected.run.findings.compactMap(\.sessionID)
+        #expect(sessionOrder == sessionOrder.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) })
+    }
+
     @Test func preGroupedInputStreamsToTheSameOutput() throws {
         let directory = try Self.scratch()
         defer { try? FileManager.default.removeItem(at: directory) }
@@ -81,6 +141,9 @@ import Testing
         #expect(streamed.findings == normal.findings)
         #expect(streamed.summary == normal.summary)
         #expect(streamed.run.inputErrors.isEmpty)
+        let written = try Self.streamed([grouped]) { $0.preGrouped = true }
+        #expect(written.findings == normal.findings)
+        #expect(written.summary == normal.summary)
     }
 
     @Test func preGroupedInputThatIsNotGroupedIsAnError() throws {

@@ -1,0 +1,65 @@
+import Foundation
+import Testing
+
+/// `audit --format ndjson|text` and `sessions --format ndjson|csv` write their output while the
+/// audit runs. What they write, the summary and the exit status are those of a collected run.
+@Suite struct StreamedOutputTests {
+    /// The sample logs, copied under other session ids, so that a small --memory-limit spills.
+    static func replicated(_ scratch: ScratchDirectory, copies: Int) throws -> String {
+        let sample = try String(contentsOfFile: Repository.path("SampleLogs/violations/app-2026-11-20-broken.ndjson"), encoding: .utf8)
+        var text = ""
+        for copy in 0..<copies { text += sample.replacingOccurrences(of: "\"session_id\":\"s-", with: "\"session_id\":\"c\(copy)-s-") }
+        return try scratch.write("big.ndjson", text + "not json\n")
+    }
+
+    @Test(arguments: [
+        ["audit", "--format", "ndjson"], ["audit", "--format", "ndjson", "--explain"], ["audit", "--format", "text"],
+        ["sessions", "--format", "ndjson"], ["sessions", "--format", "csv"],
+    ])
+    func spilledOutputIsTheInMemoryOutput(_ command: [String]) throws {
+        let scratch = try ScratchDirectory()
+        let log = try Self.replicated(scratch, copies: 150)
+        let inMemory = try navreplay(command + ["--summary", scratch.path("a.json"), log])
+        let spilled = try navreplay(command + ["--memory-limit", "1M", "--jobs", "2", "--summary", scratch.path("b.json"), log])
+        #expect(inMemory.status == 1, "\(inMemory.stderr)")
+        #expect(spilled.status == inMemory.status, "\(spilled.stderr)")
+        #expect(!inMemory.stdout.isEmpty)
+        #expect(spilled.stdout == inMemory.stdout)
+        #expect(try Data(contentsOf: URL(fileURLWithPath: scratch.path("a.json"))) == Data(contentsOf: URL(fileURLWithPath: scratch.path("b.json"))))
+    }
+
+    @Test func theExitStatusFollowsTheWrittenFindingsSeverities() throws {
+        // The clean sample has no finding; a seq gap alone is a warning.
+        let scratch = try ScratchDirectory()
+        let clean = try String(contentsOfFile: Repository.path("SampleLogs/clean/app-2026-11-20-upload1.ndjson"), encoding: .utf8)
+        var lines = clean.split(separator: "\n").map(String.init)
+        let gapAt = try #require(lines.firstIndex { $0.contains("\"seq\":3,") })
+        lines.remove(at: gapAt)
+        let log = try scratch.write("gap.ndjson", lines.joined(separator: "\n") + "\n")
+        let failOnError = try navreplay(["audit", "--format", "ndjson", "-q", log])
+        #expect(failOnError.stdout.contains("\"severity\":\"warning\""), "\(failOnError.stdout)")
+        #expect(!failOnError.stdout.contains("\"severity\":\"error\""), "\(failOnError.stdout)")
+        #expect(failOnError.status == 0)
+        #expect(try navreplay(["audit", "--format", "ndjson", "-q", "--fail-on", "warning", log]).status == 1)
+        let none = try navreplay(["audit", "--format", "text", "-q", Repository.path("SampleLogs/clean")])
+        #expect(none.status == 0)
+        #expect(none.stdout == "no findings\n")
+    }
+
+    @Test func anOutputFileAppearsOnlyWhenComplete() throws {
+        let scratch = try ScratchDirectory()
+        let log = try Self.replicated(scratch, copies: 20)
+        let output = scratch.path("findings.ndjson")
+        let written = try navreplay(["audit", "--format", "ndjson", "-q", "--output", output, log])
+        #expect(written.status == 1)
+        let text = try String(contentsOfFile: output, encoding: .utf8)
+        #expect(text == (try navreplay(["audit", "--format", "ndjson", "-q", log])).stdout)
+        // A run that fails (its spill directory does not exist) leaves neither the file nor a part of it.
+        let failedOutput = scratch.path("failed.ndjson")
+        let failed = try navreplay(
+            ["audit", "--format", "ndjson", "-q", "--memory-limit", "1K", "--temp-dir", scratch.path("missing"), "--output", failedOutput, log])
+        #expect(failed.status == 2, "\(failed.stderr)")
+        #expect(failed.stderr.contains("spill"), "\(failed.stderr)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: scratch.url.path).sorted() == ["big.ndjson", "findings.ndjson"])
+    }
+}
