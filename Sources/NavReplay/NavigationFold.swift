@@ -15,30 +15,68 @@ public import NavModel
 /// yields one finding rather than a cascade.
 public struct NavigationFold: Sendable {
     public let model: NavigationModel
-    public private(set) var state: NavigationState
+    /// The model's stacks by number: the fold works on stack numbers, not names.
+    private let stacks: StackTable
+    /// The state, in the fold's working form (see `FoldState`).
+    private var working: FoldState
+    /// `model.flows[working.flow]`, kept with the flow: most events ask what the flow owns.
+    private var flowSpec: FlowSpec?
+    /// The model's initial state, in working form: a session_start without a snapshot resets to it.
+    private let initialState: FoldState
+
+    /// The state after the events applied so far.
+    public var state: NavigationState { working.state(stacks) }
 
     /// The last event that changed each part of the state: the witnesses of findings.
-    private var stackWitness: [String: EventReference] = [:]
+    private var stackWitness: [EventReference?]
+    /// Witnesses of stacks the model does not declare (only a hand-built, inconsistent model has such).
+    private var otherStackWitness: [String: EventReference] = [:]
     private var flowWitness: EventReference?
     private var tabWitness: EventReference?
     private var modalWitness: [String: EventReference] = [:]
     private var lastEvent: EventReference?
 
-    /// Correlation groups that have started and not yet ended, by correlation id.
+    /// Correlation groups that have started and not yet ended, by correlation id, except the
+    /// latest one.
     private var openGroups: [String: GroupTracker] = [:]
-    /// The open groups that hold a command whose reset stacks are being watched: usually none,
-    /// so the per-event watch costs nothing.
+    /// The group of the latest event, kept out of `openGroups`: a group's events come together,
+    /// so this spares hashing its id (36 bytes) twice an event.
+    private var latestGroupID: String?
+    private var latestGroup = GroupTracker()
+    /// The groups in `openGroups` that hold a command whose reset stacks are being watched:
+    /// usually none, so the per-event watch costs nothing.
     private var groupsWithCommands: Set<String> = []
 
     public init(model: NavigationModel) {
-        self.model = model
-        self.state = model.initialState
+        self.init(model: model, state: model.initialState)
     }
 
     /// Starts from a given state (e.g. a router restored from a snapshot).
     public init(model: NavigationModel, state: NavigationState) {
         self.model = model
-        self.state = state
+        stacks = StackTable(model)
+        working = FoldState(state, table: stacks)
+        flowSpec = model.flows[state.flow]
+        initialState = FoldState(model.initialState, table: stacks)
+        stackWitness = Array(repeating: nil, count: stacks.count)
+    }
+
+    /// The visible screen: `model.visibleScreen(in: state)`, without building the state.
+    public var visibleScreen: Screen? {
+        if let modal = working.modals.last {
+            if let stack = model.modals[modal]?.stack, let route = top(of: stack) {
+                return .stack(stack, route: route)
+            }
+            return .modal(modal)
+        }
+        guard let spec = flowSpec else { return nil }
+        switch spec.kind {
+        case .stack(let stack):
+            return .stack(stack, route: top(of: stack))
+        case .tabs(let tabs):
+            guard let tab = working.tab, tabs.contains(tab) else { return nil }
+            return .stack(tab, route: top(of: tab))
+        }
     }
 
     /// What is open in one correlation group while its events arrive.
@@ -50,15 +88,15 @@ public struct NavigationFold: Sendable {
         /// The group's last flow switch, the state before the group's first one and the stacks
         /// at the last one: flow-bound positions are checked at the group's end.
         var flowSwitch: FlowSwitch?
-        var contentIdentities: [UInt64: EventReference] = [:]
+        var contentIdentities = ContentIdentities()
     }
 
     /// A flow switch whose group must leave the new flow's positions satisfied.
     private struct FlowSwitch: Sendable {
         var event: EventReference
         var sessionID: String
-        var stateBefore: NavigationState
-        var stacksAtSwitch: [String: [String]]
+        var stateBefore: FoldState
+        var stacksAtSwitch: FoldState
     }
 
     /// A resolved deep link whose model steps must land, in order, in its group.
@@ -67,7 +105,7 @@ public struct NavigationFold: Sendable {
         var link: DeepLink
         var event: EventReference
         var sessionID: String
-        var stateAtLink: NavigationState
+        var stateAtLink: FoldState
         /// The next step to land.
         var cursor = 0
         /// Steps that landed, in the order they did.
@@ -83,15 +121,20 @@ public struct NavigationFold: Sendable {
         var spec: CommandSpec
         var event: EventReference
         var sessionID: String
-        var stateAtCommand: NavigationState
-        var stacksSeenEmpty: Set<String>
+        var stateAtCommand: FoldState
+        /// Whether each of `spec.reset` has been seen empty.
+        var resetSeenEmpty: [Bool]
     }
 
     /// The findings of the event being applied, before their states are filled in.
     private var pending: [Finding] = []
-    /// Stacks that became empty at some moment of the event being applied.
-    private var emptiedDuringEvent: Set<String> = []
-    private var current: (event: NavigationEvent, location: LineLocation?)?
+    /// The state before the event being applied, taken at its first finding: most events
+    /// have none, and holding a copy would make every mutation copy the state.
+    private var stateBefore: FoldState?
+    /// Stacks that became empty at some moment of the event being applied (usually none).
+    private var emptiedDuringEvent: [String] = []
+    /// The event being applied, as findings name it.
+    private var current: (reference: EventReference, sessionID: String)?
 
     // MARK: Applying events
 
@@ -106,13 +149,14 @@ public struct NavigationFold: Sendable {
     public mutating func apply(
         _ event: NavigationEvent, at location: LineLocation? = nil, contentIdentity: UInt64? = nil
     ) -> [Finding] {
-        let before = state
-        current = (event, location)
-        pending = []
+        #if DEBUG
+            let debugBefore = working
+        #endif
         let reference = EventReference(event, at: location)
-        var group = openGroups.removeValue(forKey: event.correlationID) ?? GroupTracker()
+        current = (reference, event.sessionID)
+        var group = takeGroup(event.correlationID)
 
-        let undeclaredStack = event.payload.stack.map { model.stacks[$0] == nil } ?? false
+        let undeclaredStack = event.payload.stack.map { stacks.number(of: $0) == nil } ?? false
         if let contentIdentity, !undeclaredStack {
             if let earlier = group.contentIdentities[contentIdentity] {
                 report(
@@ -121,7 +165,7 @@ public struct NavigationFold: Sendable {
                         + "(\(JSONWriter.quoted(event.correlationID))): one action, one event",
                     witness: earlier)
             } else {
-                group.contentIdentities[contentIdentity] = reference
+                group.contentIdentities.insert(contentIdentity, reference)
             }
         }
 
@@ -145,32 +189,32 @@ public struct NavigationFold: Sendable {
                     found: .string(to))
             }
             group.flowSwitch = FlowSwitch(
-                event: reference, sessionID: event.sessionID, stateBefore: group.flowSwitch?.stateBefore ?? before,
-                stacksAtSwitch: state.stacks)
-            state.flow = to
+                event: reference, sessionID: event.sessionID,
+                stateBefore: group.flowSwitch?.stateBefore ?? capturedStateBefore(), stacksAtSwitch: working)
+            setFlow(to)
             flowWitness = reference
         case .tabSwitch(let from, let to):
-            if from != state.tab {
+            if from != working.tab {
                 report(
                     .stateMismatch,
-                    "tab_switch claims from_tab \(describe(from)) but the selected tab is \(describe(state.tab))",
-                    expected: .optionalString(state.tab), found: .optionalString(from), witness: tabWitness)
-                state.tab = from
+                    "tab_switch claims from_tab \(describe(from)) but the selected tab is \(describe(working.tab))",
+                    expected: .optionalString(working.tab), found: .optionalString(from), witness: tabWitness)
+                working.tab = from
             }
-            if let tabs = model.flows[state.flow]?.tabs {
+            if let tabs = flowSpec?.tabs {
                 if !tabs.contains(to) {
                     report(
                         .tabInvalid,
-                        "flow \(JSONWriter.quoted(state.flow)) has no tab \(JSONWriter.quoted(to)) "
+                        "flow \(JSONWriter.quoted(working.flow)) has no tab \(JSONWriter.quoted(to)) "
                             + "(its tabs: \(tabs.joined(separator: ", ")))",
                         expected: .array(tabs.map(JSONValue.string)), found: .string(to))
                 }
             } else {
                 report(
-                    .tabInvalid, "tab_switch to \(JSONWriter.quoted(to)) in flow \(JSONWriter.quoted(state.flow)), which has no tabs",
+                    .tabInvalid, "tab_switch to \(JSONWriter.quoted(to)) in flow \(JSONWriter.quoted(working.flow)), which has no tabs",
                     found: .string(to), witness: flowWitness)
             }
-            state.tab = to
+            working.tab = to
             tabWitness = reference
         case .commandApplied(let command, let fromFlow, let toFlow):
             group.authorizesFlowSwitch = true
@@ -195,22 +239,22 @@ public struct NavigationFold: Sendable {
                 group.pendingCommands.append(
                     PendingCommand(
                         name: command, spec: spec, event: reference, sessionID: event.sessionID,
-                        stateAtCommand: state, stacksSeenEmpty: []))
+                        stateAtCommand: working, resetSeenEmpty: Array(repeating: false, count: spec.reset.count)))
             }
         case .modalPresent(let modal, let style):
-            if state.modals.contains(modal) {
+            if working.modals.contains(modal) {
                 report(
                     .modalAlreadyPresented, "modal \(JSONWriter.quoted(modal)) is already presented; it is not added twice",
                     witness: modalWitness[modal])
             } else {
                 if model.modals[modal] == nil {
                     report(.modalNotAllowed, "modal \(JSONWriter.quoted(modal)) is not declared in the model", found: .string(modal))
-                } else if let spec = model.modals[modal], !spec.isAllowed(in: state.flow) {
+                } else if let spec = model.modals[modal], !spec.isAllowed(in: working.flow) {
                     report(
                         .modalNotAllowed,
-                        "modal \(JSONWriter.quoted(modal)) is not allowed in flow \(JSONWriter.quoted(state.flow))"
+                        "modal \(JSONWriter.quoted(modal)) is not allowed in flow \(JSONWriter.quoted(working.flow))"
                             + " (allowed in: \((spec.flows ?? []).joined(separator: ", ")))",
-                        expected: .array((spec.flows ?? []).map(JSONValue.string)), found: .string(state.flow),
+                        expected: .array((spec.flows ?? []).map(JSONValue.string)), found: .string(working.flow),
                         witness: flowWitness)
                 } else if let spec = model.modals[modal], !spec.allowsStyle(style.rawValue) {
                     report(
@@ -218,34 +262,32 @@ public struct NavigationFold: Sendable {
                         "modal \(JSONWriter.quoted(modal)) is presented as \(style.rawValue); the model allows "
                             + (spec.styles ?? []).joined(separator: ", "),
                         expected: .array((spec.styles ?? []).map(JSONValue.string)), found: .string(style.rawValue))
-                } else if let limit = model.flows[state.flow]?.maxModals, state.modals.count >= limit {
+                } else if let limit = flowSpec?.maxModals, working.modals.count >= limit {
                     report(
                         .modalNotAllowed,
-                        "flow \(JSONWriter.quoted(state.flow)) allows at most \(limit) modal(s) at once; "
-                            + "\(state.modals.count) already presented (\(state.modals.joined(separator: ", ")))",
-                        expected: .number(String(limit)), found: .number(String(state.modals.count + 1)),
-                        witness: state.modals.last.flatMap { modalWitness[$0] })
+                        "flow \(JSONWriter.quoted(working.flow)) allows at most \(limit) modal(s) at once; "
+                            + "\(working.modals.count) already presented (\(working.modals.joined(separator: ", ")))",
+                        expected: .number(String(limit)), found: .number(String(working.modals.count + 1)),
+                        witness: working.modals.last.flatMap { modalWitness[$0] })
                 }
-                state.modals.append(modal)
+                working.modals.append(modal)
                 modalWitness[modal] = reference
                 // A modal's own stack starts at its root each time it is presented.
-                if let stack = model.modals[modal]?.stack, state.depth(of: stack) > 0 {
-                    state.stacks[stack] = []
-                    stackWitness[stack] = reference
-                    emptiedDuringEvent.insert(stack)
+                if let stack = model.modals[modal]?.stack, depth(of: stack) > 0 {
+                    empty(stack, reference: reference)
                 }
             }
         case .modalDismiss(let modal):
-            if let index = state.modals.lastIndex(of: modal) {
-                for removed in state.modals[index...] { modalWitness[removed] = reference }
-                closeStacks(of: Array(state.modals[index...]), reference: reference)
-                state.modals.removeSubrange(index...)
+            if let index = working.modals.lastIndex(of: modal) {
+                for removed in working.modals[index...] { modalWitness[removed] = reference }
+                closeStacks(of: Array(working.modals[index...]), reference: reference)
+                working.modals.removeSubrange(index...)
             } else {
                 report(
                     .modalNotPresented,
                     "modal_dismiss of \(JSONWriter.quoted(modal)), which is not presented (presented: "
-                        + "\(state.modals.isEmpty ? "none" : state.modals.joined(separator: ", ")))",
-                    expected: .array(state.modals.map(JSONValue.string)), found: .string(modal),
+                        + "\(working.modals.isEmpty ? "none" : working.modals.joined(separator: ", ")))",
+                    expected: .array(working.modals.map(JSONValue.string)), found: .string(modal),
                     witness: modalWitness[modal])
             }
         case .screenView(let claim, _):
@@ -256,24 +298,59 @@ public struct NavigationFold: Sendable {
                 let (link, _) = model.deepLinks.match(segments), !link.steps.isEmpty
             {
                 group.pendingLinks.append(
-                    PendingLink(url: url, link: link, event: reference, sessionID: event.sessionID, stateAtLink: state))
+                    PendingLink(url: url, link: link, event: reference, sessionID: event.sessionID, stateAtLink: working))
             }
         }
 
         lastEvent = reference
-        if !group.pendingCommands.isEmpty { groupsWithCommands.insert(event.correlationID) }
-        openGroups[event.correlationID] = group
+        latestGroupID = event.correlationID
+        latestGroup = group
         noteEmptyStacksForPendingCommands()
-        emptiedDuringEvent = []
+        emptiedDuringEvent.removeAll()
 
         var findings = pending
-        for index in findings.indices {
-            findings[index].stateBefore = before
-            findings[index].stateAfter = state
+        if !findings.isEmpty, let before = stateBefore {
+            #if DEBUG
+                assert(before == debugBefore, "a state change came before the event's first finding")
+            #endif
+            let stateBefore = before.state(stacks)
+            let stateAfter = state
+            for index in findings.indices {
+                findings[index].stateBefore = stateBefore
+                findings[index].stateAfter = stateAfter
+            }
         }
         pending = []
+        stateBefore = nil
         current = nil
         return findings
+    }
+
+    /// Takes an open group out for the event being applied (a new one if the id is not open).
+    private mutating func takeGroup(_ correlationID: String) -> GroupTracker {
+        if latestGroupID == correlationID {
+            latestGroupID = nil
+            return takeLatestGroup()
+        }
+        parkLatestGroup()
+        guard !openGroups.isEmpty, let group = openGroups.removeValue(forKey: correlationID) else { return GroupTracker() }
+        if !group.pendingCommands.isEmpty { groupsWithCommands.remove(correlationID) }
+        return group
+    }
+
+    private mutating func takeLatestGroup() -> GroupTracker {
+        var group = GroupTracker()
+        swap(&group, &latestGroup)
+        return group
+    }
+
+    /// Moves the latest group into `openGroups`.
+    private mutating func parkLatestGroup() {
+        guard let id = latestGroupID else { return }
+        latestGroupID = nil
+        let group = takeLatestGroup()
+        if !group.pendingCommands.isEmpty { groupsWithCommands.insert(id) }
+        openGroups[id] = group
     }
 
     /// Ends a correlation group: checks each of its commands' postconditions (CONTRACT §7).
@@ -281,33 +358,40 @@ public struct NavigationFold: Sendable {
     /// Offline, the auditor calls it after the group's highest `seq`; a live router calls it
     /// when it has emitted everything for one action.
     public mutating func endGroup(_ correlationID: String) -> [Finding] {
-        guard let group = openGroups.removeValue(forKey: correlationID) else { return [] }
-        groupsWithCommands.remove(correlationID)
+        let group: GroupTracker
+        if latestGroupID == correlationID {
+            latestGroupID = nil
+            group = takeLatestGroup()
+        } else {
+            guard !openGroups.isEmpty, let parked = openGroups.removeValue(forKey: correlationID) else { return [] }
+            groupsWithCommands.remove(correlationID)
+            group = parked
+        }
         var findings: [Finding] = []
         for command in group.pendingCommands {
             var broken: [String] = []
             var expected = JSONObject()
             var found = JSONObject()
-            if state.flow != command.spec.flow {
-                broken.append("flow is \(JSONWriter.quoted(state.flow)), not \(JSONWriter.quoted(command.spec.flow))")
+            if working.flow != command.spec.flow {
+                broken.append("flow is \(JSONWriter.quoted(working.flow)), not \(JSONWriter.quoted(command.spec.flow))")
                 expected.append("flow", .string(command.spec.flow))
-                found.append("flow", .string(state.flow))
+                found.append("flow", .string(working.flow))
             }
-            if let tab = command.spec.tab, state.tab != tab {
-                broken.append("tab is \(describe(state.tab)), not \(JSONWriter.quoted(tab))")
+            if let tab = command.spec.tab, working.tab != tab {
+                broken.append("tab is \(describe(working.tab)), not \(JSONWriter.quoted(tab))")
                 expected.append("tab", .string(tab))
-                found.append("tab", .optionalString(state.tab))
+                found.append("tab", .optionalString(working.tab))
             }
-            if command.spec.dismissModals, !state.modals.isEmpty {
-                broken.append("modals are still presented (\(state.modals.joined(separator: ", ")))")
+            if command.spec.dismissModals, !working.modals.isEmpty {
+                broken.append("modals are still presented (\(working.modals.joined(separator: ", ")))")
                 expected.append("modals", .array([]))
-                found.append("modals", .array(state.modals.map(JSONValue.string)))
+                found.append("modals", .array(working.modals.map(JSONValue.string)))
             }
-            let notReset = command.spec.reset.filter { !command.stacksSeenEmpty.contains($0) }
+            let notReset = zip(command.spec.reset, command.resetSeenEmpty).filter { !$0.1 }.map(\.0)
             if !notReset.isEmpty {
                 broken.append("stack(s) \(notReset.joined(separator: ", ")) never emptied")
                 expected.append("reset", .array(notReset.map(JSONValue.string)))
-                found.append("reset", .array(notReset.map { .array((state.stacks[$0] ?? []).map(JSONValue.string)) }))
+                found.append("reset", .array(notReset.map { .array((routes(of: $0) ?? []).map(JSONValue.string)) }))
             }
             guard !broken.isEmpty else { continue }
             var finding = Finding(
@@ -317,7 +401,7 @@ public struct NavigationFold: Sendable {
                     + "(\(JSONWriter.quoted(correlationID))): " + broken.joined(separator: "; "),
                 expected: .object(expected), found: .object(found), witness: lastEvent,
                 eventName: .commandApplied)
-            finding.stateBefore = command.stateAtCommand
+            finding.stateBefore = command.stateAtCommand.state(stacks)
             finding.stateAfter = state
             findings.append(finding)
         }
@@ -347,7 +431,7 @@ public struct NavigationFold: Sendable {
                     + "did not land its steps in the declared order in its correlation group (\(JSONWriter.quoted(correlationID))): "
                     + link.problems.joined(separator: "; "),
                 expected: .object(expected), found: .object(found), witness: lastEvent, eventName: .deepLink)
-            finding.stateBefore = link.stateAtLink
+            finding.stateBefore = link.stateAtLink.state(stacks)
             finding.stateAfter = state
             findings.append(finding)
         }
@@ -361,25 +445,26 @@ public struct NavigationFold: Sendable {
     /// as the routes entered.
     private func checkFlowBoundPositions(after flowSwitch: FlowSwitch, correlationID: String) -> [Finding] {
         var findings: [Finding] = []
-        for stack in model.flows[state.flow]?.ownedStacks ?? [] {
-            guard let spec = model.stacks[stack] else { continue }
-            let routes = state.stacks[stack] ?? []
+        for stack in flowSpec?.ownedStacks ?? [] {
+            guard let number = stacks.number(of: stack) else { continue }
+            let spec = stacks.specs[number]
+            let routes = working.routes[number]
             for requirement in spec.positions where requirement.flows != nil && requirement.index < routes.count {
                 let route = routes[requirement.index]
-                guard !requirement.allows(route, at: requirement.index, in: state.flow) else { continue }
-                let atSwitch = flowSwitch.stacksAtSwitch[stack] ?? []
+                guard !requirement.allows(route, at: requirement.index, in: working.flow) else { continue }
+                let atSwitch = flowSwitch.stacksAtSwitch.routes[number]
                 guard requirement.index < atSwitch.count, atSwitch[requirement.index] == route else { continue }
                 let required =
                     requirement.oneOf.isEmpty ? "no route there" : "one of \(requirement.oneOf.joined(separator: ", ")) there"
                 var finding = Finding(
                     rule: .routePosition, sessionID: flowSwitch.sessionID, seq: flowSwitch.event.seq,
                     eventID: flowSwitch.event.eventID, location: flowSwitch.event.location,
-                    message: "after the switch to flow \(JSONWriter.quoted(state.flow)) (correlation group "
+                    message: "after the switch to flow \(JSONWriter.quoted(working.flow)) (correlation group "
                         + "\(JSONWriter.quoted(correlationID))), stack \(JSONWriter.quoted(stack)) still holds "
                         + "\(JSONWriter.quoted(route)) at index \(requirement.index); the model requires \(required) in that flow",
                     expected: .array(requirement.oneOf.map(JSONValue.string)), found: .string(route),
-                    witness: stackWitness[stack], eventName: .flowSwitch)
-                finding.stateBefore = flowSwitch.stateBefore
+                    witness: stackWitness[number], eventName: .flowSwitch)
+                finding.stateBefore = flowSwitch.stateBefore.state(stacks)
                 finding.stateAfter = state
                 findings.append(finding)
             }
@@ -404,9 +489,9 @@ public struct NavigationFold: Sendable {
     /// Whether a step's effect already holds, so that it needs no event.
     private func isSatisfied(_ step: DeepLinkStep) -> Bool {
         switch step {
-        case .selectTab(let tab): state.tab == tab
-        case .push(let stack, let route): state.top(of: stack) == route
-        case .present(let modal, _): state.modals.contains(modal)
+        case .selectTab(let tab): working.tab == tab
+        case .push(let stack, let route): top(of: stack) == route
+        case .present(let modal, _): working.modals.contains(modal)
         }
     }
 
@@ -449,18 +534,30 @@ public struct NavigationFold: Sendable {
 
     /// Ends every open group (at the end of a session), in correlation id order.
     public mutating func endAllGroups() -> [Finding] {
-        openGroups.keys.sorted().flatMap { endGroup($0) }
+        parkLatestGroup()
+        return openGroups.keys.sorted().flatMap { endGroup($0) }
     }
 
     /// Marks, for every pending command, the reset stacks that are empty now or were emptied at
     /// some moment of the event just applied (an adoption may empty a stack, then a push fills it).
     private mutating func noteEmptyStacksForPendingCommands() {
+        if latestGroupID != nil, !latestGroup.pendingCommands.isEmpty {
+            Self.noteEmptyResets(of: &latestGroup.pendingCommands, in: working, stacks, emptied: emptiedDuringEvent)
+        }
         for key in groupsWithCommands {
-            guard let commands = openGroups[key]?.pendingCommands, !commands.isEmpty else { continue }
-            for index in commands.indices {
-                for stack in commands[index].spec.reset
-                where state.depth(of: stack) == 0 || emptiedDuringEvent.contains(stack) {
-                    openGroups[key]?.pendingCommands[index].stacksSeenEmpty.insert(stack)
+            guard var commands = openGroups[key]?.pendingCommands, !commands.isEmpty else { continue }
+            Self.noteEmptyResets(of: &commands, in: working, stacks, emptied: emptiedDuringEvent)
+            openGroups[key]?.pendingCommands = commands
+        }
+    }
+
+    private static func noteEmptyResets(
+        of commands: inout [PendingCommand], in state: FoldState, _ table: StackTable, emptied: [String]
+    ) {
+        for index in commands.indices {
+            for (position, stack) in commands[index].spec.reset.enumerated() where !commands[index].resetSeenEmpty[position] {
+                if (state.routes(of: stack, in: table)?.isEmpty ?? true) || emptied.contains(stack) {
+                    commands[index].resetSeenEmpty[position] = true
                 }
             }
         }
@@ -472,11 +569,63 @@ public struct NavigationFold: Sendable {
         _ rule: Rule, _ message: String, expected: JSONValue? = nil, found: JSONValue? = nil,
         witness: EventReference? = nil
     ) {
-        guard let (event, location) = current else { return }
+        guard let (event, sessionID) = current else { return }
+        captureStateBefore()
         pending.append(
             Finding(
-                rule: rule, sessionID: event.sessionID, seq: event.seq, eventID: event.eventID, location: location,
+                rule: rule, sessionID: sessionID, seq: event.seq, eventID: event.eventID, location: event.location,
                 message: message, expected: expected, found: found, witness: witness, eventName: event.name))
+    }
+
+    /// Keeps the state before the event being applied. Every change of the state in `apply`
+    /// comes after the event's first finding, or takes this itself first: the debug build checks.
+    private mutating func captureStateBefore() {
+        if stateBefore == nil { stateBefore = working }
+    }
+
+    private mutating func capturedStateBefore() -> FoldState {
+        captureStateBefore()
+        return stateBefore!
+    }
+
+    private mutating func setFlow(_ flow: String) {
+        working.flow = flow
+        flowSpec = model.flows[flow]
+    }
+
+    // MARK: Stacks by name
+
+    /// A stack's routes; `nil` when the state does not list it.
+    private func routes(of stack: String) -> [String]? {
+        working.routes(of: stack, in: stacks)
+    }
+
+    private func top(of stack: String) -> String? {
+        routes(of: stack)?.last
+    }
+
+    private func depth(of stack: String) -> Int {
+        routes(of: stack)?.count ?? 0
+    }
+
+    private func witness(of stack: String) -> EventReference? {
+        if let number = stacks.number(of: stack) { return stackWitness[number] }
+        return otherStackWitness[stack]
+    }
+
+    private mutating func setWitness(_ reference: EventReference, of stack: String) {
+        if let number = stacks.number(of: stack) {
+            stackWitness[number] = reference
+        } else {
+            otherStackWitness[stack] = reference
+        }
+    }
+
+    /// Empties a stack (a modal's own, when its modal comes or goes).
+    private mutating func empty(_ stack: String, reference: EventReference) {
+        working.setRoutes([], of: stack, in: stacks)
+        setWitness(reference, of: stack)
+        emptiedDuringEvent.append(stack)
     }
 
     private func describe(_ value: String?) -> String {
@@ -489,27 +638,29 @@ public struct NavigationFold: Sendable {
 
     /// Checks a claimed current flow; on a mismatch, adopts it.
     private mutating func checkFlow(claimed: String, field: String) {
-        guard claimed != state.flow else { return }
+        guard claimed != working.flow else { return }
         report(
             .stateMismatch,
-            "\(current?.event.name.rawValue ?? "event") claims \(field) \(JSONWriter.quoted(claimed)) "
-                + "but the flow is \(JSONWriter.quoted(state.flow))",
-            expected: .string(state.flow), found: .string(claimed), witness: flowWitness)
-        state.flow = claimed
+            "\(current?.reference.name.rawValue ?? "event") claims \(field) \(JSONWriter.quoted(claimed)) "
+                + "but the flow is \(JSONWriter.quoted(working.flow))",
+            expected: .string(working.flow), found: .string(claimed), witness: flowWitness)
+        setFlow(claimed)
     }
 
     // MARK: session_start
 
     private mutating func start(from snapshot: NavigationState?, reference: EventReference) {
-        stackWitness = [:]
+        for number in stackWitness.indices { stackWitness[number] = nil }
+        otherStackWitness = [:]
         modalWitness = [:]
         flowWitness = reference
         tabWitness = reference
         guard let snapshot else {
-            state = model.initialState
+            working = initialState
+            flowSpec = model.flows[working.flow]
             return
         }
-        var restored = model.initialState
+        var restored = initialState
         restored.flow = snapshot.flow
         restored.tab = snapshot.tab
         if model.flows[snapshot.flow] == nil {
@@ -524,11 +675,12 @@ public struct NavigationFold: Sendable {
         }
         for stack in snapshot.stacks.keys.sorted() {
             let routes = snapshot.stacks[stack] ?? []
-            guard let spec = model.stacks[stack] else {
+            guard let number = stacks.number(of: stack) else {
                 report(.stackUnknown, "the snapshot has stack \(JSONWriter.quoted(stack)), which the model does not declare; it is dropped",
                     found: .string(stack))
                 continue
             }
+            let spec = stacks.specs[number]
             var seen: Set<String> = []
             for (index, route) in routes.enumerated() {
                 if !spec.accepts(route) {
@@ -544,14 +696,15 @@ public struct NavigationFold: Sendable {
                 checkPosition(stack: stack, spec: spec, route: route, index: index, flow: snapshot.flow)
                 seen.insert(route)
             }
-            if let modal = model.owningModal(of: stack), !routes.isEmpty, !snapshot.modals.contains(modal) {
+            if let modal = stacks.owningModals[number], !routes.isEmpty, !snapshot.modals.contains(modal) {
                 report(
                     .stackNotOwned,
                     "the snapshot's stack \(JSONWriter.quoted(stack)) holds routes, but its modal \(JSONWriter.quoted(modal)) is not presented",
                     expected: .string(modal), found: .array(snapshot.modals.map(JSONValue.string)))
             }
-            restored.stacks[stack] = routes
-            stackWitness[stack] = reference
+            restored.routes[number] = routes
+            restored.listed[number] = true
+            stackWitness[number] = reference
         }
         for modal in snapshot.modals {
             if restored.modals.contains(modal) {
@@ -574,7 +727,8 @@ public struct NavigationFold: Sendable {
             restored.modals.append(modal)
             modalWitness[modal] = reference
         }
-        state = restored
+        working = restored
+        flowSpec = model.flows[working.flow]
     }
 
     // MARK: Stack operations
@@ -584,155 +738,182 @@ public struct NavigationFold: Sendable {
     ) {
         guard let stack = payload.stack else { return }
         // 1. Declared: otherwise nothing else is checked and the event is not applied.
-        guard let spec = model.stacks[stack] else {
+        guard let number = stacks.number(of: stack) else {
             report(
                 .stackUnknown,
                 "\(payload.name.rawValue) on stack \(JSONWriter.quoted(stack)), which the model does not declare; not applied",
                 found: .string(stack))
             return
         }
+        let spec = stacks.specs[number]
         // 2. Owned by the current flow (a to_root pop of a stack its command resets is exempt),
         //    or, for a modal's own stack, by its presented modal.
-        if let modal = model.owningModal(of: stack) {
-            if !state.modals.contains(modal) {
+        if let modal = stacks.owningModals[number] {
+            if !working.modals.contains(modal) {
                 report(
                     .stackNotOwned,
                     "\(payload.name.rawValue) on stack \(JSONWriter.quoted(stack)) of modal \(JSONWriter.quoted(modal)), "
-                        + "which is not presented (presented: \(state.modals.isEmpty ? "none" : state.modals.joined(separator: ", ")))",
-                    expected: .string(modal), found: .array(state.modals.map(JSONValue.string)), witness: modalWitness[modal])
+                        + "which is not presented (presented: \(working.modals.isEmpty ? "none" : working.modals.joined(separator: ", ")))",
+                    expected: .string(modal), found: .array(working.modals.map(JSONValue.string)), witness: modalWitness[modal])
             }
-        } else if !model.flow(state.flow, owns: stack) {
+        } else if !currentFlowOwns(stack) {
             var exempt = false
             if case .routePop(_, _, _, .toRoot) = payload, group.resetStacks.contains(stack) { exempt = true }
             if !exempt {
                 let owner = model.owningFlow(of: stack)
                 report(
                     .stackNotOwned,
-                    "\(payload.name.rawValue) on stack \(JSONWriter.quoted(stack)) while flow \(JSONWriter.quoted(state.flow)) is active"
+                    "\(payload.name.rawValue) on stack \(JSONWriter.quoted(stack)) while flow \(JSONWriter.quoted(working.flow)) is active"
                         + (owner.map { " (the stack belongs to flow \(JSONWriter.quoted($0)))" } ?? ""),
-                    expected: .optionalString(owner), found: .string(state.flow), witness: flowWitness)
+                    expected: .optionalString(owner), found: .string(working.flow), witness: flowWitness)
             }
         }
         // 3. The claimed top before the operation.
         switch payload {
         case .routePush(_, let from, _, _), .routePop(_, let from, _, _), .routeReplace(_, let from, _, _),
             .routePopTo(_, let from, _):
-            checkTop(of: stack, claimed: from, field: "from_route")
+            checkTop(of: number, claimed: from, field: "from_route")
         default: break
         }
-        // 4. The operation's own checks, then apply.
-        var routes = state.stacks[stack] ?? []
+        // 4. The operation's own checks, then apply, in place. Each finding comes before the
+        //    change (see `captureStateBefore()`).
+        let topBefore = working.routes[number].last
+        let wasEmpty = working.routes[number].isEmpty
         switch payload {
         case .routePush(_, _, let route, _):
-            checkEntering(route, stack: stack, spec: spec, routes: routes, index: routes.count)
-            routes.append(route)
-        case .routePop(_, _, _, let amount):
-            let depth = routes.count
+            checkEntering(route, number: number, routes: working.routes[number], index: working.routes[number].count)
+            working.routes[number].append(route)
+        case .routePop(_, _, let to, let amount):
+            let depth = working.routes[number].count
+            let removed: Int
             switch amount {
             case .toRoot:
-                routes.removeAll()
+                removed = depth
             case .count(let count):
                 if count < 1 || count > Int64(depth) {
                     report(
                         .stackOutOfRange,
                         "route_pop asks for \(count) route(s) on stack \(JSONWriter.quoted(stack)), which holds \(depth); "
                             + "clamped to \(min(max(count, 0), Int64(depth)))",
-                        expected: .string("1...\(depth)"), found: .number(String(count)), witness: stackWitness[stack])
+                        expected: .string("1...\(depth)"), found: .number(String(count)), witness: stackWitness[number])
                 }
-                routes.removeLast(Int(min(max(count, 0), Int64(depth))))
+                removed = Int(min(max(count, 0), Int64(depth)))
             }
+            // Step 5 reports a wrong to_route after the change: keep the state before it first.
+            if to != (removed < depth ? working.routes[number][depth - removed - 1] : nil) { captureStateBefore() }
+            if removed == depth { working.routes[number].removeAll() } else { working.routes[number].removeLast(removed) }
         case .routeReplace(_, _, let route, _):
+            let routes = working.routes[number]
             let below = routes.isEmpty ? routes : Array(routes.dropLast())
-            checkEntering(route, stack: stack, spec: spec, routes: below, index: below.count)
-            if routes.isEmpty { routes.append(route) } else { routes[routes.count - 1] = route }
+            checkEntering(route, number: number, routes: below, index: below.count)
+            if routes.isEmpty {
+                working.routes[number].append(route)
+            } else {
+                working.routes[number][routes.count - 1] = route
+            }
         case .routePopTo(_, _, let target):
             if let target {
-                if let index = routes.lastIndex(of: target) {
-                    routes.removeSubrange((index + 1)...)
+                if let index = working.routes[number].lastIndex(of: target) {
+                    working.routes[number].removeSubrange((index + 1)...)
                 } else {
+                    let routes = working.routes[number]
                     report(
                         .stackOutOfRange,
                         "route_pop_to \(JSONWriter.quoted(target)), which is not in stack \(JSONWriter.quoted(stack)) "
                             + "(\(routes.isEmpty ? "empty" : routes.joined(separator: " › "))); no-op",
-                        expected: .array(routes.map(JSONValue.string)), found: .string(target), witness: stackWitness[stack])
+                        expected: .array(routes.map(JSONValue.string)), found: .string(target), witness: stackWitness[number])
                 }
             } else {
-                routes.removeAll()
+                working.routes[number].removeAll()
             }
         case .routeInsert(_, let route, let index, _):
+            let count = working.routes[number].count
             var at = index
-            if index < 0 || index > Int64(routes.count) {
-                at = min(max(index, 0), Int64(routes.count))
+            if index < 0 || index > Int64(count) {
+                at = min(max(index, 0), Int64(count))
                 report(
                     .stackOutOfRange,
-                    "route_insert at index \(index) of stack \(JSONWriter.quoted(stack)), which holds \(routes.count); clamped to \(at)",
-                    expected: .string("0...\(routes.count)"), found: .number(String(index)), witness: stackWitness[stack])
+                    "route_insert at index \(index) of stack \(JSONWriter.quoted(stack)), which holds \(count); clamped to \(at)",
+                    expected: .string("0...\(count)"), found: .number(String(index)), witness: stackWitness[number])
             }
-            checkEntering(route, stack: stack, spec: spec, routes: routes, index: Int(at))
-            routes.insert(route, at: Int(at))
+            checkEntering(route, number: number, routes: working.routes[number], index: Int(at))
+            working.routes[number].insert(route, at: Int(at))
         case .routeRemove(_, let route):
-            routes.removeAll { $0 == route }
+            working.routes[number].removeAll { $0 == route }
         default:
             break
         }
-        if routes.last != state.top(of: stack) || routes.isEmpty != (state.depth(of: stack) == 0) {
-            stackWitness[stack] = reference  // the witness of a stack is the event that last set its top
+        let isEmpty = working.routes[number].isEmpty
+        if working.routes[number].last != topBefore || isEmpty != wasEmpty {
+            stackWitness[number] = reference  // the witness of a stack is the event that last set its top
         }
-        state.stacks[stack] = routes
-        if routes.isEmpty { emptiedDuringEvent.insert(stack) }
+        working.listed[number] = true
+        if isEmpty { emptiedDuringEvent.append(stack) }
         // 5. A pop's claimed top after the operation.
         switch payload {
         case .routePop(_, _, let to, _):
-            checkTop(of: stack, claimed: to, field: "to_route")
+            checkTop(of: number, claimed: to, field: "to_route")
         default: break
         }
     }
 
+    /// Whether the current flow owns a stack: `model.flow(working.flow, owns:)`.
+    private func currentFlowOwns(_ stack: String) -> Bool {
+        guard let flowSpec else { return false }
+        switch flowSpec.kind {
+        case .stack(let own): return own == stack
+        case .tabs(let tabs): return tabs.contains(stack)
+        }
+    }
+
     /// Checks a claimed top route of a stack; on a mismatch, adopts it (CONTRACT §7, resync).
-    private mutating func checkTop(of stack: String, claimed: String?, field: String) {
-        let top = state.top(of: stack)
+    private mutating func checkTop(of number: Int, claimed: String?, field: String) {
+        let top = working.routes[number].last
         guard claimed != top else { return }
-        let name = current?.event.name.rawValue ?? "event"
+        let stack = stacks.names[number]
+        let name = current?.reference.name.rawValue ?? "event"
         report(
             .stateMismatch,
             "\(name) on \(JSONWriter.quoted(stack)) claims \(field) \(describeTop(claimed)) but the top is \(describeTop(top))"
-                + (stackWitness[stack].map { " (set by \($0.name.rawValue) at seq \($0.seq))" } ?? ""),
-            expected: .optionalString(top), found: .optionalString(claimed), witness: stackWitness[stack])
-        var routes = state.stacks[stack] ?? []
+                + (stackWitness[number].map { " (set by \($0.name.rawValue) at seq \($0.seq))" } ?? ""),
+            expected: .optionalString(top), found: .optionalString(claimed), witness: stackWitness[number])
         if let claimed {
-            if let index = routes.lastIndex(of: claimed) {
-                routes.removeSubrange((index + 1)...)
+            if let index = working.routes[number].lastIndex(of: claimed) {
+                working.routes[number].removeSubrange((index + 1)...)
             } else {
-                routes.append(claimed)
+                working.routes[number].append(claimed)
             }
         } else {
-            routes.removeAll()
+            working.routes[number].removeAll()
         }
-        state.stacks[stack] = routes
-        if routes.isEmpty { emptiedDuringEvent.insert(stack) }
+        working.listed[number] = true
+        if working.routes[number].isEmpty { emptiedDuringEvent.append(stack) }
     }
 
     /// The checks where a route enters a stack: declared, singleton, position.
-    private mutating func checkEntering(_ route: String, stack: String, spec: StackSpec, routes: [String], index: Int) {
-        if !spec.accepts(route) {
+    private mutating func checkEntering(_ route: String, number: Int, routes: [String], index: Int) {
+        let stack = stacks.names[number]
+        let spec = stacks.specs[number]
+        if !stacks.accepts(route, number: number) {
             report(
                 .routeUnknown,
                 "route \(JSONWriter.quoted(route)) is not declared for stack \(JSONWriter.quoted(stack))"
                     + (spec.routes.map { " (declared: \($0.joined(separator: ", ")))" } ?? ""),
                 expected: spec.routes.map { .array($0.map(JSONValue.string)) }, found: .string(route))
         }
-        if spec.singletons.contains(route), routes.contains(route) {
+        // The stack is searched first: most stacks have no singletons, and it needs no hash.
+        if routes.contains(route), spec.singletons.contains(route) {
             report(
                 .routeSingleton,
                 "singleton route \(JSONWriter.quoted(route)) is already in stack \(JSONWriter.quoted(stack)) "
                     + "(\(routes.joined(separator: " › "))); open it once: pop back to it instead",
-                expected: .array(routes.map(JSONValue.string)), found: .string(route), witness: stackWitness[stack])
+                expected: .array(routes.map(JSONValue.string)), found: .string(route), witness: stackWitness[number])
         }
         checkPosition(stack: stack, spec: spec, route: route, index: index)
     }
 
     private mutating func checkPosition(stack: String, spec: StackSpec, route: String, index: Int, flow: String? = nil) {
-        let flow = flow ?? state.flow
+        let flow = flow ?? working.flow
         for requirement in spec.positions where !requirement.allows(route, at: index, in: flow) {
             let required =
                 requirement.oneOf.isEmpty
@@ -749,23 +930,21 @@ public struct NavigationFold: Sendable {
     /// Empties the own stacks of modals that are dismissed: a modal's navigation goes with it.
     private mutating func closeStacks(of dismissed: [String], reference: EventReference) {
         for modal in dismissed {
-            guard let stack = model.modals[modal]?.stack, state.depth(of: stack) > 0 else { continue }
-            state.stacks[stack] = []
-            stackWitness[stack] = reference
-            emptiedDuringEvent.insert(stack)
+            guard let stack = model.modals[modal]?.stack, depth(of: stack) > 0 else { continue }
+            empty(stack, reference: reference)
         }
     }
 
     // MARK: screen_view
 
     private mutating func checkScreenView(_ claim: NavigationEvent.ScreenClaim, reference: EventReference) {
-        let visible = model.visibleScreen(in: state)
-        let claimed = model.canonicalScreen(claim.screen)
+        let visible = visibleScreen
+        let claimed = canonicalScreen(claim.screen)
         guard visible != claimed else { return }
         let witness: EventReference? =
             switch visible {
             case .modal(let modal): modalWitness[modal]
-            case .stack(let stack, _): stackWitness[stack]
+            case .stack(let stack, _): witness(of: stack)
             case nil: flowWitness
             }
         report(
@@ -776,42 +955,46 @@ public struct NavigationFold: Sendable {
         switch claimed {
         case .modal(let modal):
             bringToTop(modal, reference: reference)
-            if let stack = model.modals[modal]?.stack, state.depth(of: stack) > 0 {
+            if let stack = model.modals[modal]?.stack, depth(of: stack) > 0 {
                 // The modal's own root is shown: its stack is back at the root.
-                state.stacks[stack] = []
-                stackWitness[stack] = reference
-                emptiedDuringEvent.insert(stack)
+                empty(stack, reference: reference)
             }
         case .stack(let stack, let route):
-            guard model.stacks[stack] != nil else { return }
-            if let modal = model.owningModal(of: stack) {
+            guard let number = stacks.number(of: stack) else { return }
+            if let modal = stacks.owningModals[number] {
                 bringToTop(modal, reference: reference)
             } else {
-                closeStacks(of: state.modals, reference: reference)
-                state.modals.removeAll()
+                closeStacks(of: working.modals, reference: reference)
+                working.modals.removeAll()
             }
-            var routes = state.stacks[stack] ?? []
             if let route {
-                if let index = routes.lastIndex(of: route) {
-                    routes.removeSubrange((index + 1)...)
+                if let index = working.routes[number].lastIndex(of: route) {
+                    working.routes[number].removeSubrange((index + 1)...)
                 } else {
-                    routes.append(route)
+                    working.routes[number].append(route)
                 }
             } else {
-                routes.removeAll()
+                working.routes[number].removeAll()
             }
-            state.stacks[stack] = routes
-            stackWitness[stack] = reference
+            working.listed[number] = true
+            stackWitness[number] = reference
         }
+    }
+
+    /// `model.canonicalScreen(_:)`, with the stack's modal from the table.
+    private func canonicalScreen(_ screen: Screen) -> Screen {
+        guard case .stack(let stack, nil) = screen else { return screen }
+        let modal = stacks.number(of: stack).map { stacks.owningModals[$0] } ?? model.owningModal(of: stack)
+        return modal.map(Screen.modal) ?? screen
     }
 
     /// Makes a modal the top one: removes those above it (with their own stacks), or appends it.
     private mutating func bringToTop(_ modal: String, reference: EventReference) {
-        if let index = state.modals.lastIndex(of: modal) {
-            closeStacks(of: Array(state.modals[(index + 1)...]), reference: reference)
-            state.modals.removeSubrange((index + 1)...)
+        if let index = working.modals.lastIndex(of: modal) {
+            closeStacks(of: Array(working.modals[(index + 1)...]), reference: reference)
+            working.modals.removeSubrange((index + 1)...)
         } else {
-            state.modals.append(modal)
+            working.modals.append(modal)
         }
         modalWitness[modal] = reference
     }

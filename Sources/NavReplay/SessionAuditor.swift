@@ -227,7 +227,7 @@ public enum SessionAuditor {
             for index in eventFindings.indices where eventFindings[index].stateAfter == nil {
                 eventFindings[index].stateAfter = fold.state
             }
-            if options.recordScreens, let screen = model.visibleScreen(in: fold.state), audit.screens.last != screen {
+            if options.recordScreens, let screen = fold.visibleScreen, audit.screens.last != screen {
                 audit.screens.append(screen)
             }
             if options.recordSteps {

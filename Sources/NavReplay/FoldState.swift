@@ -1,0 +1,126 @@
+import NavJSON
+import NavModel
+
+/// The model's stacks by number (`stackNames` order, then any other declared stack), with the
+/// facts the fold asks about a stack on every event, resolved once per fold.
+struct StackTable: Sendable {
+    let names: [String]
+    let specs: [StackSpec]
+    /// `NavigationModel.owningModal(of:)` of each stack.
+    let owningModals: [String?]
+    private let numbers: [String: Int]
+
+    init(_ model: NavigationModel) {
+        var names: [String] = []
+        var seen: Set<String> = []
+        for name in model.stackNames where model.stacks[name] != nil && seen.insert(name).inserted { names.append(name) }
+        for name in model.stacks.keys.sorted() where seen.insert(name).inserted { names.append(name) }
+        self.names = names
+        specs = names.map { model.stacks[$0]! }
+        owningModals = names.map { model.owningModal(of: $0) }
+        numbers = Dictionary(uniqueKeysWithValues: names.enumerated().map { ($0.element, $0.offset) })
+    }
+
+    var count: Int { names.count }
+
+    /// The number of a declared stack; `nil` for a name the model does not declare.
+    @inline(__always)
+    func number(of name: String) -> Int? {
+        // Models declare a handful of stacks: comparing short names beats hashing one.
+        if names.count <= 8 { return names.firstIndex(of: name) }
+        return numbers[name]
+    }
+
+    /// `StackSpec.accepts(_:)`, by a scan of a short route list rather than a hash.
+    @inline(__always)
+    func accepts(_ route: String, number: Int) -> Bool {
+        guard let routes = specs[number].routes else { return true }
+        if routes.count <= 16 { return routes.contains(route) }
+        return specs[number].accepts(route)
+    }
+}
+
+/// `NavigationState` in the fold's working form: the routes of the model's stacks in an array
+/// indexed by stack number, so that an event reaches its stack without hashing names (the
+/// String-keyed dictionaries were a fifth of the fold's profile). `state(_:)` builds the
+/// public form only when it is asked for: findings, steps, the end of a session.
+struct FoldState: Sendable, Equatable {
+    var flow: String
+    var tab: String?
+    var modals: [String]
+    /// The routes of each model stack, by number; empty where the state does not list it.
+    var routes: [[String]]
+    /// Whether the state lists each model stack (every state does, but one given to
+    /// `NavigationFold.init(model:state:)`, which may leave some out).
+    var listed: [Bool]
+    /// Stacks the model does not declare, carried unchanged (only a given state has them).
+    var otherStacks: [String: [String]]
+
+    init(_ state: NavigationState, table: StackTable) {
+        flow = state.flow
+        tab = state.tab
+        modals = state.modals
+        routes = Array(repeating: [], count: table.count)
+        listed = Array(repeating: false, count: table.count)
+        otherStacks = [:]
+        for (name, stackRoutes) in state.stacks {
+            if let number = table.number(of: name) {
+                routes[number] = stackRoutes
+                listed[number] = true
+            } else {
+                otherStacks[name] = stackRoutes
+            }
+        }
+    }
+
+    func state(_ table: StackTable) -> NavigationState {
+        var stacks = otherStacks
+        stacks.reserveCapacity(otherStacks.count + table.count)
+        for number in routes.indices where listed[number] { stacks[table.names[number]] = routes[number] }
+        return NavigationState(flow: flow, tab: tab, stacks: stacks, modals: modals)
+    }
+
+    /// A stack's routes; `nil` when the state does not list it.
+    func routes(of stack: String, in table: StackTable) -> [String]? {
+        if let number = table.number(of: stack) { return listed[number] ? routes[number] : nil }
+        return otherStacks[stack]
+    }
+
+    mutating func setRoutes(_ newRoutes: [String], of stack: String, in table: StackTable) {
+        if let number = table.number(of: stack) {
+            routes[number] = newRoutes
+            listed[number] = true
+        } else {
+            otherStacks[stack] = newRoutes
+        }
+    }
+}
+
+/// The events of one correlation group by content identity, for `analytics.duplicate`.
+///
+/// A group is one user action, a handful of events: a list searched linearly costs less than
+/// a dictionary per group (its allocation and a SipHash per event). A long group moves to one.
+struct ContentIdentities: Sendable {
+    private var list: [(identity: UInt64, reference: EventReference)] = []
+    private var table: [UInt64: EventReference]?
+
+    subscript(identity: UInt64) -> EventReference? {
+        if let table { return table[identity] }
+        for entry in list where entry.identity == identity { return entry.reference }
+        return nil
+    }
+
+    /// Records an identity that is not recorded yet.
+    mutating func insert(_ identity: UInt64, _ reference: EventReference) {
+        if table != nil {
+            table![identity] = reference
+        } else if list.count < 32 {
+            list.append((identity, reference))
+        } else {
+            var table = Dictionary(uniqueKeysWithValues: list.map { ($0.identity, $0.reference) })
+            table[identity] = reference
+            self.table = table
+            list = []
+        }
+    }
+}
