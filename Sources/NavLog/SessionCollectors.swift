@@ -223,10 +223,25 @@ final class SpillingCollector: SessionCollector {
     /// Half the budget holds lines; the rest is for folding, output and the partition buffers.
     private var holdBudget: Int { memoryLimit / 2 }
 
+    /// Whether the inputs' size (when known: files, not standard input) says they would not
+    /// fit in the budget held as decoded lines (about 300 bytes a line).
+    private var spillsFromTheStart: Bool {
+        estimatedInputBytes > 0
+            && SpillingCollector.heldCost(rawBytes: 300) * Int(min(estimatedInputBytes / 300, Int64(Int.max / 4096))) > holdBudget
+    }
+
     func add(_ key: SessionKey, _ line: SessionLine, raw: UnsafeBufferPointer<UInt8>) throws {
         if let spill {
             // Past the budget once, every later line goes straight to its partition.
             try spill.write(key: key, line: line, json: raw)
+            return
+        }
+        if held.isEmpty, spillsFromTheStart {
+            // The input will not fit: spill from the first line, rather than hold lines up to
+            // the budget and then re-encode them all (measured: half the time of doing so on
+            // a 1 GB log, and partitions are small enough to fold in the cache's favour).
+            try spillHeld()
+            try spill?.write(key: key, line: line, json: raw)
             return
         }
         held[key, default: []].append(line)
@@ -238,9 +253,11 @@ final class SpillingCollector: SessionCollector {
         if spill == nil {
             // Partitions small enough that `jobs` of them, decoded, fit in the budget.
             let expected = max(estimatedInputBytes, Int64(heldBytes) * 2)
-            let perPartition = max(Int64(1 << 20), Int64(memoryLimit / 2 / jobs) / 3)
+            // At most 16 MB a partition whatever the budget: small partitions fold faster (their
+            // sessions stay in the cache; measured 13.7 s vs 15.0 s on 1 GB with 128 MB ones).
+            let perPartition = min(16 << 20, max(Int64(1 << 20), Int64(memoryLimit / 2 / jobs) / 3))
             let count = Int(min(max((expected + perPartition - 1) / perPartition, 8), 512))
-            spill = try SpillPartitions(count: count, directory: temporaryDirectory, bufferBytes: max(4096, memoryLimit / 8 / count))
+            spill = try SpillPartitions(count: count, directory: temporaryDirectory, bufferBytes: min(256 << 10, max(4096, memoryLimit / 8 / count)))
         }
         guard let spill else { return }
         var writer = JSONWriter(reservingCapacity: 512)
