@@ -10,15 +10,33 @@ struct StackTable: Sendable {
     let owningModals: [String?]
     private let numbers: [String: Int]
 
+    /// Built for every session: kept to a few lookups per stack.
     init(_ model: NavigationModel) {
         var names: [String] = []
-        var seen: Set<String> = []
-        for name in model.stackNames where model.stacks[name] != nil && seen.insert(name).inserted { names.append(name) }
-        for name in model.stacks.keys.sorted() where seen.insert(name).inserted { names.append(name) }
+        var specs: [StackSpec] = []
+        names.reserveCapacity(model.stacks.count)
+        specs.reserveCapacity(model.stacks.count)
+        for name in model.stackNames where !names.contains(name) {
+            guard let spec = model.stacks[name] else { continue }
+            names.append(name)
+            specs.append(spec)
+        }
+        if names.count < model.stacks.count {
+            for (name, spec) in model.stacks.sorted(by: { $0.key < $1.key }) where !names.contains(name) {
+                names.append(name)
+                specs.append(spec)
+            }
+        }
         self.names = names
-        specs = names.map { model.stacks[$0]! }
-        owningModals = names.map { model.owningModal(of: $0) }
-        numbers = Dictionary(uniqueKeysWithValues: names.enumerated().map { ($0.element, $0.offset) })
+        self.specs = specs
+        numbers = names.count <= 8 ? [:] : Dictionary(uniqueKeysWithValues: names.enumerated().map { ($0.element, $0.offset) })
+        // `NavigationModel.owningModal(of:)`: the first modal in file order that owns the stack.
+        var owningModals = [String?](repeating: nil, count: names.count)
+        for modal in model.modalNames {
+            guard let stack = model.modals[modal]?.stack, let number = names.firstIndex(of: stack) else { continue }
+            if owningModals[number] == nil { owningModals[number] = modal }
+        }
+        self.owningModals = owningModals
     }
 
     var count: Int { names.count }
@@ -73,6 +91,19 @@ struct FoldState: Sendable, Equatable {
         }
     }
 
+    /// `NavigationModel.initialState`.
+    init(initialOf model: NavigationModel, table: StackTable) {
+        flow = model.initial.flow
+        tab = model.initial.tab
+        modals = []
+        routes = Array(repeating: [], count: table.count)
+        listed = Array(repeating: false, count: table.count)
+        otherStacks = [:]
+        for name in model.stackNames {
+            if let number = table.number(of: name) { listed[number] = true } else { otherStacks[name] = [] }
+        }
+    }
+
     func state(_ table: StackTable) -> NavigationState {
         var stacks = otherStacks
         stacks.reserveCapacity(otherStacks.count + table.count)
@@ -115,6 +146,7 @@ struct ContentIdentities: Sendable {
         if table != nil {
             table![identity] = reference
         } else if list.count < 32 {
+            if list.isEmpty { list.reserveCapacity(4) }
             list.append((identity, reference))
         } else {
             var table = Dictionary(uniqueKeysWithValues: list.map { ($0.identity, $0.reference) })

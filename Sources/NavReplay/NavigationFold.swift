@@ -48,17 +48,19 @@ public struct NavigationFold: Sendable {
     private var groupsWithCommands: Set<String> = []
 
     public init(model: NavigationModel) {
-        self.init(model: model, state: model.initialState)
+        self.model = model
+        stacks = StackTable(model)
+        initialState = FoldState(initialOf: model, table: stacks)
+        working = initialState
+        flowSpec = model.flows[working.flow]
+        stackWitness = Array(repeating: nil, count: stacks.count)
     }
 
     /// Starts from a given state (e.g. a router restored from a snapshot).
     public init(model: NavigationModel, state: NavigationState) {
-        self.model = model
-        stacks = StackTable(model)
+        self.init(model: model)
         working = FoldState(state, table: stacks)
-        flowSpec = model.flows[state.flow]
-        initialState = FoldState(model.initialState, table: stacks)
-        stackWitness = Array(repeating: nil, count: stacks.count)
+        flowSpec = model.flows[working.flow]
     }
 
     /// The visible screen: `model.visibleScreen(in: state)`, without building the state.
@@ -133,8 +135,10 @@ public struct NavigationFold: Sendable {
     private var stateBefore: FoldState?
     /// Stacks that became empty at some moment of the event being applied (usually none).
     private var emptiedDuringEvent: [String] = []
-    /// The event being applied, as findings name it.
-    private var current: (reference: EventReference, sessionID: String)?
+    /// The event being applied, as its findings name it, while `isApplying`.
+    private var currentEvent = EventReference(seq: 0, eventID: "", name: .sessionStart, location: nil)
+    private var currentSessionID = ""
+    private var isApplying = false
 
     // MARK: Applying events
 
@@ -153,31 +157,38 @@ public struct NavigationFold: Sendable {
             let debugBefore = working
         #endif
         let reference = EventReference(event, at: location)
-        current = (reference, event.sessionID)
-        var group = takeGroup(event.correlationID)
+        currentEvent = reference
+        currentSessionID = event.sessionID
+        isApplying = true
+        selectGroup(event.correlationID)
 
         let undeclaredStack = event.payload.stack.map { stacks.number(of: $0) == nil } ?? false
         if let contentIdentity, !undeclaredStack {
-            if let earlier = group.contentIdentities[contentIdentity] {
+            if let earlier = latestGroup.contentIdentities[contentIdentity] {
                 report(
                     .analyticsDuplicate,
                     "\(event.name.rawValue) repeats seq \(earlier.seq) of the same correlation group "
                         + "(\(JSONWriter.quoted(event.correlationID))): one action, one event",
                     witness: earlier)
             } else {
-                group.contentIdentities.insert(contentIdentity, reference)
+                latestGroup.contentIdentities.insert(contentIdentity, reference)
             }
         }
 
-        if !group.pendingLinks.isEmpty { advanceLinks(&group.pendingLinks, with: event.payload) }
+        if !latestGroup.pendingLinks.isEmpty {
+            var links = latestGroup.pendingLinks
+            latestGroup.pendingLinks = []  // so that `links` is the only reference, changed in place
+            advanceLinks(&links, with: event.payload)
+            latestGroup.pendingLinks = links
+        }
 
         switch event.payload {
         case .sessionStart(let snapshot):
             start(from: snapshot, reference: reference)
         case .routePush, .routePop, .routeReplace, .routePopTo, .routeInsert, .routeRemove:
-            applyStackOperation(event.payload, reference: reference, group: group)
+            applyStackOperation(event.payload, reference: reference)
         case .flowSwitch(let from, let to):
-            if !group.authorizesFlowSwitch {
+            if !latestGroup.authorizesFlowSwitch {
                 report(
                     .flowWithoutCommand,
                     "flow_switch \(JSONWriter.quoted(from)) → \(JSONWriter.quoted(to)) has no command_applied or "
@@ -188,9 +199,9 @@ public struct NavigationFold: Sendable {
                 report(.flowUnknown, "flow_switch to \(JSONWriter.quoted(to)), a flow the model does not declare",
                     found: .string(to))
             }
-            group.flowSwitch = FlowSwitch(
+            latestGroup.flowSwitch = FlowSwitch(
                 event: reference, sessionID: event.sessionID,
-                stateBefore: group.flowSwitch?.stateBefore ?? capturedStateBefore(), stacksAtSwitch: working)
+                stateBefore: latestGroup.flowSwitch?.stateBefore ?? capturedStateBefore(), stacksAtSwitch: working)
             setFlow(to)
             flowWitness = reference
         case .tabSwitch(let from, let to):
@@ -217,7 +228,7 @@ public struct NavigationFold: Sendable {
             working.tab = to
             tabWitness = reference
         case .commandApplied(let command, let fromFlow, let toFlow):
-            group.authorizesFlowSwitch = true
+            latestGroup.authorizesFlowSwitch = true
             let spec = model.commands[command]
             if spec == nil {
                 report(.commandUnknown, "command \(JSONWriter.quoted(command)) is not declared in the model", found: .string(command))
@@ -235,8 +246,8 @@ public struct NavigationFold: Sendable {
                             + "but the event claims to_flow \(JSONWriter.quoted(toFlow))",
                         expected: .string(spec.flow), found: .string(toFlow))
                 }
-                group.resetStacks.formUnion(spec.reset)
-                group.pendingCommands.append(
+                latestGroup.resetStacks.formUnion(spec.reset)
+                latestGroup.pendingCommands.append(
                     PendingCommand(
                         name: command, spec: spec, event: reference, sessionID: event.sessionID,
                         stateAtCommand: working, resetSeenEmpty: Array(repeating: false, count: spec.reset.count)))
@@ -293,18 +304,16 @@ public struct NavigationFold: Sendable {
         case .screenView(let claim, _):
             checkScreenView(claim, reference: reference)
         case .deepLink(let url, let outcome):
-            group.authorizesFlowSwitch = true
+            latestGroup.authorizesFlowSwitch = true
             if outcome == .resolved, let segments = DeepLinkURL(url)?.segments,
                 let (link, _) = model.deepLinks.match(segments), !link.steps.isEmpty
             {
-                group.pendingLinks.append(
+                latestGroup.pendingLinks.append(
                     PendingLink(url: url, link: link, event: reference, sessionID: event.sessionID, stateAtLink: working))
             }
         }
 
         lastEvent = reference
-        latestGroupID = event.correlationID
-        latestGroup = group
         noteEmptyStacksForPendingCommands()
         emptiedDuringEvent.removeAll()
 
@@ -322,20 +331,19 @@ public struct NavigationFold: Sendable {
         }
         pending = []
         stateBefore = nil
-        current = nil
+        isApplying = false
         return findings
     }
 
-    /// Takes an open group out for the event being applied (a new one if the id is not open).
-    private mutating func takeGroup(_ correlationID: String) -> GroupTracker {
-        if latestGroupID == correlationID {
-            latestGroupID = nil
-            return takeLatestGroup()
-        }
+    /// Makes `latestGroup` the group of the event being applied: taken out of `openGroups`, or new.
+    private mutating func selectGroup(_ correlationID: String) {
+        if latestGroupID == correlationID { return }
         parkLatestGroup()
-        guard !openGroups.isEmpty, let group = openGroups.removeValue(forKey: correlationID) else { return GroupTracker() }
-        if !group.pendingCommands.isEmpty { groupsWithCommands.remove(correlationID) }
-        return group
+        if !openGroups.isEmpty, let group = openGroups.removeValue(forKey: correlationID) {
+            if !group.pendingCommands.isEmpty { groupsWithCommands.remove(correlationID) }
+            latestGroup = group
+        }
+        latestGroupID = correlationID
     }
 
     private mutating func takeLatestGroup() -> GroupTracker {
@@ -569,12 +577,13 @@ public struct NavigationFold: Sendable {
         _ rule: Rule, _ message: String, expected: JSONValue? = nil, found: JSONValue? = nil,
         witness: EventReference? = nil
     ) {
-        guard let (event, sessionID) = current else { return }
+        guard isApplying else { return }
         captureStateBefore()
         pending.append(
             Finding(
-                rule: rule, sessionID: sessionID, seq: event.seq, eventID: event.eventID, location: event.location,
-                message: message, expected: expected, found: found, witness: witness, eventName: event.name))
+                rule: rule, sessionID: currentSessionID, seq: currentEvent.seq, eventID: currentEvent.eventID,
+                location: currentEvent.location, message: message, expected: expected, found: found, witness: witness,
+                eventName: currentEvent.name))
     }
 
     /// Keeps the state before the event being applied. Every change of the state in `apply`
@@ -641,7 +650,7 @@ public struct NavigationFold: Sendable {
         guard claimed != working.flow else { return }
         report(
             .stateMismatch,
-            "\(current?.reference.name.rawValue ?? "event") claims \(field) \(JSONWriter.quoted(claimed)) "
+            "\((isApplying ? currentEvent.name.rawValue : "event")) claims \(field) \(JSONWriter.quoted(claimed)) "
                 + "but the flow is \(JSONWriter.quoted(working.flow))",
             expected: .string(working.flow), found: .string(claimed), witness: flowWitness)
         setFlow(claimed)
@@ -734,7 +743,7 @@ public struct NavigationFold: Sendable {
     // MARK: Stack operations
 
     private mutating func applyStackOperation(
-        _ payload: NavigationEvent.Payload, reference: EventReference, group: GroupTracker
+        _ payload: NavigationEvent.Payload, reference: EventReference
     ) {
         guard let stack = payload.stack else { return }
         // 1. Declared: otherwise nothing else is checked and the event is not applied.
@@ -758,7 +767,7 @@ public struct NavigationFold: Sendable {
             }
         } else if !currentFlowOwns(stack) {
             var exempt = false
-            if case .routePop(_, _, _, .toRoot) = payload, group.resetStacks.contains(stack) { exempt = true }
+            if case .routePop(_, _, _, .toRoot) = payload, latestGroup.resetStacks.contains(stack) { exempt = true }
             if !exempt {
                 let owner = model.owningFlow(of: stack)
                 report(
@@ -871,7 +880,7 @@ public struct NavigationFold: Sendable {
         let top = working.routes[number].last
         guard claimed != top else { return }
         let stack = stacks.names[number]
-        let name = current?.reference.name.rawValue ?? "event"
+        let name = (isApplying ? currentEvent.name.rawValue : "event")
         report(
             .stateMismatch,
             "\(name) on \(JSONWriter.quoted(stack)) claims \(field) \(describeTop(claimed)) but the top is \(describeTop(top))"
