@@ -618,14 +618,16 @@ private struct EventLineParser {
         return EventDecodingError(field: field.wireName, message: "missing (required on every event)")
     }
 
-    func buildEvent() throws(EventDecodingError) -> NavigationEvent {
+    /// Moves the fields into the event (each string is taken, not copied: a retain and a
+    /// release fewer per field, and a cheaper parser to destroy).
+    mutating func buildEvent() throws(EventDecodingError) -> NavigationEvent {
         guard fields.schemaVersion != nil else { throw missing(.schemaVersion) }
-        guard let eventID = fields.eventID else { throw missing(.eventID) }
+        guard fields.eventID != nil else { throw missing(.eventID) }
         guard let name = fields.eventName else { throw missing(.eventName) }
-        guard let sessionID = fields.sessionID else { throw missing(.sessionID) }
+        guard fields.sessionID != nil else { throw missing(.sessionID) }
         guard let seq = fields.seq else { throw missing(.seq) }
-        guard let timestamp = fields.timestamp else { throw missing(.timestamp) }
-        guard let correlationID = fields.correlationID else { throw missing(.correlationID) }
+        guard fields.timestamp != nil else { throw missing(.timestamp) }
+        guard fields.correlationID != nil else { throw missing(.correlationID) }
 
         if fields.has(.routeParams), ![.routePush, .routeReplace, .routeInsert, .screenView].contains(name) {
             throw EventDecodingError(
@@ -655,15 +657,15 @@ private struct EventLineParser {
         switch name {
         case .sessionStart:
             _ = try require(fields.appVersion, .appVersion)
-            payload = .sessionStart(snapshot: fields.snapshot)
+            payload = .sessionStart(snapshot: fields.snapshot.take())
         case .routePush:
             payload = .routePush(
-                stack: try require(fields.stack, .stack), from: try requireNullable(fields.fromRoute, .fromRoute),
-                to: try requireRoute(fields.toRoute, .toRoute), params: fields.routeParams)
+                stack: try require(fields.stack.take(), .stack), from: try requireNullable(fields.fromRoute.take(), .fromRoute),
+                to: try requireRoute(fields.toRoute.take(), .toRoute), params: fields.routeParams.take())
         case .routePop:
-            let stack = try require(fields.stack, .stack)
-            let from = try requireNullable(fields.fromRoute, .fromRoute)
-            let to = try requireNullable(fields.toRoute, .toRoute)
+            let stack = try require(fields.stack.take(), .stack)
+            let from = try requireNullable(fields.fromRoute.take(), .fromRoute)
+            let to = try requireNullable(fields.toRoute.take(), .toRoute)
             let amount: NavigationEvent.PopAmount
             switch (fields.count, fields.toRoot) {
             case (nil, true?): amount = .toRoot
@@ -676,50 +678,51 @@ private struct EventLineParser {
             payload = .routePop(stack: stack, from: from, to: to, amount: amount)
         case .routeReplace:
             payload = .routeReplace(
-                stack: try require(fields.stack, .stack), from: try requireNullable(fields.fromRoute, .fromRoute),
-                to: try requireRoute(fields.toRoute, .toRoute), params: fields.routeParams)
+                stack: try require(fields.stack.take(), .stack), from: try requireNullable(fields.fromRoute.take(), .fromRoute),
+                to: try requireRoute(fields.toRoute.take(), .toRoute), params: fields.routeParams.take())
         case .routePopTo:
             payload = .routePopTo(
-                stack: try require(fields.stack, .stack), from: try requireNullable(fields.fromRoute, .fromRoute),
-                to: try requireNullable(fields.toRoute, .toRoute))
+                stack: try require(fields.stack.take(), .stack), from: try requireNullable(fields.fromRoute.take(), .fromRoute),
+                to: try requireNullable(fields.toRoute.take(), .toRoute))
         case .routeInsert:
             payload = .routeInsert(
-                stack: try require(fields.stack, .stack), route: try requireRoute(fields.toRoute, .toRoute),
-                index: try require(fields.index, .index), params: fields.routeParams)
+                stack: try require(fields.stack.take(), .stack), route: try requireRoute(fields.toRoute.take(), .toRoute),
+                index: try require(fields.index, .index), params: fields.routeParams.take())
         case .routeRemove:
-            payload = .routeRemove(stack: try require(fields.stack, .stack), route: try requireRoute(fields.toRoute, .toRoute))
+            payload = .routeRemove(stack: try require(fields.stack.take(), .stack), route: try requireRoute(fields.toRoute.take(), .toRoute))
         case .flowSwitch:
-            payload = .flowSwitch(from: try require(fields.fromFlow, .fromFlow), to: try require(fields.toFlow, .toFlow))
+            payload = .flowSwitch(from: try require(fields.fromFlow.take(), .fromFlow), to: try require(fields.toFlow.take(), .toFlow))
         case .tabSwitch:
-            payload = .tabSwitch(from: try requireNullable(fields.fromTab, .fromTab), to: try require(fields.toTab, .toTab))
+            payload = .tabSwitch(from: try requireNullable(fields.fromTab.take(), .fromTab), to: try require(fields.toTab.take(), .toTab))
         case .commandApplied:
             payload = .commandApplied(
-                command: try require(fields.command, .command), fromFlow: try require(fields.fromFlow, .fromFlow),
-                toFlow: try require(fields.toFlow, .toFlow))
+                command: try require(fields.command.take(), .command), fromFlow: try require(fields.fromFlow.take(), .fromFlow),
+                toFlow: try require(fields.toFlow.take(), .toFlow))
         case .modalPresent:
-            payload = .modalPresent(modal: try require(fields.modal, .modal), style: try require(fields.style, .style))
+            payload = .modalPresent(modal: try require(fields.modal.take(), .modal), style: try require(fields.style, .style))
         case .modalDismiss:
-            payload = .modalDismiss(modal: try require(fields.modal, .modal))
+            payload = .modalDismiss(modal: try require(fields.modal.take(), .modal))
         case .screenView:
-            switch (fields.stack, fields.modal) {
+            switch (fields.stack.take(), fields.modal.take()) {
             case (let stack?, nil):
-                payload = .screenView(.stack(stack, route: try requireNullable(fields.toRoute, .toRoute)), params: fields.routeParams)
+                payload = .screenView(.stack(stack, route: try requireNullable(fields.toRoute.take(), .toRoute)), params: fields.routeParams.take())
             case (nil, let modal?):
                 if case .some(.some) = fields.toRoute {
                     throw EventDecodingError(field: "to_route", message: "must be absent or null on a screen_view of a modal")
                 }
-                payload = .screenView(.modal(modal), params: fields.routeParams)
+                payload = .screenView(.modal(modal), params: fields.routeParams.take())
             case (_?, _?):
                 throw EventDecodingError(field: "modal", message: "screen_view has exactly one of stack and modal")
             case (nil, nil):
                 throw EventDecodingError(field: "stack", message: "missing (screen_view needs stack or modal)")
             }
         case .deepLink:
-            payload = .deepLink(url: try require(fields.url, .url), outcome: try require(fields.outcome, .outcome))
+            payload = .deepLink(url: try require(fields.url.take(), .url), outcome: try require(fields.outcome, .outcome))
         }
         return NavigationEvent(
-            eventID: eventID, sessionID: sessionID, seq: seq, timestamp: timestamp, correlationID: correlationID,
-            appVersion: fields.appVersion, platform: fields.platform, payload: payload)
+            eventID: fields.eventID.take()!, sessionID: fields.sessionID.take()!, seq: seq,
+            timestamp: fields.timestamp.take()!, correlationID: fields.correlationID.take()!,
+            appVersion: fields.appVersion.take(), platform: fields.platform.take(), payload: payload)
     }
 }
 

@@ -95,7 +95,12 @@ public struct JSONScanner {
                 let special =
                     (word & high) | ((word &- 0x2020_2020_2020_2020) & ~word & high)
                     | ((quote &- ones) & ~quote & high) | ((backslash &- ones) & ~backslash & high)
-                if special != 0 { break }
+                if special != 0 {
+                    // The lowest flagged byte is the first special one (a borrow flags only
+                    // bytes above a true hit), so skip straight to it.
+                    position += special.trailingZeroBitCount >> 3
+                    break
+                }
                 position += 8
             }
             // Fast path: plain printable ASCII.

@@ -92,6 +92,14 @@ public enum SessionAuditor {
     public static func audit(
         sessionID: String, lines: [SessionLine], model: NavigationModel, options: SessionAuditOptions = .init()
     ) -> SessionAudit {
+        // Through a buffer pointer, `lines[i].decoded.event.seq` reads in place; through the
+        // array, it copied the whole line (a dozen references) first.
+        lines.withUnsafeBufferPointer { audit(sessionID: sessionID, lines: $0, model: model, options: options) }
+    }
+
+    private static func audit(
+        sessionID: String, lines: UnsafeBufferPointer<SessionLine>, model: NavigationModel, options: SessionAuditOptions
+    ) -> SessionAudit {
         var findings: [Finding] = []
         func report(_ rule: Rule, _ line: SessionLine, _ message: String, witness: EventReference? = nil,
                     expected: JSONValue? = nil, found: JSONValue? = nil) {
@@ -276,7 +284,7 @@ public enum SessionAuditor {
     }
 
     /// Whether the lines are already in content order (the usual case: a router writes in order).
-    static func isInOrder(_ lines: [SessionLine]) -> Bool {
+    static func isInOrder(_ lines: UnsafeBufferPointer<SessionLine>) -> Bool {
         var index = 1
         while index < lines.count {
             if precedes(lines[index], lines[index - 1]) { return false }
