@@ -183,9 +183,11 @@ public struct AuditEngine {
         var batch = LineBatch()
         let workers = configuration.jobs > 0 ? configuration.jobs : System.coreCount
 
-        /// Decodes a batch of lines (in parallel) and hands each result on, in line order.
-        func process(_ batch: inout LineBatch, modelID: Int) throws {
-            let decoded = batch.decode(workers: workers)
+        /// Hands each decoded line of a batch on, in line order.
+        func consume(_ task: DecodeTask) throws {
+            let batch = task.batch
+            let modelID = task.modelID
+            let decoded = task.results()
             for (index, pending) in batch.lines.enumerated() {
                 let location = LineLocation(file: pending.fileID, line: pending.number)
                 let reason: (field: String?, message: String)
@@ -223,7 +225,24 @@ public struct AuditEngine {
                     quarantine?.write(file: files[Int(pending.fileID)], line: pending.number, field: reason.field, reason: reason.message, raw: raw)
                 }
             }
-            batch.removeAll()
+        }
+
+        // Reading overlaps decoding: a full batch is decoded on other threads while this one
+        // hands on the previous batch's lines and reads the next (one batch in flight).
+        var inFlight: DecodeTask?
+        func process(_ batch: inout LineBatch, modelID: Int) throws {
+            let task = batch.lines.isEmpty ? nil : DecodeTask(batch: batch, modelID: modelID, workers: workers)
+            batch = LineBatch()
+            if let previous = inFlight {
+                inFlight = nil
+                try consume(previous)
+            }
+            inFlight = task
+        }
+        func drain() throws {
+            var empty = LineBatch()
+            try process(&empty, modelID: 0)
+            try process(&empty, modelID: 0)
         }
 
         for (index, path) in physical.enumerated() {
@@ -267,6 +286,7 @@ public struct AuditEngine {
             } catch let error as InputError {
                 // Lines read before the error are still audited.
                 try process(&batch, modelID: modelID)
+                try drain()
                 report.error = error
                 counts.unreadableFiles += 1
             }
@@ -274,6 +294,7 @@ public struct AuditEngine {
             tracker.sessions = collector.sessionCount
             progress?(tracker)
         }
+        try drain()
 
         if let stream { try stream.writeInvalid(invalid, files) }
         try collector.finish(into: results)
@@ -451,10 +472,36 @@ enum LocatedLine {
     }
 }
 
+/// One batch being decoded on other threads while the reading thread goes on.
+final class DecodeTask: @unchecked Sendable {
+    // @unchecked: `decoded` is written once by the decoding job before `done` is signalled,
+    // and read only after waiting for it.
+    let batch: LineBatch
+    let modelID: Int
+    private var decoded: [Result<DecodedEvent, EventDecodingError>] = []
+    private let done = DispatchSemaphore(value: 0)
+
+    init(batch: LineBatch, modelID: Int, workers: Int) {
+        self.batch = batch
+        self.modelID = modelID
+        DispatchQueue.global().async { [self] in
+            decoded = batch.decode(workers: workers)
+            done.signal()
+        }
+    }
+
+    /// The decoded lines, in order; waits for the decoding to finish.
+    func results() -> [Result<DecodedEvent, EventDecodingError>] {
+        done.wait()
+        done.signal()  // so that a second call does not block
+        return decoded
+    }
+}
+
 /// Lines waiting to be decoded: copied out of the reader's buffer so that several cores can
 /// decode them at once, then handed on in their original order.
-struct LineBatch {
-    struct Pending {
+struct LineBatch: Sendable {
+    struct Pending: Sendable {
         var start: Int
         var count: Int
         var number: Int64

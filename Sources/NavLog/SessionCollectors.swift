@@ -233,7 +233,7 @@ final class SpillingCollector: SessionCollector {
     func add(_ key: SessionKey, _ line: SessionLine, raw: UnsafeBufferPointer<UInt8>) throws {
         if let spill {
             // Past the budget once, every later line goes straight to its partition.
-            try spill.write(key: key, line: line, json: raw)
+            try spill.write(key: key, line: line, raw: raw)
             return
         }
         if held.isEmpty, spillsFromTheStart {
@@ -241,7 +241,7 @@ final class SpillingCollector: SessionCollector {
             // the budget and then re-encode them all (measured: half the time of doing so on
             // a 1 GB log, and partitions are small enough to fold in the cache's favour).
             try spillHeld()
-            try spill?.write(key: key, line: line, json: raw)
+            try spill?.write(key: key, line: line, raw: raw)
             return
         }
         held[key, default: []].append(line)
@@ -260,15 +260,9 @@ final class SpillingCollector: SessionCollector {
             spill = try SpillPartitions(count: count, directory: temporaryDirectory, bufferBytes: min(256 << 10, max(4096, memoryLimit / 8 / count)))
         }
         guard let spill else { return }
-        var writer = JSONWriter(reservingCapacity: 512)
         for (key, lines) in held {
-            for line in lines {
-                // Held lines no longer have their original bytes; the canonical form decodes to
-                // the same event, and the record keeps the original identities.
-                writer.removeAll()
-                line.event.write(to: &writer)
-                try writer.bytes.withUnsafeBufferPointer { try spill.write(key: key, line: line, json: $0) }
-            }
+            // Held lines no longer have their original bytes; the record keeps their identities.
+            for line in lines { try spill.write(key: key, line: line, raw: nil) }
         }
         spilledKeys += held.count  // an upper bound: a session may be spilled more than once
         held.removeAll()
@@ -325,10 +319,11 @@ final class SpillingCollector: SessionCollector {
 
 /// The temporary partition files of one spilled audit.
 ///
-/// A record is `[u32 length][i32 model][i32 file][i64 line][u64 identity][u64 content identity]`
-/// followed by the event's JSON: the original line when it is at hand, else the canonical form
-/// (which decodes into the same event). The identities are the original line's, so
-/// redeliveries are still recognised after the round trip.
+/// A record is `[u32 length][i32 model][i32 file][i64 line][u64 identity][u64 content identity]
+/// [u64 event_id hash][u64 correlation_id hash][u8 form]` followed by the event: in
+/// `SpillCodec`'s binary form (form 1), or as JSON (form 0: the original line when it is at
+/// hand, else the canonical form, which decodes into the same event). The hashes are the
+/// original line's, so redeliveries are still recognised after the round trip.
 ///
 /// With streamed output, each partition also gets an output file of records
 /// `[u32 id length][id][i32 model][u32 output length][output]`, sorted by session.
@@ -340,6 +335,7 @@ final class SpillPartitions: @unchecked Sendable {
     let directory: String
     private var writers: [SpillFileWriter]
     private let bufferBytes: Int
+    private var scratch: [UInt8] = []
 
     init(count: Int, directory: String?, bufferBytes: Int) throws {
         self.count = count
@@ -363,16 +359,36 @@ final class SpillPartitions: @unchecked Sendable {
     func path(_ partition: Int) -> String { directory + "/part-" + String(partition) }
     func outputPath(_ partition: Int) -> String { directory + "/out-" + String(partition) }
 
-    func write(key: SessionKey, line: SessionLine, json: UnsafeBufferPointer<UInt8>) throws {
+    /// Writes one line to its session's partition: in `SpillCodec`'s binary form, or else as
+    /// JSON (the original `raw` line if given, else the canonical form).
+    func write(key: SessionKey, line: SessionLine, raw: UnsafeBufferPointer<UInt8>?) throws {
         let writer = writers[Int(StableHash.string(key.id) % UInt64(count))]
-        writer.append(UInt32(32 + json.count))
+        scratch.removeAll(keepingCapacity: true)
+        let binary = SpillCodec.encode(line.event, into: &scratch)
+        if !binary && raw == nil {
+            var json = JSONWriter(reservingCapacity: 512)
+            line.event.write(to: &json)
+            scratch = json.bytes
+        }
+        let body = binary || raw == nil ? scratch.count : raw!.count
+        writer.append(UInt32(SpillPartitions.headerBytes + body))
         writer.append(Int32(key.model))
         writer.append(line.location.file)
         writer.append(line.location.line)
         writer.append(line.decoded.identity)
         writer.append(line.decoded.contentIdentity)
-        try writer.append(json)
+        writer.append(line.decoded.eventIDHash)
+        writer.append(line.decoded.correlationIDHash)
+        writer.append(UInt8(binary ? 1 : 0))
+        if binary || raw == nil {
+            try scratch.withUnsafeBufferPointer { try writer.append($0) }
+        } else {
+            try writer.append(raw!)
+        }
     }
+
+    /// The record header after its length: model, file, line, four hashes, and the form.
+    static let headerBytes = 4 + 4 + 8 + 8 * 4 + 1
 
     func closeWriters() throws {
         for writer in writers { try writer.close() }
@@ -387,21 +403,30 @@ final class SpillPartitions: @unchecked Sendable {
         let decoder = EventDecoder()
         try bytes.withUnsafeBufferPointer { buffer in
             var offset = 0
-            while offset + 36 <= buffer.count {
+            while offset + 4 + SpillPartitions.headerBytes <= buffer.count {
                 let length = Int(buffer.load(UInt32.self, at: offset))
                 let start = offset + 4
-                guard length >= 32, start + length <= buffer.count else { break }
+                guard length >= SpillPartitions.headerBytes, start + length <= buffer.count else { break }
                 let model = Int(buffer.load(Int32.self, at: start))
                 let location = LineLocation(file: buffer.load(Int32.self, at: start + 4), line: buffer.load(Int64.self, at: start + 8))
                 let identity = buffer.load(UInt64.self, at: start + 16)
                 let content = buffer.load(UInt64.self, at: start + 24)
-                let json = UnsafeBufferPointer(rebasing: buffer[(start + 32)..<(start + length)])
-                guard case .success(var decoded) = decoder.decode(json) else {
+                let eventIDHash = buffer.load(UInt64.self, at: start + 32)
+                let correlationIDHash = buffer.load(UInt64.self, at: start + 40)
+                let binary = buffer[start + 48] == 1
+                let body = UnsafeBufferPointer(rebasing: buffer[(start + SpillPartitions.headerBytes)..<(start + length)])
+                let event: NavigationEvent
+                if binary, let decoded = SpillCodec.decode(body) {
+                    event = decoded
+                } else if !binary, case .success(let decoded) = decoder.decode(body) {
+                    event = decoded.event
+                } else {
                     throw InputError(code: .unreadable, path: path(partition), message: "a spill record does not decode")
                 }
-                decoded.identity = identity
-                decoded.contentIdentity = content
-                sessions[SessionKey(model: model, id: decoded.event.sessionID), default: []].append(
+                let decoded = DecodedEvent(
+                    event, identity: identity, contentIdentity: content, eventIDHash: eventIDHash,
+                    correlationIDHash: correlationIDHash)
+                sessions[SessionKey(model: model, id: event.sessionID), default: []].append(
                     SessionLine(decoded: decoded, location: location))
                 offset = start + length
             }

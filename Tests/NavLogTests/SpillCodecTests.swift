@@ -1,0 +1,71 @@
+import Foundation
+import NavEvents
+@testable import NavLog
+import Testing
+
+/// Spilled lines are stored in `SpillCodec`'s binary form and read back with no parsing: every
+/// event must come back equal, field by field, whatever its kind.
+@Suite struct SpillCodecTests {
+    static func sampleEvents() throws -> [NavigationEvent] {
+        let root = RepositoryFiles.path("SampleLogs")
+        var events: [NavigationEvent] = []
+        let walker = FileManager.default.enumerator(atPath: root)
+        while let relative = walker?.nextObject() as? String {
+            guard relative.hasSuffix(".ndjson"), !relative.hasPrefix("expected") else { continue }
+            let text = try String(contentsOfFile: root + "/" + relative, encoding: .utf8)
+            for line in text.split(separator: "\n") {
+                if case .success(let decoded) = EventDecoder().decode(String(line)) { events.append(decoded.event) }
+            }
+        }
+        return events
+    }
+
+    @Test func everyKindOfEventRoundTrips() throws {
+        let events = try Self.sampleEvents()
+        var kinds = Set<EventName>()
+        var snapshots = 0
+        for event in events {
+            var bytes: [UInt8] = [0xAA]  // appended to, not replaced
+            guard SpillCodec.encode(event, into: &bytes) else {
+                // Only a session_start with a snapshot keeps its JSON.
+                guard case .sessionStart(let snapshot) = event.payload, snapshot != nil else {
+                    Issue.record("no binary form for \(event.name)")
+                    continue
+                }
+                #expect(bytes == [0xAA])
+                snapshots += 1
+                continue
+            }
+            #expect(bytes.first == 0xAA)
+            let decoded = bytes.withUnsafeBufferPointer { SpillCodec.decode(UnsafeBufferPointer(rebasing: $0[1...])) }
+            #expect(decoded == event, "\(event)")
+            #expect(decoded?.timestamp.isSameInstant(as: event.timestamp) == true)
+            kinds.insert(event.name)
+        }
+        #expect(kinds == Set(EventName.allCases), "the samples should hold every kind: missing \(Set(EventName.allCases).subtracting(kinds))")
+        #expect(snapshots > 0, "the samples should hold a snapshot")
+    }
+
+    @Test func routeParamsOfEveryValueKindRoundTrip() throws {
+        let event = NavigationEvent(
+            eventID: "e", sessionID: "s", seq: 3, timestamp: Timestamp("2026-11-20T10:00:00.123456Z")!, correlationID: "c",
+            payload: .routePush(
+                stack: "home", from: nil, to: "détail",
+                params: RouteParams([("a", .string("x\u{0}y")), ("b", .number("-1.5e3")), ("c", .bool(true)), ("d", .bool(false)), ("e", .null)])))
+        var bytes: [UInt8] = []
+        #expect(SpillCodec.encode(event, into: &bytes))
+        #expect(bytes.withUnsafeBufferPointer { SpillCodec.decode($0) } == event)
+    }
+
+    @Test func truncatedOrCorruptBytesDoNotDecode() throws {
+        let events = try Self.sampleEvents().prefix(200)
+        for event in events {
+            var bytes: [UInt8] = []
+            guard SpillCodec.encode(event, into: &bytes) else { continue }
+            for cut in stride(from: 0, to: bytes.count, by: 7) {
+                #expect(bytes.withUnsafeBufferPointer { SpillCodec.decode(UnsafeBufferPointer(rebasing: $0[..<cut])) } == nil)
+            }
+            #expect((bytes + [0]).withUnsafeBufferPointer { SpillCodec.decode($0) } == nil)
+        }
+    }
+}
