@@ -251,7 +251,11 @@ private struct EventLineParser {
             try syntax { (s: inout JSONScanner) throws(JSONSyntaxError) in try s.expect(UInt8(ascii: "}")) }
         }
         try syntax { (s: inout JSONScanner) throws(JSONSyntaxError) in try s.expectEnd() }
-        let event = try buildEvent()
+        let payload = try buildPayload()
+        let event = NavigationEvent(
+            eventID: fields.eventID.take()!, sessionID: fields.sessionID.take()!, seq: fields.seq!,
+            timestamp: fields.timestamp.take()!, correlationID: fields.correlationID.take()!,
+            appVersion: fields.appVersion.take(), platform: fields.platform.take(), payload: payload)
         let excluded = 3  // event_id, seq and timestamp are always present on a valid event
         return DecodedEvent(
             event: event,
@@ -618,14 +622,14 @@ private struct EventLineParser {
         return EventDecodingError(field: field.wireName, message: "missing (required on every event)")
     }
 
-    /// Moves the fields into the event (each string is taken, not copied: a retain and a
-    /// release fewer per field, and a cheaper parser to destroy).
-    mutating func buildEvent() throws(EventDecodingError) -> NavigationEvent {
+    /// Checks the envelope and moves the fields into the payload (each string is taken, not
+    /// copied: a retain and a release fewer per field, and a cheaper parser to destroy).
+    mutating func buildPayload() throws(EventDecodingError) -> NavigationEvent.Payload {
         guard fields.schemaVersion != nil else { throw missing(.schemaVersion) }
         guard fields.eventID != nil else { throw missing(.eventID) }
         guard let name = fields.eventName else { throw missing(.eventName) }
         guard fields.sessionID != nil else { throw missing(.sessionID) }
-        guard let seq = fields.seq else { throw missing(.seq) }
+        guard fields.seq != nil else { throw missing(.seq) }
         guard fields.timestamp != nil else { throw missing(.timestamp) }
         guard fields.correlationID != nil else { throw missing(.correlationID) }
 
@@ -719,10 +723,7 @@ private struct EventLineParser {
         case .deepLink:
             payload = .deepLink(url: try require(fields.url.take(), .url), outcome: try require(fields.outcome, .outcome))
         }
-        return NavigationEvent(
-            eventID: fields.eventID.take()!, sessionID: fields.sessionID.take()!, seq: seq,
-            timestamp: fields.timestamp.take()!, correlationID: fields.correlationID.take()!,
-            appVersion: fields.appVersion.take(), platform: fields.platform.take(), payload: payload)
+        return payload
     }
 }
 

@@ -64,7 +64,7 @@ public struct Timestamp: Sendable, Hashable, Comparable, CustomStringConvertible
     public static func parse(_ bytes: UnsafeBufferPointer<UInt8>) -> Timestamp? {
         // YYYY-MM-DDTHH:MM:SS is 19 bytes, then fraction and offset.
         guard bytes.count >= 20 else { return nil }
-        func number(_ start: Int, _ count: Int) -> Int64? {
+        @inline(__always) func number(_ start: Int, _ count: Int) -> Int64? {
             var value: Int64 = 0
             for index in start..<(start + count) {
                 let digit = bytes[index] &- UInt8(ascii: "0")

@@ -185,9 +185,10 @@ public enum SessionAuditor {
         var firstGapSeq: Int64?
         var previousIndex: Int?
         for (position, lineIndex) in foldedIndices.enumerated() {
-            // One copy of the event, none of the whole line.
-            let event = lines[lineIndex].decoded.event
-            let location = lines[lineIndex].location
+            // One copy of the event, none of the whole line (read through a pointer to it).
+            let line = lines.baseAddress! + lineIndex
+            let event = line.pointee.decoded.event
+            let location = line.pointee.location
             // Kept only when steps are recorded: holding the state across the fold would make
             // every mutation copy it.
             let before = options.recordSteps ? fold.state : nil
@@ -232,9 +233,9 @@ public enum SessionAuditor {
                     witness: previousReference, expected: .string(previous.timestamp.text),
                     found: .string(event.timestamp.text))
             }
-            let applied = fold.apply(event, at: location, contentIdentity: lines[lineIndex].decoded.contentIdentity)
+            let applied = fold.apply(event, at: location, contentIdentity: line.pointee.decoded.contentIdentity)
             if !applied.isEmpty { eventFindings += applied }
-            if groupEnd[HashedText(hash: lines[lineIndex].decoded.correlationIDHash, text: event.correlationID)] == event.seq {
+            if groupEnd[HashedText(hash: line.pointee.decoded.correlationIDHash, text: event.correlationID)] == event.seq {
                 let ended = fold.endGroup(event.correlationID)
                 if !ended.isEmpty { eventFindings += ended }
             }
