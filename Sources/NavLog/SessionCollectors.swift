@@ -335,7 +335,6 @@ final class SpillPartitions: @unchecked Sendable {
     let directory: String
     private var writers: [SpillFileWriter]
     private let bufferBytes: Int
-    private var scratch: [UInt8] = []
 
     init(count: Int, directory: String?, bufferBytes: Int) throws {
         self.count = count
@@ -363,28 +362,30 @@ final class SpillPartitions: @unchecked Sendable {
     /// JSON (the original `raw` line if given, else the canonical form).
     func write(key: SessionKey, line: SessionLine, raw: UnsafeBufferPointer<UInt8>?) throws {
         let writer = writers[Int(StableHash.string(key.id) % UInt64(count))]
-        scratch.removeAll(keepingCapacity: true)
-        let binary = SpillCodec.encode(line.event, into: &scratch)
-        if !binary && raw == nil {
-            var json = JSONWriter(reservingCapacity: 512)
-            line.event.write(to: &json)
-            scratch = json.bytes
+        let buffer = writer.buffer
+        let start = buffer.count
+        buffer.append(UInt32(0))  // the length, set below
+        buffer.append(Int32(key.model))
+        buffer.append(line.location.file)
+        buffer.append(line.location.line)
+        buffer.append(line.decoded.identity)
+        buffer.append(line.decoded.contentIdentity)
+        buffer.append(line.decoded.eventIDHash)
+        buffer.append(line.decoded.correlationIDHash)
+        let form = buffer.count
+        buffer.append(UInt8(1))
+        if !SpillCodec.encode(line.event, into: buffer) {
+            buffer.patch(UInt8(0), at: form)
+            if let raw {
+                buffer.append(UnsafeRawBufferPointer(raw))
+            } else {
+                var json = JSONWriter(reservingCapacity: 512)
+                line.event.write(to: &json)
+                buffer.append(json.bytes)
+            }
         }
-        let body = binary || raw == nil ? scratch.count : raw!.count
-        writer.append(UInt32(SpillPartitions.headerBytes + body))
-        writer.append(Int32(key.model))
-        writer.append(line.location.file)
-        writer.append(line.location.line)
-        writer.append(line.decoded.identity)
-        writer.append(line.decoded.contentIdentity)
-        writer.append(line.decoded.eventIDHash)
-        writer.append(line.decoded.correlationIDHash)
-        writer.append(UInt8(binary ? 1 : 0))
-        if binary || raw == nil {
-            try scratch.withUnsafeBufferPointer { try writer.append($0) }
-        } else {
-            try writer.append(raw!)
-        }
+        buffer.patch(UInt32(buffer.count - start - 4), at: start)
+        try writer.flushIfFull()
     }
 
     /// The record header after its length: model, file, line, four hashes, and the form.
@@ -401,6 +402,7 @@ final class SpillPartitions: @unchecked Sendable {
         try LineReader.readWholeFile(path(partition), into: &bytes)
         var sessions: [SessionKey: [SessionLine]] = [:]
         let decoder = EventDecoder()
+        let strings = StringCache()
         try bytes.withUnsafeBufferPointer { buffer in
             var offset = 0
             while offset + 4 + SpillPartitions.headerBytes <= buffer.count {
@@ -416,7 +418,7 @@ final class SpillPartitions: @unchecked Sendable {
                 let binary = buffer[start + 48] == 1
                 let body = UnsafeBufferPointer(rebasing: buffer[(start + SpillPartitions.headerBytes)..<(start + length)])
                 let event: NavigationEvent
-                if binary, let decoded = SpillCodec.decode(body) {
+                if binary, let decoded = SpillCodec.decode(body, strings: strings) {
                     event = decoded
                 } else if !binary, case .success(let decoded) = decoder.decode(body) {
                     event = decoded.event
@@ -443,11 +445,12 @@ final class SpillPartitions: @unchecked Sendable {
             tally.add(session.tally)
             guard !session.output.isEmpty else { continue }
             let id = Array(session.key.id.utf8)
-            writer.append(UInt32(id.count))
-            try id.withUnsafeBufferPointer { try writer.append($0) }
-            writer.append(Int32(session.key.model))
-            writer.append(UInt32(session.output.count))
-            try session.output.withUnsafeBufferPointer { try writer.append($0) }
+            writer.buffer.append(UInt32(id.count))
+            writer.buffer.append(id)
+            writer.buffer.append(Int32(session.key.model))
+            writer.buffer.append(UInt32(session.output.count))
+            writer.buffer.append(session.output)
+            try writer.flushIfFull()
         }
         try writer.close()
         return tally
@@ -489,42 +492,36 @@ final class SpillPartitions: @unchecked Sendable {
 /// An append-only temporary file written through a buffer.
 final class SpillFileWriter {
     let path: String
+    let buffer: ByteBuffer
     private var descriptor: Int32
-    private var buffer: [UInt8] = []
     private let bufferBytes: Int
 
     init(path: String, bufferBytes: Int) throws {
         self.path = path
         self.bufferBytes = bufferBytes
+        buffer = ByteBuffer(capacity: bufferBytes + 1024)
         descriptor = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
         guard descriptor >= 0 else {
             throw InputError(code: .unreadable, path: path, message: "cannot create a spill file: \(String(cString: strerror(errno)))")
         }
-        buffer.reserveCapacity(bufferBytes)
     }
 
-    func append<T: FixedWidthInteger>(_ value: T) {
-        withUnsafeBytes(of: value.littleEndian) { buffer.append(contentsOf: $0) }
-    }
-
-    func append(_ bytes: UnsafeBufferPointer<UInt8>) throws {
-        buffer.append(contentsOf: bytes)
+    @inline(__always) func flushIfFull() throws {
         if buffer.count >= bufferBytes { try flush() }
     }
 
     func flush() throws {
-        try buffer.withUnsafeBytes { raw in
-            var offset = 0
-            while offset < raw.count {
-                let written = systemWrite(descriptor, raw.baseAddress! + offset, raw.count - offset)
-                if written < 0 {
-                    if errno == EINTR { continue }
-                    throw InputError(code: .unreadable, path: path, message: "cannot write a spill file: \(String(cString: strerror(errno)))")
-                }
-                offset += written
+        let raw = buffer.bytes
+        var offset = 0
+        while offset < raw.count {
+            let written = systemWrite(descriptor, raw.baseAddress! + offset, raw.count - offset)
+            if written < 0 {
+                if errno == EINTR { continue }
+                throw InputError(code: .unreadable, path: path, message: "cannot write a spill file: \(String(cString: strerror(errno)))")
             }
+            offset += written
         }
-        buffer.removeAll(keepingCapacity: true)
+        buffer.removeAll()
     }
 
     func close() throws {
@@ -536,7 +533,7 @@ final class SpillFileWriter {
     func discard() {
         if descriptor >= 0 { systemClose(descriptor) }
         descriptor = -1
-        buffer = []
+        buffer.removeAll()
     }
 }
 

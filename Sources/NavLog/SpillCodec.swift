@@ -1,4 +1,10 @@
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
 import NavEvents
+import NavJSON
 import NavModel
 
 /// A compact binary form of a decoded event, for spill partitions.
@@ -10,10 +16,17 @@ import NavModel
 enum SpillCodec {
     /// Appends the event; `false` (and nothing appended) if it has no binary form.
     static func encode(_ event: NavigationEvent, into bytes: inout [UInt8]) -> Bool {
-        var out = Writer(bytes: bytes)
-        bytes = []  // unique, so appends do not copy
-        defer { bytes = out.bytes }
-        let start = out.bytes.count
+        let buffer = ByteBuffer(capacity: 256)
+        buffer.append(bytes)
+        guard encode(event, into: buffer) else { return false }
+        bytes = buffer.array
+        return true
+    }
+
+    /// Appends the event; `false` (and nothing appended) if it has no binary form.
+    static func encode(_ event: NavigationEvent, into buffer: ByteBuffer) -> Bool {
+        let out = Writer(buffer: buffer)
+        let start = buffer.count
         out.string(event.eventID)
         out.string(event.sessionID)
         out.int(event.seq)
@@ -26,7 +39,7 @@ enum SpillCodec {
         switch event.payload {
         case .sessionStart(let snapshot):
             guard snapshot == nil else {
-                out.bytes.removeSubrange(start...)
+                buffer.truncate(to: start)
                 return false
             }
             out.tag(0)
@@ -109,10 +122,11 @@ enum SpillCodec {
     }
 
     /// Reads back an event written by `encode`; `nil` if the bytes are not such an event.
-    static func decode(_ bytes: UnsafeBufferPointer<UInt8>) -> NavigationEvent? {
-        var input = Reader(bytes: bytes)
-        guard let eventID = input.string(), let sessionID = input.string(), let seq = input.int(),
-            let text = input.string(), let seconds = input.int(), let attoseconds = input.int(),
+    /// Names that repeat (session, stacks, routes, versions) come from `strings` when given.
+    static func decode(_ bytes: UnsafeBufferPointer<UInt8>, strings: StringCache? = nil) -> NavigationEvent? {
+        var input = Reader(bytes: bytes, cache: strings)
+        guard let eventID = input.string(unique: true), let sessionID = input.string(), let seq = input.int(),
+            let text = input.string(unique: true), let seconds = input.int(), let attoseconds = input.int(),
             let correlationID = input.string(), let appVersion = input.optional(), let platform = input.optional(),
             let payload = input.payload(), input.isAtEnd
         else { return nil }
@@ -128,23 +142,21 @@ enum SpillCodec {
     private static let placeholderTimestamp = Timestamp(epochMilliseconds: 0)
 
     private struct Writer {
-        var bytes: [UInt8]
+        let buffer: ByteBuffer
 
-        mutating func tag(_ value: UInt8) { bytes.append(value) }
+        @inline(__always) func tag(_ value: UInt8) { buffer.append(value) }
+        @inline(__always) func int(_ value: Int64) { buffer.append(value) }
 
-        mutating func int(_ value: Int64) {
-            withUnsafeBytes(of: value.littleEndian) { bytes.append(contentsOf: $0) }
-        }
-
-        mutating func string(_ value: String) {
+        func string(_ value: String) {
+            // `withUTF8` also serves small (inline) strings, which have no contiguous storage.
             var value = value
             value.withUTF8 { utf8 in
-                withUnsafeBytes(of: UInt32(utf8.count).littleEndian) { bytes.append(contentsOf: $0) }
-                bytes.append(contentsOf: utf8)
+                buffer.append(UInt32(utf8.count))
+                buffer.append(UnsafeRawBufferPointer(utf8))
             }
         }
 
-        mutating func optional(_ value: String?) {
+        func optional(_ value: String?) {
             if let value {
                 tag(1)
                 string(value)
@@ -153,7 +165,7 @@ enum SpillCodec {
             }
         }
 
-        mutating func params(_ params: RouteParams?) {
+        func params(_ params: RouteParams?) {
             guard let params else { return tag(0) }
             tag(1)
             int(Int64(params.entries.count))
@@ -175,6 +187,7 @@ enum SpillCodec {
 
     private struct Reader {
         let bytes: UnsafeBufferPointer<UInt8>
+        let cache: StringCache?
         var position = 0
 
         var isAtEnd: Bool { position == bytes.count }
@@ -191,12 +204,15 @@ enum SpillCodec {
             return bytes.load(Int64.self, at: position)
         }
 
-        mutating func string() -> String? {
+        /// A string; `unique` ones (ids, timestamps) do not go through the cache.
+        mutating func string(unique: Bool = false) -> String? {
             guard position + 4 <= bytes.count else { return nil }
             let count = Int(bytes.load(UInt32.self, at: position))
             guard position + 4 + count <= bytes.count else { return nil }
             defer { position += 4 + count }
-            return String(decoding: UnsafeBufferPointer(rebasing: bytes[(position + 4)..<(position + 4 + count)]), as: UTF8.self)
+            let utf8 = UnsafeBufferPointer(rebasing: bytes[(position + 4)..<(position + 4 + count)])
+            if !unique, let cache { return cache.string(utf8) }
+            return String(decoding: utf8, as: UTF8.self)
         }
 
         /// `.some(nil)` for an absent value; `nil` for bytes that are not an optional string.
@@ -292,4 +308,104 @@ enum SpillCodec {
             }
         }
     }
+}
+
+/// Strings already made from the same bytes, so that a name repeated on many lines (a session
+/// id, a stack, a route) is made once: a direct-mapped table, a slot per hash, holding the last
+/// string of up to 32 bytes with that hash and a copy of its bytes. Making a `String` (UTF-8
+/// validation, often an allocation) was the largest cost of reading a partition back.
+final class StringCache {
+    private static let maximumBytes = 32
+    private let mask: Int
+    private var strings: [String]
+    private let keys: UnsafeMutablePointer<UInt8>
+    private let lengths: UnsafeMutablePointer<Int32>
+
+    init(slotsLog2: Int = 12) {
+        let slots = 1 << slotsLog2
+        mask = slots - 1
+        strings = Array(repeating: "", count: slots)
+        keys = .allocate(capacity: slots * StringCache.maximumBytes)
+        lengths = .allocate(capacity: slots)
+        lengths.initialize(repeating: -1, count: slots)
+    }
+
+    deinit {
+        keys.deallocate()
+        lengths.deallocate()
+    }
+
+    func string(_ utf8: UnsafeBufferPointer<UInt8>) -> String {
+        guard utf8.count <= StringCache.maximumBytes, let source = utf8.baseAddress else {
+            return String(decoding: utf8, as: UTF8.self)
+        }
+        let slot = Int(truncatingIfNeeded: StableHash.string(utf8)) & mask
+        let key = keys + slot * StringCache.maximumBytes
+        if lengths[slot] == Int32(utf8.count), memcmp(key, source, utf8.count) == 0 {
+            return strings[slot]
+        }
+        let made = String(decoding: utf8, as: UTF8.self)
+        strings[slot] = made
+        key.update(from: source, count: utf8.count)
+        lengths[slot] = Int32(utf8.count)
+        return made
+    }
+}
+
+/// A growable byte buffer written through raw stores: appending an integer or a string's bytes
+/// to an `Array` went through a generic path that cost about a hundred instructions a call.
+final class ByteBuffer {
+    private(set) var base: UnsafeMutableRawPointer
+    private(set) var count = 0
+    private var capacity: Int
+
+    init(capacity: Int) {
+        self.capacity = max(16, capacity)
+        base = .allocate(byteCount: self.capacity, alignment: 16)
+    }
+
+    deinit { base.deallocate() }
+
+    @inline(__always) private func reserve(_ extra: Int) {
+        if count + extra > capacity { grow(to: count + extra) }
+    }
+
+    private func grow(to needed: Int) {
+        var newCapacity = capacity * 2
+        while newCapacity < needed { newCapacity *= 2 }
+        let newBase = UnsafeMutableRawPointer.allocate(byteCount: newCapacity, alignment: 16)
+        newBase.copyMemory(from: base, byteCount: count)
+        base.deallocate()
+        base = newBase
+        capacity = newCapacity
+    }
+
+    @inline(__always) func append<T: FixedWidthInteger>(_ value: T) {
+        reserve(MemoryLayout<T>.size)
+        base.storeBytes(of: value.littleEndian, toByteOffset: count, as: T.self)
+        count += MemoryLayout<T>.size
+    }
+
+    /// Overwrites an integer written earlier (a length known only afterwards).
+    func patch<T: FixedWidthInteger>(_ value: T, at offset: Int) {
+        precondition(offset + MemoryLayout<T>.size <= count)
+        base.storeBytes(of: value.littleEndian, toByteOffset: offset, as: T.self)
+    }
+
+    func append(_ bytes: UnsafeRawBufferPointer) {
+        guard let source = bytes.baseAddress, bytes.count > 0 else { return }
+        reserve(bytes.count)
+        (base + count).copyMemory(from: source, byteCount: bytes.count)
+        count += bytes.count
+    }
+
+    func append(_ bytes: [UInt8]) {
+        bytes.withUnsafeBytes { append($0) }
+    }
+
+    func truncate(to length: Int) { count = min(count, length) }
+    func removeAll() { count = 0 }
+
+    var bytes: UnsafeRawBufferPointer { UnsafeRawBufferPointer(start: base, count: count) }
+    var array: [UInt8] { Array(bytes) }
 }
