@@ -233,8 +233,10 @@ func emit(_ bytes: [UInt8], to path: String?) throws {
     }
 }
 
-/// Output written as it is made: to standard output, or to a file that appears (by rename)
-/// only when the output is complete, so a failed run leaves no half-written report.
+/// Output written as it is made: to standard output, or to a regular file that appears (by
+/// rename) only when the output is complete, so a failed run leaves no half-written report.
+/// Anything else (`/dev/null`, a FIFO, a symbolic link) is written in place: renaming over it
+/// would replace the device or the link.
 final class OutputFile {
     private let path: String?
     private let temporaryPath: String?
@@ -243,26 +245,36 @@ final class OutputFile {
 
     init(path: String?) throws {
         self.path = path
-        if let path {
-            let temporary = path + ".navreplay-partial"
-            let descriptor = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
-            guard descriptor >= 0 else { throw CommandFailure("Cannot write \(path): \(String(cString: strerror(errno))).") }
-            self.descriptor = descriptor
-            temporaryPath = temporary
-        } else {
+        guard let path else {
             descriptor = STDOUT_FILENO
             temporaryPath = nil
+            return
         }
+        var status = stat()
+        let exists = lstat(path, &status) == 0
+        if exists && (status.st_mode & S_IFMT) != S_IFREG {
+            // A device, a FIFO or a symbolic link: written through, never replaced.
+            let descriptor = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC)
+            guard descriptor >= 0 else { throw CommandFailure("Cannot write \(path): \(String(cString: strerror(errno))).") }
+            self.descriptor = descriptor
+            temporaryPath = nil
+            return
+        }
+        let temporary = path + ".navreplay-partial"
+        let descriptor = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        guard descriptor >= 0 else { throw CommandFailure("Cannot write \(path): \(String(cString: strerror(errno))).") }
+        self.descriptor = descriptor
+        temporaryPath = temporary
         buffer.reserveCapacity(1 << 16)
     }
 
     deinit {
+        if path != nil { close(descriptor) }
         // Not committed (an error came first): the partial file goes.
-        if let temporaryPath {
-            close(descriptor)
-            unlink(temporaryPath)
-        }
+        if let temporaryPath, !committed { unlink(temporaryPath) }
     }
+
+    private var committed = false
 
     func write(_ bytes: [UInt8]) throws {
         buffer += bytes
@@ -295,6 +307,7 @@ final class OutputFile {
         guard rename(temporaryPath, path) == 0 else {
             throw CommandFailure("Cannot write \(path): \(String(cString: strerror(errno))).")
         }
+        committed = true
     }
 }
 

@@ -1,3 +1,6 @@
+#if canImport(Glibc)
+    import Glibc
+#endif
 import Foundation
 import Testing
 
@@ -61,5 +64,41 @@ import Testing
         #expect(failed.status == 2, "\(failed.stderr)")
         #expect(failed.stderr.contains("spill"), "\(failed.stderr)")
         #expect(try FileManager.default.contentsOfDirectory(atPath: scratch.url.path).sorted() == ["big.ndjson", "findings.ndjson"])
+    }
+}
+
+/// `--output` to something other than a regular file is written through, never replaced.
+@Suite struct OutputTargetTests {
+    @Test func aSymbolicLinkStaysALinkAndItsTargetGetsTheOutput() throws {
+        let scratch = try ScratchDirectory()
+        let target = try scratch.write("target.ndjson", "STALE-MARKER\n")
+        let link = scratch.path("link.ndjson")
+        try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: target)
+        let result = try navreplay(["audit", "--format", "ndjson", "-q", "--output", link, Repository.path("SampleLogs/violations")])
+        #expect(result.status == 1, "\(result.stderr)")
+        let attributes = try FileManager.default.attributesOfItem(atPath: link)
+        #expect(attributes[.type] as? FileAttributeType == .typeSymbolicLink)
+        let written = try String(contentsOfFile: target, encoding: .utf8)
+        #expect(written.hasPrefix("{\"rule\":"), "\(written.prefix(80))")
+        #expect(!written.contains("STALE-MARKER"))
+    }
+
+    @Test func aFIFOStaysAFIFOAndItsReaderGetsTheOutput() throws {
+        let scratch = try ScratchDirectory()
+        let fifo = scratch.path("out.fifo")
+        #expect(mkfifo(fifo, 0o600) == 0)
+        // Read the FIFO on another thread while navreplay writes to it.
+        nonisolated(unsafe) var received = Data()
+        let reader = Thread {
+            if let handle = FileHandle(forReadingAtPath: fifo) { received = handle.readDataToEndOfFile() }
+        }
+        reader.start()
+        let result = try navreplay(["sessions", "--format", "csv", "-q", "--output", fifo, Repository.path("SampleLogs/clean")])
+        while !reader.isFinished { usleep(1000) }
+        #expect(result.status == 0, "\(result.stderr)")
+        var status = stat()
+        #expect(lstat(fifo, &status) == 0 && (status.st_mode & S_IFMT) == S_IFIFO, "the FIFO was replaced")
+        #expect(String(decoding: received, as: UTF8.self).hasPrefix("session_id,events,"))
+        #expect(!FileManager.default.fileExists(atPath: fifo + ".navreplay-partial"))
     }
 }
