@@ -222,15 +222,13 @@ func runAudit(_ input: InputOptions, quarantine: String? = nil, sessionOptions: 
     return run
 }
 
-/// Writes bytes to a file, or to standard output.
+/// Writes bytes to a file, or to standard output, as `OutputFile` does: a regular file appears
+/// whole, a device or a FIFO is written through. (Foundation's `createFile` writes aside and
+/// renames, which replaced `/dev/null` with a regular file.)
 func emit(_ bytes: [UInt8], to path: String?) throws {
-    if let path {
-        guard FileManager.default.createFile(atPath: path, contents: Data(bytes)) else {
-            throw CommandFailure("Cannot write \(path).")
-        }
-    } else {
-        FileHandle.standardOutput.write(Data(bytes))
-    }
+    let file = try OutputFile(path: path)
+    try file.write(bytes)
+    try file.commit()
 }
 
 /// Output written as it is made: to standard output, or to a regular file that appears (by

@@ -81,6 +81,17 @@ import Testing
         let written = try String(contentsOfFile: target, encoding: .utf8)
         #expect(written.hasPrefix("{\"rule\":"), "\(written.prefix(80))")
         #expect(!written.contains("STALE-MARKER"))
+        // Output written at once (not streamed) and the summary go the same way.
+        let summaryLink = scratch.path("summary-link.json")
+        let summaryTarget = try scratch.write("summary.json", "")
+        try FileManager.default.createSymbolicLink(atPath: summaryLink, withDestinationPath: summaryTarget)
+        let document = try navreplay(
+            ["sessions", "--format", "json", "-q", "--output", link, "--summary", summaryLink, Repository.path("SampleLogs/clean")])
+        #expect(document.status == 0, "\(document.stderr)")
+        #expect(try FileManager.default.attributesOfItem(atPath: link)[.type] as? FileAttributeType == .typeSymbolicLink)
+        #expect(try FileManager.default.attributesOfItem(atPath: summaryLink)[.type] as? FileAttributeType == .typeSymbolicLink)
+        #expect(try String(contentsOfFile: target, encoding: .utf8).hasPrefix("[{"))
+        #expect(try String(contentsOfFile: summaryTarget, encoding: .utf8).hasPrefix("{\"files\""))
     }
 
     @Test func aFIFOStaysAFIFOAndItsReaderGetsTheOutput() throws {
