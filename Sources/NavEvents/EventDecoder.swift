@@ -140,6 +140,52 @@ enum EventField: Int, CaseIterable {
         }
     }
 
+    /// The known field whose key stands at `quote` exactly as its wire name, quotes included,
+    /// and the offset after the closing quote; `nil` for anything else (escapes, other keys,
+    /// bad JSON), which the scanner then reads. A wire name is plain ASCII, so raw bytes equal
+    /// to it are a valid JSON string that decodes to it.
+    @inline(__always)
+    static func matchPlain(_ bytes: UnsafeBufferPointer<UInt8>, quoteAt quote: Int) -> (EventField, end: Int)? {
+        let start = quote + 1
+        guard start < bytes.count, bytes[quote] == UInt8(ascii: "\"") else { return nil }
+        let base = bytes.baseAddress!
+        var end = 0
+        @inline(__always) func equals(_ literal: StaticString) -> Bool {
+            let count = literal.utf8CodeUnitCount
+            guard start + count < bytes.count, base[start + count] == UInt8(ascii: "\""),
+                plainBytesEqual(base + start, literal.utf8Start, count)
+            else { return false }
+            end = start + count + 1
+            return true
+        }
+        let field: EventField?
+        switch bytes[start] {
+        case UInt8(ascii: "a"): field = equals("app_version") ? .appVersion : nil
+        case UInt8(ascii: "c"):
+            field = equals("correlation_id") ? .correlationID : equals("command") ? .command : equals("count") ? .count : nil
+        case UInt8(ascii: "e"): field = equals("event_id") ? .eventID : equals("event_name") ? .eventName : nil
+        case UInt8(ascii: "f"):
+            field = equals("from_route") ? .fromRoute : equals("from_flow") ? .fromFlow : equals("from_tab") ? .fromTab : nil
+        case UInt8(ascii: "i"): field = equals("index") ? .index : nil
+        case UInt8(ascii: "m"): field = equals("modal") ? .modal : nil
+        case UInt8(ascii: "o"): field = equals("outcome") ? .outcome : nil
+        case UInt8(ascii: "p"): field = equals("platform") ? .platform : nil
+        case UInt8(ascii: "r"): field = equals("route_params") ? .routeParams : nil
+        case UInt8(ascii: "s"):
+            field =
+                equals("seq") ? .seq : equals("session_id") ? .sessionID : equals("schema_version") ? .schemaVersion
+                : equals("stack") ? .stack : equals("style") ? .style : equals("snapshot") ? .snapshot : nil
+        case UInt8(ascii: "t"):
+            field =
+                equals("timestamp") ? .timestamp : equals("to_route") ? .toRoute : equals("to_flow") ? .toFlow
+                : equals("to_tab") ? .toTab : equals("to_root") ? .toRoot : nil
+        case UInt8(ascii: "u"): field = equals("url") ? .url : nil
+        default: field = nil
+        }
+        guard let field else { return nil }
+        return (field, end)
+    }
+
     /// Hashes of the keys, precomputed for the identity hash.
     static let keyHashes: [UInt64] = allCases.map { StableHash.string($0.wireName) }
 }
@@ -217,12 +263,25 @@ private struct EventLineParser {
         var unknownKeys = KeySet()
         if !scanner.consume(UInt8(ascii: "}")) {
             repeat {
-                let keyToken = try syntax { (s: inout JSONScanner) throws(JSONSyntaxError) in try s.scanString() }
-                try syntax { (s: inout JSONScanner) throws(JSONSyntaxError) in try s.expect(UInt8(ascii: ":")) }
+                // Most keys are known fields written plainly: matched on the raw bytes, unscanned.
+                let field: EventField?
+                var keyToken: StringToken?
+                scanner.skipWhitespace()
+                if let (known, end) = EventField.matchPlain(scanner.bytes, quoteAt: scanner.position) {
+                    field = known
+                    scanner.position = end
+                } else {
+                    let token = try syntax { (s: inout JSONScanner) throws(JSONSyntaxError) in try s.scanString() }
+                    field = lookup(token)
+                    keyToken = token
+                }
+                if !scanner.consumeAdjacent(UInt8(ascii: ":")) {
+                    try syntax { (s: inout JSONScanner) throws(JSONSyntaxError) in try s.expect(UInt8(ascii: ":")) }
+                }
                 let keyHash: UInt64
                 let valueHash: UInt64
                 var isEnvelopeIdentity = false
-                if let field = lookup(keyToken) {
+                if let field {
                     let bit: UInt32 = 1 << UInt32(field.rawValue)
                     if fields.present & bit != 0 {
                         throw EventDecodingError(field: field.wireName, message: "duplicate key \"\(field.wireName)\"")
@@ -232,6 +291,7 @@ private struct EventLineParser {
                     valueHash = try parseValue(of: field)
                     isEnvelopeIdentity = field == .eventID || field == .seq || field == .timestamp
                 } else {
+                    let keyToken = keyToken!  // an unknown key always went through the scanner
                     do {
                         try unknownKeys.insert(keyToken, in: scanner)
                     } catch {
@@ -247,7 +307,7 @@ private struct EventLineParser {
                 memberSum &+= member
                 if !isEnvelopeIdentity { contentSum &+= member }
                 memberCount += 1
-            } while scanner.consume(UInt8(ascii: ","))
+            } while scanner.consumeAdjacent(UInt8(ascii: ",")) || scanner.consume(UInt8(ascii: ","))
             try syntax { (s: inout JSONScanner) throws(JSONSyntaxError) in try s.expect(UInt8(ascii: "}")) }
         }
         try syntax { (s: inout JSONScanner) throws(JSONSyntaxError) in try s.expectEnd() }
@@ -262,6 +322,19 @@ private struct EventLineParser {
             identity: StableHash.objectHash(memberSum: memberSum, count: memberCount),
             contentIdentity: StableHash.objectHash(memberSum: contentSum, count: memberCount - excluded),
             eventIDHash: eventIDHash, correlationIDHash: correlationIDHash)
+    }
+
+    /// Runs a scanner step, turning a syntax error into a decoding error that names a known
+    /// field (named only on an error: the name is a string to build).
+    @inline(__always)
+    mutating func syntax<T>(
+        _ field: EventField, _ body: (inout JSONScanner) throws(JSONSyntaxError) -> T
+    ) throws(EventDecodingError) -> T {
+        do {
+            return try body(&scanner)
+        } catch {
+            throw EventDecodingError(field: field.wireName, message: "not valid JSON: \(error)")
+        }
     }
 
     /// Runs a scanner step, turning a syntax error into a decoding error.
@@ -333,7 +406,7 @@ private struct EventLineParser {
             return hash
         case .eventName:
             guard scanner.peekSignificant() == UInt8(ascii: "\"") else { throw typeError(field, expected: "a string") }
-            let token = try syntax(field: field.wireName) { (s: inout JSONScanner) throws(JSONSyntaxError) in
+            let token = try syntax(field) { (s: inout JSONScanner) throws(JSONSyntaxError) in
                 try s.scanString()
             }
             if let name = EventName.match(token, in: scanner) {
@@ -360,7 +433,7 @@ private struct EventLineParser {
             guard scanner.peekSignificant() == UInt8(ascii: "\"") else {
                 throw typeError(field, expected: "an RFC 3339 timestamp string")
             }
-            let token = try syntax(field: field.wireName) { (s: inout JSONScanner) throws(JSONSyntaxError) in
+            let token = try syntax(field) { (s: inout JSONScanner) throws(JSONSyntaxError) in
                 try s.scanString()
             }
             guard let timestamp = scanner.withDecodedBytes(of: token, { Timestamp.parse($0) }) else {
@@ -404,7 +477,7 @@ private struct EventLineParser {
             guard let byte = scanner.peekSignificant(), byte == UInt8(ascii: "t") || byte == UInt8(ascii: "f") else {
                 throw typeError(field, expected: "a boolean")
             }
-            let literal = try syntax(field: field.wireName) { (s: inout JSONScanner) throws(JSONSyntaxError) in
+            let literal = try syntax(field) { (s: inout JSONScanner) throws(JSONSyntaxError) in
                 try s.scanLiteral()
             }
             fields.toRoot = literal == .true
@@ -436,7 +509,7 @@ private struct EventLineParser {
         guard scanner.peekSignificant() == UInt8(ascii: "\"") else {
             throw typeError(field, expected: nonEmpty ? "a non-empty string" : "a string")
         }
-        let token = try syntax(field: field.wireName) { (s: inout JSONScanner) throws(JSONSyntaxError) in
+        let token = try syntax(field) { (s: inout JSONScanner) throws(JSONSyntaxError) in
             try s.scanString()
         }
         if nonEmpty && token.rawCount == 0 {
@@ -447,7 +520,7 @@ private struct EventLineParser {
 
     mutating func nullableString(_ field: EventField) throws(EventDecodingError) -> (String?, UInt64) {
         if scanner.peekSignificant() == UInt8(ascii: "n") {
-            let literal = try syntax(field: field.wireName) { (s: inout JSONScanner) throws(JSONSyntaxError) in
+            let literal = try syntax(field) { (s: inout JSONScanner) throws(JSONSyntaxError) in
                 try s.scanLiteral()
             }
             guard literal == .null else { throw EventDecodingError(field: field.wireName, message: "invalid literal") }
@@ -464,7 +537,7 @@ private struct EventLineParser {
         guard scanner.peekSignificant() == UInt8(ascii: "\"") else {
             throw typeError(field, expected: "an id string")
         }
-        let token = try syntax(field: field.wireName) { (s: inout JSONScanner) throws(JSONSyntaxError) in
+        let token = try syntax(field) { (s: inout JSONScanner) throws(JSONSyntaxError) in
             try s.scanString()
         }
         if token.isASCII && !token.hasEscapes {
@@ -498,7 +571,7 @@ private struct EventLineParser {
             throw typeError(field, expected: "an integer")
         }
         let start = scanner.position
-        let token = try syntax(field: field.wireName) { (s: inout JSONScanner) throws(JSONSyntaxError) in
+        let token = try syntax(field) { (s: inout JSONScanner) throws(JSONSyntaxError) in
             try s.scanNumber()
         }
         var before: String {  // described only for a message
@@ -729,3 +802,32 @@ private struct EventLineParser {
 
 @inline(__always)
 private func isDigit(_ byte: UInt8) -> Bool { byte &- UInt8(ascii: "0") < 10 }
+
+extension JSONScanner {
+    /// Consumes `byte` if it is the very next byte. Compact lines have no whitespace between
+    /// tokens: this check, inlined, spares the scanner's call for most `:` and `,`.
+    @inline(__always)
+    fileprivate mutating func consumeAdjacent(_ byte: UInt8) -> Bool {
+        guard position < bytes.count, bytes[position] == byte else { return false }
+        position += 1
+        return true
+    }
+}
+
+/// Whether `count` bytes (at most 16 here) are equal, eight at a time.
+@inline(__always)
+private func plainBytesEqual(_ lhs: UnsafePointer<UInt8>, _ rhs: UnsafePointer<UInt8>, _ count: Int) -> Bool {
+    @inline(__always) func word(_ pointer: UnsafePointer<UInt8>, _ offset: Int) -> UInt64 {
+        UnsafeRawPointer(pointer + offset).loadUnaligned(as: UInt64.self)
+    }
+    guard count >= 8 else {
+        for index in 0..<count where lhs[index] != rhs[index] { return false }
+        return true
+    }
+    var offset = 0
+    while offset + 8 < count {
+        if word(lhs, offset) != word(rhs, offset) { return false }
+        offset += 8
+    }
+    return word(lhs, count - 8) == word(rhs, count - 8)
+}
