@@ -412,11 +412,32 @@ final class ParallelResults<Value>: @unchecked Sendable {
 }
 
 enum System {
+    /// The cores this process may run on: its CPU affinity (so `taskset` and container limits
+    /// count), else the cores online.
     static var coreCount: Int {
         #if canImport(Glibc)
+            if let allowed = allowedCores(), allowed > 0 { return allowed }
             return max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))))
         #else
             return 2
+        #endif
+    }
+
+    /// The `Cpus_allowed` mask of `/proc/self/status`, counted (`sched_getaffinity` is not
+    /// visible from Swift's Glibc module).
+    static func allowedCores() -> Int? {
+        #if canImport(Glibc)
+            var bytes: [UInt8] = []
+            guard (try? LineReader.readWholeFile("/proc/self/status", into: &bytes)) != nil else { return nil }
+            let text = String(decoding: bytes, as: UTF8.self)
+            guard let line = text.split(separator: "\n").first(where: { $0.hasPrefix("Cpus_allowed:") }) else { return nil }
+            var count = 0
+            for character in line.dropFirst("Cpus_allowed:".count) {
+                if let digit = character.hexDigitValue { count += digit.nonzeroBitCount }
+            }
+            return count
+        #else
+            return nil
         #endif
     }
 

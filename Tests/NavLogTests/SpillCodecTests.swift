@@ -1,4 +1,7 @@
 import Foundation
+#if canImport(Glibc)
+    import Glibc
+#endif
 import NavEvents
 @testable import NavLog
 import Testing
@@ -82,5 +85,17 @@ import Testing
             let text = "route-\(index % 97)"
             #expect(Array(text.utf8).withUnsafeBufferPointer { wide.string($0) } == text)
         }
+    }
+}
+
+/// `--jobs 0` means the cores this process may use, so `taskset` and container limits count.
+@Suite struct CoreCountTests {
+    @Test func theAffinityMaskIsRead() throws {
+        #if os(Linux)
+            let allowed = try #require(System.allowedCores())
+            #expect(allowed >= 1)
+            #expect(allowed <= Int(sysconf(Int32(_SC_NPROCESSORS_CONF))))
+            #expect(System.coreCount == allowed)
+        #endif
     }
 }
