@@ -129,15 +129,21 @@ struct FoldState: Sendable, Equatable {
 
 /// The events of one correlation group by content identity, for `analytics.duplicate`.
 ///
-/// A group is one user action, a handful of events: a list searched linearly costs less than
-/// a dictionary per group (its allocation and a SipHash per event). A long group moves to one.
+/// A group is one user action, a handful of events, mostly one or two: those are kept inline
+/// (an array was an allocation per group), a few more in a list searched linearly, and a long
+/// group moves to a dictionary.
 struct ContentIdentities: Sendable {
-    private var list: [(identity: UInt64, reference: EventReference)] = []
+    private typealias Entry = (identity: UInt64, reference: EventReference)
+    private var first: Entry?
+    private var second: Entry?
+    private var others: [Entry] = []
     private var table: [UInt64: EventReference]?
 
     subscript(identity: UInt64) -> EventReference? {
         if let table { return table[identity] }
-        for entry in list where entry.identity == identity { return entry.reference }
+        if let first, first.identity == identity { return first.reference }
+        if let second, second.identity == identity { return second.reference }
+        for entry in others where entry.identity == identity { return entry.reference }
         return nil
     }
 
@@ -145,14 +151,20 @@ struct ContentIdentities: Sendable {
     mutating func insert(_ identity: UInt64, _ reference: EventReference) {
         if table != nil {
             table![identity] = reference
-        } else if list.count < 32 {
-            if list.isEmpty { list.reserveCapacity(4) }
-            list.append((identity, reference))
+        } else if first == nil {
+            first = (identity, reference)
+        } else if second == nil {
+            second = (identity, reference)
+        } else if others.count < 30 {
+            others.append((identity, reference))
         } else {
-            var table = Dictionary(uniqueKeysWithValues: list.map { ($0.identity, $0.reference) })
+            var table = Dictionary(uniqueKeysWithValues: others.map { ($0.identity, $0.reference) })
+            for entry in [first, second].compactMap({ $0 }) { table[entry.identity] = entry.reference }
             table[identity] = reference
             self.table = table
-            list = []
+            first = nil
+            second = nil
+            others = []
         }
     }
 }

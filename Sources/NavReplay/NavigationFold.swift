@@ -947,6 +947,7 @@ public struct NavigationFold: Sendable {
     // MARK: screen_view
 
     private mutating func checkScreenView(_ claim: NavigationEvent.ScreenClaim, reference: EventReference) {
+        guard !claimIsVisible(claim) else { return }
         let visible = visibleScreen
         let claimed = canonicalScreen(claim.screen)
         guard visible != claimed else { return }
@@ -988,6 +989,42 @@ public struct NavigationFold: Sendable {
             working.listed[number] = true
             stackWitness[number] = reference
         }
+    }
+
+    /// Whether a screen_view's claim names the visible screen, that is whether
+    /// `visibleScreen == canonicalScreen(claim.screen)`, decided without building either
+    /// screen: a third of the events are screen views, and they almost always agree.
+    private func claimIsVisible(_ claim: NavigationEvent.ScreenClaim) -> Bool {
+        switch claim {
+        case .modal(let modal):
+            return topModalShowsItself(modal)
+        case .stack(let stack, let route):
+            if route == nil, let owner = stacks.number(of: stack).map({ stacks.owningModals[$0] }) ?? model.owningModal(of: stack) {
+                return topModalShowsItself(owner)  // the root of a modal's stack is that modal
+            }
+            if let topModal = working.modals.last {
+                guard let modalStack = model.modals[topModal]?.stack, modalStack == stack,
+                    let visibleRoute = top(of: modalStack)
+                else { return false }
+                return visibleRoute == route
+            }
+            switch flowSpec?.kind {
+            case .stack(let own)?:
+                return own == stack && top(of: stack) == route
+            case .tabs(let tabs)?:
+                guard let tab = working.tab, tab == stack, tabs.contains(tab) else { return false }
+                return top(of: stack) == route
+            case nil:
+                return false
+            }
+        }
+    }
+
+    /// Whether the visible screen is the modal itself: on top, and not showing its own stack.
+    private func topModalShowsItself(_ modal: String) -> Bool {
+        guard working.modals.last == modal else { return false }
+        if let stack = model.modals[modal]?.stack, top(of: stack) != nil { return false }
+        return true
     }
 
     /// `model.canonicalScreen(_:)`, with the stack's modal from the table.
