@@ -295,9 +295,20 @@ public struct AuditEngine {
             progress?(tracker)
         }
         try drain()
+        tracker.sessions = collector.sessionCount  // with the last batch, which was in flight
+        progress?(tracker)
 
         if let stream { try stream.writeInvalid(invalid, files) }
-        try collector.finish(into: results)
+        let foldingTracker = tracker
+        // Called from fold jobs, but one call at a time (`FoldCounter` holds its lock) while
+        // the reading thread waits for the jobs: the callback is never entered twice at once.
+        nonisolated(unsafe) let foldProgress = progress
+        let reportFold: @Sendable (FoldProgress) -> Void = { fold in
+            var snapshot = foldingTracker
+            snapshot.fold = fold
+            foldProgress?(snapshot)
+        }
+        try collector.finish(into: results, progress: reportFold)
         if let streaming = collector as? StreamingCollector {
             for problem in streaming.regroupedSessions {
                 reports[Int(problem.location.file)].error = reports[Int(problem.location.file)].error
@@ -385,7 +396,10 @@ public struct ProgressSnapshot: Sendable {
     public var sessions = 0
     /// Invalid lines so far (the other findings come when sessions fold, at the end).
     public var findings = 0
+    /// Once reading is done and spilled partitions fold: how many are done, and their findings.
+    public var fold: FoldProgress?
 }
+
 
 /// A fixed number of result slots that parallel jobs fill, each its own slot.
 final class ParallelResults<Value>: @unchecked Sendable {

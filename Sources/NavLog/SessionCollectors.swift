@@ -15,8 +15,9 @@ import NavReplay
 protocol SessionCollector: AnyObject {
     /// Takes one valid line; `raw` is its original bytes (what a spill writes to disk).
     func add(_ key: SessionKey, _ line: SessionLine, raw: UnsafeBufferPointer<UInt8>) throws
-    /// Folds what is left and hands every session to `results`, in session order.
-    func finish(into results: SessionResults) throws
+    /// Folds what is left and hands every session to `results`, in session order; calls
+    /// `progress` (from any thread, one call at a time) with the parts folded so far.
+    func finish(into results: SessionResults, progress: @escaping @Sendable (FoldProgress) -> Void) throws
     var sessionCount: Int { get }
 }
 
@@ -128,6 +129,34 @@ func foldInParallel(
     return results.values
 }
 
+/// How far the fold of spilled partitions has come.
+public struct FoldProgress: Sendable {
+    public var partitionsFolded: Int
+    public var partitions: Int
+    public var findings: Int
+}
+
+/// Counts folded partitions across jobs and reports each step, one report at a time.
+final class FoldCounter: @unchecked Sendable {
+    // @unchecked: every field is touched only under `lock`.
+    private let lock = NSLockLike()
+    private var progress: FoldProgress
+    private let report: @Sendable (FoldProgress) -> Void
+
+    init(partitions: Int, report: @escaping @Sendable (FoldProgress) -> Void) {
+        progress = FoldProgress(partitionsFolded: 0, partitions: partitions, findings: 0)
+        self.report = report
+    }
+
+    func folded(findings: Int) {
+        lock.withLock {
+            progress.partitionsFolded += 1
+            progress.findings += findings
+            report(progress)
+        }
+    }
+}
+
 // MARK: Pre-grouped input
 
 /// For input already grouped by session and ordered by seq: folds each session when the next
@@ -169,7 +198,7 @@ final class StreamingCollector: SessionCollector {
         currentKey = nil
     }
 
-    func finish(into results: SessionResults) throws {
+    func finish(into results: SessionResults, progress: @escaping @Sendable (FoldProgress) -> Void) throws {
         flush()
         // Output order is session order whatever order the groups came in. What is held is
         // the product: only the formatted output when streaming.
@@ -199,7 +228,6 @@ final class SpillingCollector: SessionCollector {
     private var held: [SessionKey: [SessionLine]] = [:]
     private var heldBytes = 0
     private var spill: SpillPartitions?
-    private var spilledKeys = 0
 
     init(
         models: [NavigationModel], options: SessionAuditOptions, jobs: Int, memoryLimit: Int, temporaryDirectory: String?,
@@ -213,7 +241,16 @@ final class SpillingCollector: SessionCollector {
         self.estimatedInputBytes = estimatedInputBytes
     }
 
-    var sessionCount: Int { held.count + spilledKeys }
+    /// Sessions met so far: exact up to `countedSessionsCap`, for the progress line.
+    var sessionCount: Int { max(held.count, seenSessions.count) }
+    private var seenSessions = Set<UInt64>()
+    private static let countedSessionsCap = 1 << 20
+
+    private func count(_ key: SessionKey) {
+        if seenSessions.count < SpillingCollector.countedSessionsCap {
+            seenSessions.insert(StableHash.string(key.id) &+ UInt64(key.model))
+        }
+    }
 
     /// What one held line costs in memory: the decoded event, its strings (ids and timestamps
     /// are heap strings), the array slot and its growth slack. Measured: about 2.5 times the
@@ -232,6 +269,7 @@ final class SpillingCollector: SessionCollector {
 
     func add(_ key: SessionKey, _ line: SessionLine, raw: UnsafeBufferPointer<UInt8>) throws {
         if let spill {
+            count(key)
             // Past the budget once, every later line goes straight to its partition.
             try spill.write(key: key, line: line, raw: raw)
             return
@@ -242,11 +280,15 @@ final class SpillingCollector: SessionCollector {
             // a 1 GB log, and partitions are small enough to fold in the cache's favour).
             try spillHeld()
             try spill?.write(key: key, line: line, raw: raw)
+            count(key)
             return
         }
         held[key, default: []].append(line)
         heldBytes += SpillingCollector.heldCost(rawBytes: raw.count)
-        if heldBytes > holdBudget { try spillHeld() }
+        if heldBytes > holdBudget {
+            for key in held.keys { count(key) }
+            try spillHeld()
+        }
     }
 
     private func spillHeld() throws {
@@ -264,12 +306,11 @@ final class SpillingCollector: SessionCollector {
             // Held lines no longer have their original bytes; the record keeps their identities.
             for line in lines { try spill.write(key: key, line: line, raw: nil) }
         }
-        spilledKeys += held.count  // an upper bound: a session may be spilled more than once
         held.removeAll()
         heldBytes = 0
     }
 
-    func finish(into results: SessionResults) throws {
+    func finish(into results: SessionResults, progress: @escaping @Sendable (FoldProgress) -> Void) throws {
         guard let spill else {
             for session in foldInParallel(held, models: models, options: options, jobs: jobs, product: results.product) {
                 try results.deliver(session)
@@ -284,6 +325,7 @@ final class SpillingCollector: SessionCollector {
         let options = self.options
         let workers = min(jobs, spill.count)
         let product = results.product
+        let counter = FoldCounter(partitions: spill.count, report: progress)
         if results.isStreaming {
             // Each job folds whole partitions and writes their output, sorted, to disk.
             let tallies = ParallelResults<Result<SessionTally, any Error>>(count: spill.count)
@@ -292,7 +334,9 @@ final class SpillingCollector: SessionCollector {
                     tallies[partition] = Result {
                         let sessions = try spill.read(partition: partition)
                         let folded = foldInParallel(sessions, models: models, options: options, jobs: 1, product: product)
-                        return try spill.writeOutput(partition: partition, folded)
+                        let tally = try spill.writeOutput(partition: partition, folded)
+                        counter.folded(findings: tally.findings)
+                        return tally
                     }
                 }
             }
@@ -305,7 +349,9 @@ final class SpillingCollector: SessionCollector {
             for partition in stride(from: worker, to: spill.count, by: workers) {
                 folded[partition] = Result {
                     let sessions = try spill.read(partition: partition)
-                    return foldInParallel(sessions, models: models, options: options, jobs: 1, product: product)
+                    let result = foldInParallel(sessions, models: models, options: options, jobs: 1, product: product)
+                    counter.folded(findings: result.reduce(0) { $0 + $1.tally.findings })
+                    return result
                 }
             }
         }

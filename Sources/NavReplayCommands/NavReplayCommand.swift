@@ -325,7 +325,7 @@ func exitStatus(_ run: AuditRun, failOn: FailOn) -> ExitCode {
 
 /// A single progress line on standard error, redrawn at most a few times a second.
 final class ProgressLine: @unchecked Sendable {
-    // @unchecked: used from the engine's reading loop, which runs on one thread.
+    // @unchecked: used from the engine's reading loop, then from fold jobs one call at a time.
     private let enabled: Bool
     private let clock = ContinuousClock()
     private let started: ContinuousClock.Instant
@@ -341,6 +341,7 @@ final class ProgressLine: @unchecked Sendable {
     func update(_ snapshot: ProgressSnapshot) {
         guard enabled else { return }
         let now = clock.now
+        if snapshot.fold != nil, foldStarted == nil { foldStarted = now }
         guard now - lastDraw > .milliseconds(250) else { return }
         lastDraw = now
         let seconds = max(0.001, Double((now - started).components.attoseconds) / 1e18 + Double((now - started).components.seconds))
@@ -355,12 +356,26 @@ final class ProgressLine: @unchecked Sendable {
                 eta = ", ETA \(remaining / 60):\(String(format: "%02d", remaining % 60))"
             }
         }
-        let line =
+        var line =
             "\r\u{1B}[2Kreading \(read), \(Int(Double(snapshot.lines) / seconds)) events/s, "
             + "\(snapshot.sessions) sessions, \(snapshot.findings) invalid lines\(eta)"
+        if let fold = snapshot.fold {
+            // Reading is done; spilled partitions fold. The ETA is the fold's, from its own pace.
+            if foldStarted == nil { foldStarted = now }
+            let fraction = Double(fold.partitionsFolded) / Double(max(1, fold.partitions))
+            let elapsed = (now - (foldStarted ?? now)).components
+            let folding = Double(elapsed.seconds) + Double(elapsed.attoseconds) / 1e18
+            let remaining = fraction > 0 ? Int(folding / fraction - folding) : 0
+            line =
+                "\r\u{1B}[2Kfolding sessions: \(fold.partitionsFolded) of \(fold.partitions) partitions (\(Int(fraction * 100))%), "
+                + "\(snapshot.sessions) sessions, \(fold.findings + snapshot.findings) findings so far"
+                + (fold.partitionsFolded > 0 ? ", ETA \(remaining / 60):\(String(format: "%02d", remaining % 60))" : "")
+        }
         Terminal.writeError(line)
         drawn = true
     }
+
+    private var foldStarted: ContinuousClock.Instant?
 
     func clear() {
         if drawn { Terminal.writeError("\r\u{1B}[2K") }

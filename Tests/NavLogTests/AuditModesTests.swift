@@ -120,6 +120,31 @@ import Testing
         #expect(sessionOrder == sessionOrder.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) })
     }
 
+    @Test func progressCoversReadingAndTheFoldOfEveryPartition() throws {
+        let directory = try Self.scratch()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let paths = try Self.replicatedLogs(copies: 40, in: directory)
+        var configuration = AuditConfiguration()
+        configuration.memoryLimit = 1 << 20
+        configuration.jobs = 2
+        nonisolated(unsafe) var snapshots: [ProgressSnapshot] = []
+        let lock = NSLock()
+        let run = try AuditEngine(configuration: configuration).run(paths: paths) { snapshot in
+            lock.lock()
+            snapshots.append(snapshot)
+            lock.unlock()
+        }
+        let reading = snapshots.filter { $0.fold == nil }
+        let folding = snapshots.compactMap(\.fold)
+        #expect(reading.count == paths.count + 1, "one snapshot after each file, one when reading is done")
+        #expect(reading.last?.lines == run.counts.lines)
+        #expect(reading.last?.sessions == run.counts.sessions, "sessions are counted while reading")
+        let partitions = try #require(folding.first?.partitions)
+        #expect(partitions >= 8)
+        #expect(folding.map(\.partitionsFolded) == Array(1...partitions))
+        #expect(folding.last?.findings == run.counts.findings - run.invalidFindings.count)
+    }
+
     @Test func preGroupedInputStreamsToTheSameOutput() throws {
         let directory = try Self.scratch()
         defer { try? FileManager.default.removeItem(at: directory) }
