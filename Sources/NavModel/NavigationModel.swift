@@ -12,14 +12,48 @@ public struct NavigationModel: Sendable, Equatable {
     public var flows: [String: FlowSpec]
     public var flowNames: [String]
     /// Stacks by name; `stackNames` keeps the file's order.
-    public var stacks: [String: StackSpec]
-    public var stackNames: [String]
-    public var modals: [String: ModalSpec]
-    public var modalNames: [String]
+    public var stacks: [String: StackSpec] { didSet { refreshStackTable() } }
+    public var stackNames: [String] { didSet { refreshStackTable() } }
+    public var modals: [String: ModalSpec] { didSet { refreshStackTable() } }
+    public var modalNames: [String] { didSet { refreshStackTable() } }
     public var commands: [String: CommandSpec]
     public var commandNames: [String]
     /// Deep links the router resolves (a NavReplay extension of the v1 model; optional).
     public var deepLinks: DeepLinkTable
+    /// The stacks by number, derived from the declarations above and kept with them.
+    package private(set) var stackTable: StackTable
+
+    init(
+        modelVersion: Int, name: String, initial: InitialState, flows: [String: FlowSpec], flowNames: [String],
+        stacks: [String: StackSpec], stackNames: [String], modals: [String: ModalSpec], modalNames: [String],
+        commands: [String: CommandSpec], commandNames: [String], deepLinks: DeepLinkTable
+    ) {
+        self.modelVersion = modelVersion
+        self.name = name
+        self.initial = initial
+        self.flows = flows
+        self.flowNames = flowNames
+        self.stacks = stacks
+        self.stackNames = stackNames
+        self.modals = modals
+        self.modalNames = modalNames
+        self.commands = commands
+        self.commandNames = commandNames
+        self.deepLinks = deepLinks
+        stackTable = StackTable(stacks: stacks, stackNames: stackNames, modals: modals, modalNames: modalNames)
+    }
+
+    private mutating func refreshStackTable() {
+        stackTable = StackTable(stacks: stacks, stackNames: stackNames, modals: modals, modalNames: modalNames)
+    }
+
+    /// Equal declarations (the stack table is derived from them).
+    public static func == (lhs: NavigationModel, rhs: NavigationModel) -> Bool {
+        lhs.modelVersion == rhs.modelVersion && lhs.name == rhs.name && lhs.initial == rhs.initial
+            && lhs.flows == rhs.flows && lhs.flowNames == rhs.flowNames && lhs.stacks == rhs.stacks
+            && lhs.stackNames == rhs.stackNames && lhs.modals == rhs.modals && lhs.modalNames == rhs.modalNames
+            && lhs.commands == rhs.commands && lhs.commandNames == rhs.commandNames && lhs.deepLinks == rhs.deepLinks
+    }
 
     public struct InitialState: Sendable, Equatable {
         public var flow: String
@@ -212,5 +246,62 @@ public struct CommandSpec: Sendable, Equatable {
         self.tab = tab
         self.reset = reset
         self.dismissModals = dismissModals
+    }
+}
+
+/// The model's stacks by number (`stackNames` order, then any other declared stack), with the
+/// facts a fold asks about a stack on every event (NavReplay's `NavigationFold`): derived once
+/// per model, as a fold is set up for every session.
+package final class StackTable: Sendable {
+    package let names: [String]
+    package let specs: [StackSpec]
+    /// `NavigationModel.owningModal(of:)` of each stack.
+    package let owningModals: [String?]
+    private let numbers: [String: Int]
+
+    init(
+        stacks modelStacks: [String: StackSpec], stackNames: [String], modals: [String: ModalSpec], modalNames: [String]
+    ) {
+        var names: [String] = []
+        var specs: [StackSpec] = []
+        names.reserveCapacity(modelStacks.count)
+        specs.reserveCapacity(modelStacks.count)
+        for name in stackNames where !names.contains(name) {
+            guard let spec = modelStacks[name] else { continue }
+            names.append(name)
+            specs.append(spec)
+        }
+        if names.count < modelStacks.count {
+            for (name, spec) in modelStacks.sorted(by: { $0.key < $1.key }) where !names.contains(name) {
+                names.append(name)
+                specs.append(spec)
+            }
+        }
+        self.names = names
+        self.specs = specs
+        numbers = names.count <= 8 ? [:] : Dictionary(uniqueKeysWithValues: names.enumerated().map { ($0.element, $0.offset) })
+        // `NavigationModel.owningModal(of:)`: the first modal in file order that owns the stack.
+        var owningModals = [String?](repeating: nil, count: names.count)
+        for modal in modalNames {
+            guard let stack = modals[modal]?.stack, let number = names.firstIndex(of: stack) else { continue }
+            if owningModals[number] == nil { owningModals[number] = modal }
+        }
+        self.owningModals = owningModals
+    }
+
+    package var count: Int { names.count }
+
+    /// The number of a declared stack; `nil` for a name the model does not declare.
+    package func number(of name: String) -> Int? {
+        // Models declare a handful of stacks: comparing short names beats hashing one.
+        if names.count <= 8 { return names.firstIndex(of: name) }
+        return numbers[name]
+    }
+
+    /// `StackSpec.accepts(_:)`, by a scan of a short route list rather than a hash.
+    package func accepts(_ route: String, number: Int) -> Bool {
+        guard let routes = specs[number].routes else { return true }
+        if routes.count <= 16 { return routes.contains(route) }
+        return specs[number].accepts(route)
     }
 }

@@ -1,63 +1,6 @@
 import NavJSON
 import NavModel
 
-/// The model's stacks by number (`stackNames` order, then any other declared stack), with the
-/// facts the fold asks about a stack on every event, resolved once per fold.
-struct StackTable: Sendable {
-    let names: [String]
-    let specs: [StackSpec]
-    /// `NavigationModel.owningModal(of:)` of each stack.
-    let owningModals: [String?]
-    private let numbers: [String: Int]
-
-    /// Built for every session: kept to a few lookups per stack.
-    init(_ model: NavigationModel) {
-        var names: [String] = []
-        var specs: [StackSpec] = []
-        names.reserveCapacity(model.stacks.count)
-        specs.reserveCapacity(model.stacks.count)
-        for name in model.stackNames where !names.contains(name) {
-            guard let spec = model.stacks[name] else { continue }
-            names.append(name)
-            specs.append(spec)
-        }
-        if names.count < model.stacks.count {
-            for (name, spec) in model.stacks.sorted(by: { $0.key < $1.key }) where !names.contains(name) {
-                names.append(name)
-                specs.append(spec)
-            }
-        }
-        self.names = names
-        self.specs = specs
-        numbers = names.count <= 8 ? [:] : Dictionary(uniqueKeysWithValues: names.enumerated().map { ($0.element, $0.offset) })
-        // `NavigationModel.owningModal(of:)`: the first modal in file order that owns the stack.
-        var owningModals = [String?](repeating: nil, count: names.count)
-        for modal in model.modalNames {
-            guard let stack = model.modals[modal]?.stack, let number = names.firstIndex(of: stack) else { continue }
-            if owningModals[number] == nil { owningModals[number] = modal }
-        }
-        self.owningModals = owningModals
-    }
-
-    var count: Int { names.count }
-
-    /// The number of a declared stack; `nil` for a name the model does not declare.
-    @inline(__always)
-    func number(of name: String) -> Int? {
-        // Models declare a handful of stacks: comparing short names beats hashing one.
-        if names.count <= 8 { return names.firstIndex(of: name) }
-        return numbers[name]
-    }
-
-    /// `StackSpec.accepts(_:)`, by a scan of a short route list rather than a hash.
-    @inline(__always)
-    func accepts(_ route: String, number: Int) -> Bool {
-        guard let routes = specs[number].routes else { return true }
-        if routes.count <= 16 { return routes.contains(route) }
-        return specs[number].accepts(route)
-    }
-}
-
 /// `NavigationState` in the fold's working form: the routes of the model's stacks in an array
 /// indexed by stack number, so that an event reaches its stack without hashing names (the
 /// String-keyed dictionaries were a fifth of the fold's profile). `state(_:)` builds the

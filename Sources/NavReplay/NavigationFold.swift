@@ -49,7 +49,7 @@ public struct NavigationFold: Sendable {
 
     public init(model: NavigationModel) {
         self.model = model
-        stacks = StackTable(model)
+        stacks = model.stackTable
         initialState = FoldState(initialOf: model, table: stacks)
         working = initialState
         flowSpec = model.flows[working.flow]
