@@ -240,7 +240,7 @@ private struct EventLineParser {
         if bytes.count >= 3, bytes[0] == 0xEF, bytes[1] == 0xBB, bytes[2] == 0xBF {
             throw EventDecodingError(field: nil, message: "the line starts with a UTF-8 byte order mark")
         }
-        guard let first = scanner.peekSignificant() else {
+        guard let first = scanner.peekFast() else {
             throw EventDecodingError(field: nil, message: "empty line")
         }
         guard first == UInt8(ascii: "{") else {
@@ -266,7 +266,7 @@ private struct EventLineParser {
                 // Most keys are known fields written plainly: matched on the raw bytes, unscanned.
                 let field: EventField?
                 var keyToken: StringToken?
-                scanner.skipWhitespace()
+                _ = scanner.peekFast()
                 if let (known, end) = EventField.matchPlain(scanner.bytes, quoteAt: scanner.position) {
                     field = known
                     scanner.position = end
@@ -361,7 +361,7 @@ private struct EventLineParser {
 
     /// A description of the value about to be read, for "expected X, found Y" messages.
     mutating func describeNextValue() -> String {
-        guard let byte = scanner.peekSignificant() else { return "nothing" }
+        guard let byte = scanner.peekFast() else { return "nothing" }
         switch byte {
         case UInt8(ascii: "\""): return "a string"
         case UInt8(ascii: "{"): return "an object"
@@ -405,7 +405,7 @@ private struct EventLineParser {
             }
             return hash
         case .eventName:
-            guard scanner.peekSignificant() == UInt8(ascii: "\"") else { throw typeError(field, expected: "a string") }
+            guard scanner.peekFast() == UInt8(ascii: "\"") else { throw typeError(field, expected: "a string") }
             let token = try syntax(field) { (s: inout JSONScanner) throws(JSONSyntaxError) in
                 try s.scanString()
             }
@@ -430,7 +430,7 @@ private struct EventLineParser {
             fields.seq = value
             return hash
         case .timestamp:
-            guard scanner.peekSignificant() == UInt8(ascii: "\"") else {
+            guard scanner.peekFast() == UInt8(ascii: "\"") else {
                 throw typeError(field, expected: "an RFC 3339 timestamp string")
             }
             let token = try syntax(field) { (s: inout JSONScanner) throws(JSONSyntaxError) in
@@ -474,7 +474,7 @@ private struct EventLineParser {
             if field == .count { fields.count = value } else { fields.index = value }
             return hash
         case .toRoot:
-            guard let byte = scanner.peekSignificant(), byte == UInt8(ascii: "t") || byte == UInt8(ascii: "f") else {
+            guard let byte = scanner.peekFast(), byte == UInt8(ascii: "t") || byte == UInt8(ascii: "f") else {
                 throw typeError(field, expected: "a boolean")
             }
             let literal = try syntax(field) { (s: inout JSONScanner) throws(JSONSyntaxError) in
@@ -506,7 +506,7 @@ private struct EventLineParser {
     }
 
     mutating func string(_ field: EventField, nonEmpty: Bool = true) throws(EventDecodingError) -> (String, UInt64) {
-        guard scanner.peekSignificant() == UInt8(ascii: "\"") else {
+        guard scanner.peekFast() == UInt8(ascii: "\"") else {
             throw typeError(field, expected: nonEmpty ? "a non-empty string" : "a string")
         }
         let token = try syntax(field) { (s: inout JSONScanner) throws(JSONSyntaxError) in
@@ -519,14 +519,14 @@ private struct EventLineParser {
     }
 
     mutating func nullableString(_ field: EventField) throws(EventDecodingError) -> (String?, UInt64) {
-        if scanner.peekSignificant() == UInt8(ascii: "n") {
+        if scanner.peekFast() == UInt8(ascii: "n") {
             let literal = try syntax(field) { (s: inout JSONScanner) throws(JSONSyntaxError) in
                 try s.scanLiteral()
             }
             guard literal == .null else { throw EventDecodingError(field: field.wireName, message: "invalid literal") }
             return (nil, StableHash.nullHash)
         }
-        guard scanner.peekSignificant() == UInt8(ascii: "\"") else {
+        guard scanner.peekFast() == UInt8(ascii: "\"") else {
             throw typeError(field, expected: "a non-empty string or null")
         }
         return try string(field)
@@ -534,7 +534,7 @@ private struct EventLineParser {
 
     /// An id: 1 to 128 Unicode scalars, none of them a control character (category Cc).
     mutating func identifier(_ field: EventField) throws(EventDecodingError) -> (String, UInt64) {
-        guard scanner.peekSignificant() == UInt8(ascii: "\"") else {
+        guard scanner.peekFast() == UInt8(ascii: "\"") else {
             throw typeError(field, expected: "an id string")
         }
         let token = try syntax(field) { (s: inout JSONScanner) throws(JSONSyntaxError) in
@@ -566,11 +566,35 @@ private struct EventLineParser {
         return (scanner.string(of: token), scanner.hashString(token))
     }
 
+    /// The common integer, read without the scanner: 1 to 18 digits, no sign, no leading zero,
+    /// and no fraction or exponent after it; `nil` for anything else, which the scanner reads.
+    @inline(__always)
+    func plainInteger(at start: Int) -> (Int64, end: Int)? {
+        let bytes = scanner.bytes
+        var index = start
+        var value: Int64 = 0
+        while index < bytes.count, index - start < 18, isDigit(bytes[index]) {
+            value = value &* 10 &+ Int64(bytes[index] &- UInt8(ascii: "0"))
+            index += 1
+        }
+        let digits = index - start
+        guard digits > 0, digits == 1 || bytes[start] != UInt8(ascii: "0") else { return nil }
+        if index < bytes.count {
+            let next = bytes[index]
+            guard !isDigit(next), next != UInt8(ascii: "."), next | 0x20 != UInt8(ascii: "e") else { return nil }
+        }
+        return (value, index)
+    }
+
     mutating func integer(_ field: EventField) throws(EventDecodingError) -> (Int64, UInt64) {
-        guard let byte = scanner.peekSignificant(), byte == UInt8(ascii: "-") || isDigit(byte) else {
+        guard let byte = scanner.peekFast(), byte == UInt8(ascii: "-") || isDigit(byte) else {
             throw typeError(field, expected: "an integer")
         }
         let start = scanner.position
+        if let (value, end) = plainInteger(at: start) {
+            scanner.position = end
+            return (value, StableHash.number(UnsafeBufferPointer(rebasing: scanner.bytes[start..<end])))
+        }
         let token = try syntax(field) { (s: inout JSONScanner) throws(JSONSyntaxError) in
             try s.scanNumber()
         }
@@ -591,7 +615,7 @@ private struct EventLineParser {
 
     mutating func parseRouteParams() throws(EventDecodingError) -> UInt64 {
         let name = EventField.routeParams.wireName
-        guard scanner.peekSignificant() == UInt8(ascii: "{") else {
+        guard scanner.peekFast() == UInt8(ascii: "{") else {
             throw typeError(.routeParams, expected: "an object of scalar values")
         }
         scanner.position += 1
@@ -611,7 +635,7 @@ private struct EventLineParser {
                 let path = "\(name).\(keyName)"
                 let value: ParamValue
                 let hash: UInt64
-                switch scanner.peekSignificant() {
+                switch scanner.peekFast() {
                 case UInt8(ascii: "\""):
                     let token = try syntax(field: path) { (s: inout JSONScanner) throws(JSONSyntaxError) in try s.scanString() }
                     value = .string(scanner.string(of: token))
@@ -643,7 +667,7 @@ private struct EventLineParser {
     /// A restored state (CONTRACT §7): `flow`, `tab` (may be null), `stacks`, `modals`.
     mutating func parseSnapshot() throws(EventDecodingError) -> UInt64 {
         let name = EventField.snapshot.wireName
-        guard scanner.peekSignificant() == UInt8(ascii: "{") else {
+        guard scanner.peekFast() == UInt8(ascii: "{") else {
             throw typeError(.snapshot, expected: "an object (flow, tab, stacks, modals)")
         }
         let value = try syntax(field: name) { (s: inout JSONScanner) throws(JSONSyntaxError) in
@@ -804,6 +828,14 @@ private struct EventLineParser {
 private func isDigit(_ byte: UInt8) -> Bool { byte &- UInt8(ascii: "0") < 10 }
 
 extension JSONScanner {
+    /// The next byte after whitespace, as `peekSignificant()`, but looked at inline first: in a
+    /// compact line the next byte is rarely whitespace, and the scanner's method is a call away.
+    @inline(__always)
+    fileprivate mutating func peekFast() -> UInt8? {
+        if position < bytes.count, bytes[position] > 0x20 { return bytes[position] }  // no whitespace is above 0x20
+        return peekSignificant()
+    }
+
     /// Consumes `byte` if it is the very next byte. Compact lines have no whitespace between
     /// tokens: this check, inlined, spares the scanner's call for most `:` and `,`.
     @inline(__always)

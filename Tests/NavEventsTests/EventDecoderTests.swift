@@ -125,6 +125,29 @@ struct BadLine: CustomTestStringConvertible, Sendable {
         #expect(first.contentIdentity == second.contentIdentity)
     }
 
+    /// Known keys and plain integers have fast paths that skip the scanner: a key escaped or
+    /// spaced, or an integer the fast path declines, must decode and hash exactly the same.
+    @Test func fastPathsAgreeWithTheScanner() throws {
+        let plain = try decode(push).get()
+        let escapedKeys = push.replacingOccurrences(of: "\"stack\":", with: "\"st\\u0061ck\":")
+            .replacingOccurrences(of: "\"seq\":3", with: "\"s\\u0065q\" :\t3")
+        let escaped = try decode(escapedKeys).get()
+        #expect(escaped.event == plain.event)
+        #expect(escaped.identity == plain.identity)
+        #expect(escaped.contentIdentity == plain.contentIdentity)
+        // A key that starts like a known one but is longer is an unknown key.
+        let longer = try decode(line(#""stacks":1,"stack":"tab1","from_route":null,"to_route":"detail""#)).get()
+        #expect(longer.identity != plain.identity)
+        #expect(rejection(push.replacingOccurrences(of: "\"seq\":3", with: "\"seq\":03")) != nil)  // JSON: 0, then junk
+        #expect(rejection(push.replacingOccurrences(of: "\"seq\":3", with: "\"seq\":3e0"))?.field == "seq")
+        #expect(rejection(push.replacingOccurrences(of: "\"seq\":3", with: "\"seq\":-3"))?.field == "seq")
+        let long = try decode(push.replacingOccurrences(of: "\"seq\":3", with: "\"seq\":1234567890123456")).get()
+        #expect(long.event.seq == 1_234_567_890_123_456)
+        #expect(rejection(push.replacingOccurrences(of: "\"seq\":3", with: "\"seq\":12345678901234567890"))?.field == "seq")
+        let zero = try decode(push.replacingOccurrences(of: "\"seq\":3", with: "\"seq\":0")).get()
+        #expect(zero.event.seq == 0)
+    }
+
     @Test func identityTellsNumbersByTheirText() throws {
         let a = try decode(line(#""x":1,"stack":"tab1","from_route":null,"to_route":"detail""#)).get()
         let b = try decode(line(#""x":1.0,"stack":"tab1","from_route":null,"to_route":"detail""#)).get()
