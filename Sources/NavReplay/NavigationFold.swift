@@ -369,6 +369,10 @@ public struct NavigationFold: Sendable {
         let group: GroupTracker
         if latestGroupID == correlationID {
             latestGroupID = nil
+            if latestGroup.pendingCommands.isEmpty && latestGroup.pendingLinks.isEmpty && latestGroup.flowSwitch == nil {
+                latestGroup = GroupTracker()  // nothing to check: most groups
+                return []
+            }
             group = takeLatestGroup()
         } else {
             guard !openGroups.isEmpty, let parked = openGroups.removeValue(forKey: correlationID) else { return [] }
@@ -810,7 +814,12 @@ public struct NavigationFold: Sendable {
             }
             // Step 5 reports a wrong to_route after the change: keep the state before it first.
             if to != (removed < depth ? working.routes[number][depth - removed - 1] : nil) { captureStateBefore() }
-            if removed == depth { working.routes[number].removeAll() } else { working.routes[number].removeLast(removed) }
+            // Emptied stacks keep their storage: the next push would allocate it again.
+            if removed == depth {
+                working.routes[number].removeAll(keepingCapacity: true)
+            } else {
+                working.routes[number].removeLast(removed)
+            }
         case .routeReplace(_, _, let route, _):
             let routes = working.routes[number]
             let below = routes.isEmpty ? routes : Array(routes.dropLast())
