@@ -515,7 +515,7 @@ private struct EventLineParser {
         if nonEmpty && token.rawCount == 0 {
             throw EventDecodingError(field: field.wireName, message: "expected a non-empty string, found \"\"")
         }
-        return (scanner.string(of: token), scanner.hashString(token))
+        return (scanner.plainString(of: token), scanner.plainHash(of: token))
     }
 
     mutating func nullableString(_ field: EventField) throws(EventDecodingError) -> (String?, UInt64) {
@@ -544,8 +544,8 @@ private struct EventLineParser {
             // The common case, checked without decoding: raw ASCII holds no control character
             // but DEL (the scanner rejects the rest), and counts one scalar a byte.
             let count = token.rawCount
-            if count >= 1 && count <= 128 && memchr(scanner.bytes.baseAddress! + token.start, 0x7F, count) == nil {
-                return (scanner.string(of: token), scanner.hashString(token))
+            if count >= 1 && count <= 128 && !containsDEL(scanner.bytes.baseAddress! + token.start, count) {
+                return (scanner.plainString(of: token), scanner.plainHash(of: token))
             }
         }
         let problem: String? = scanner.withDecodedBytes(of: token) { bytes -> String? in
@@ -827,7 +827,38 @@ private struct EventLineParser {
 @inline(__always)
 private func isDigit(_ byte: UInt8) -> Bool { byte &- UInt8(ascii: "0") < 10 }
 
+/// Whether any of `count` bytes is DEL (0x7F), eight at a time: an id is checked for it, and
+/// a call to `memchr` cost more than the check.
+@inline(__always)
+private func containsDEL(_ start: UnsafePointer<UInt8>, _ count: Int) -> Bool {
+    var offset = 0
+    while offset + 8 <= count {
+        let word = UnsafeRawPointer(start + offset).loadUnaligned(as: UInt64.self) ^ 0x7F7F_7F7F_7F7F_7F7F
+        if (word &- 0x0101_0101_0101_0101) & ~word & 0x8080_8080_8080_8080 != 0 { return true }
+        offset += 8
+    }
+    while offset < count {
+        if start[offset] == 0x7F { return true }
+        offset += 1
+    }
+    return false
+}
+
 extension JSONScanner {
+    /// `string(of:)`, with the common token (no escapes) made here, inline.
+    @inline(__always)
+    fileprivate func plainString(of token: StringToken) -> String {
+        if token.hasEscapes { return string(of: token) }
+        return String(decoding: UnsafeBufferPointer(rebasing: bytes[token.start..<token.end]), as: UTF8.self)
+    }
+
+    /// `hashString(_:)`, with the common token (no escapes) hashed straight from its bytes.
+    @inline(__always)
+    fileprivate func plainHash(of token: StringToken) -> UInt64 {
+        if token.hasEscapes { return hashString(token) }
+        return StableHash.string(UnsafeBufferPointer(rebasing: bytes[token.start..<token.end]))
+    }
+
     /// The next byte after whitespace, as `peekSignificant()`, but looked at inline first: in a
     /// compact line the next byte is rarely whitespace, and the scanner's method is a call away.
     @inline(__always)

@@ -146,6 +146,12 @@ struct BadLine: CustomTestStringConvertible, Sendable {
         #expect(rejection(push.replacingOccurrences(of: "\"seq\":3", with: "\"seq\":12345678901234567890"))?.field == "seq")
         let zero = try decode(push.replacingOccurrences(of: "\"seq\":3", with: "\"seq\":0")).get()
         #expect(zero.event.seq == 0)
+        // A raw DEL in an id, in the 8-byte scan and in the tail after it.
+        for id in ["abcdefgh\u{7F}ijk", "abcdefghij\u{7F}", "\u{7F}"] {
+            let text = push.replacingOccurrences(of: "\"event_id\":\"e1\"", with: "\"event_id\":\"\(id)\"")
+            #expect(rejection(text)?.field == "event_id")
+        }
+        #expect((try? decode(push.replacingOccurrences(of: "\"event_id\":\"e1\"", with: "\"event_id\":\"abcdefghijklmnopq\"")).get()) != nil)
     }
 
     @Test func identityTellsNumbersByTheirText() throws {
