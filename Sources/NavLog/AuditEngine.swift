@@ -176,6 +176,13 @@ public struct AuditEngine {
                 models: models, options: configuration.sessionOptions, jobs: configuration.jobs,
                 memoryLimit: configuration.memoryLimit, temporaryDirectory: configuration.temporaryDirectory,
                 estimatedInputBytes: InputSize.estimate(files))
+        // Lines of a large input are routed to their partition by their session alone and
+        // decoded once, when the partition folds (not for validate, replay or pre-grouped input).
+        let spilling = collector as? SpillingCollector
+        let routing = spilling?.spillsFromTheStart == true && configuration.foldSessions && configuration.onlySession == nil
+        if routing, let spilling {
+            spilling.prepareRouting(files: files, quarantine: quarantine)
+        }
         // Located lines carry a prefix of at most 41 bytes on top of the original line.
         let reader = LineReader(maxLineBytes: configuration.maxLineBytes + (configuration.locatedPaths == nil ? 0 : 64))
         var tracker = ProgressSnapshot()
@@ -191,38 +198,45 @@ public struct AuditEngine {
             for (index, pending) in batch.lines.enumerated() {
                 let location = LineLocation(file: pending.fileID, line: pending.number)
                 let reason: (field: String?, message: String)
-                if let length = pending.overlongLength {
-                    reason = (nil, "the line is \(length) bytes, over the limit of \(configuration.maxLineBytes) (--max-line-bytes)")
-                } else {
-                    switch decoded[index] {
-                    case .success(let event):
-                        if !configuration.foldSessions {
-                            counts.events += 1  // valid; validate folds nothing
-                            continue
-                        }
-                        if let only = configuration.onlySession, event.event.sessionID != only {
-                            counts.events += 1  // accounted for; not this replay's session
-                            continue
-                        }
-                        try batch.withBytes(of: pending) { raw in
-                            try collector.add(
-                                SessionKey(model: modelID, id: event.event.sessionID), SessionLine(decoded: event, location: location),
-                                raw: raw)
-                        }
-                        continue
-                    case .failure(let error):
-                        if pending.unterminated {
-                            reason = (error.field, "torn line: the last line has no line end and is not a valid event (\(error))")
-                        } else {
-                            reason = (error.field, error.description)
-                        }
+                switch decoded[index] {
+                case .overlong:
+                    reason = (nil, "the line is \(pending.overlongLength ?? pending.count) bytes, over the limit of \(configuration.maxLineBytes) (--max-line-bytes)")
+                case .routed(let sessionHash):
+                    try batch.withBytes(of: pending) { raw in
+                        try spilling?.addUndecoded(
+                            model: modelID, sessionHash: sessionHash, location: location, unterminated: pending.unterminated, raw: raw)
                     }
+                    continue
+                case .decoded(.success(let event)):
+                    if !configuration.foldSessions {
+                        counts.events += 1  // valid; validate folds nothing
+                        continue
+                    }
+                    if let only = configuration.onlySession, event.event.sessionID != only {
+                        counts.events += 1  // accounted for; not this replay's session
+                        continue
+                    }
+                    try batch.withBytes(of: pending) { raw in
+                        try collector.add(
+                            SessionKey(model: modelID, id: event.event.sessionID), SessionLine(decoded: event, location: location),
+                            raw: raw)
+                    }
+                    continue
+                case .decoded(.failure(let error)):
+                    reason = InvalidLine.reason(error, unterminated: pending.unterminated)
                 }
                 counts.invalidLines += 1
-                invalid.append(
-                    Finding(rule: .schemaInvalid, sessionID: nil, seq: nil, eventID: nil, location: location, message: reason.message))
+                invalid.append(InvalidLine.finding(at: location, message: reason.message))
                 batch.withBytes(of: pending) { raw in
-                    quarantine?.write(file: files[Int(pending.fileID)], line: pending.number, field: reason.field, reason: reason.message, raw: raw)
+                    let record = QuarantineWriter.record(
+                        file: files[Int(pending.fileID)], line: pending.number, field: reason.field, reason: reason.message, raw: raw)
+                    if routing {
+                        // Lines found invalid later, when their partition folds, are merged in
+                        // line order with these.
+                        spilling?.quarantine(record, at: location)
+                    } else {
+                        quarantine?.write(record)
+                    }
                 }
             }
         }
@@ -231,7 +245,7 @@ public struct AuditEngine {
         // hands on the previous batch's lines and reads the next (one batch in flight).
         var inFlight: DecodeTask?
         func process(_ batch: inout LineBatch, modelID: Int) throws {
-            let task = batch.lines.isEmpty ? nil : DecodeTask(batch: batch, modelID: modelID, workers: workers)
+            let task = batch.lines.isEmpty ? nil : DecodeTask(batch: batch, modelID: modelID, workers: workers, routing: routing)
             batch = LineBatch()
             if let previous = inFlight {
                 inFlight = nil
@@ -298,7 +312,6 @@ public struct AuditEngine {
         tracker.sessions = collector.sessionCount  // with the last batch, which was in flight
         progress?(tracker)
 
-        if let stream { try stream.writeInvalid(invalid, files) }
         let foldingTracker = tracker
         // Called from fold jobs, but one call at a time (`FoldCounter` holds its lock) while
         // the reading thread waits for the jobs: the callback is never entered twice at once.
@@ -308,7 +321,15 @@ public struct AuditEngine {
             snapshot.fold = fold
             foldProgress?(snapshot)
         }
-        try collector.finish(into: results, progress: reportFold)
+        try collector.finish(into: results, progress: reportFold) { late in
+            // Lines found invalid as their partitions folded join the others, in line order,
+            // before any session is written.
+            if !late.isEmpty {
+                counts.invalidLines += Int64(late.count)
+                invalid = (invalid + late).sorted { ($0.location ?? LineLocation(file: 0, line: 0)) < ($1.location ?? LineLocation(file: 0, line: 0)) }
+            }
+            if let stream { try stream.writeInvalid(invalid, files) }
+        }
         if let streaming = collector as? StreamingCollector {
             for problem in streaming.regroupedSessions {
                 reports[Int(problem.location.file)].error = reports[Int(problem.location.file)].error
@@ -513,20 +534,20 @@ final class DecodeTask: @unchecked Sendable {
     // and read only after waiting for it.
     let batch: LineBatch
     let modelID: Int
-    private var decoded: [Result<DecodedEvent, EventDecodingError>] = []
+    private var decoded: [LineOutcome] = []
     private let done = DispatchSemaphore(value: 0)
 
-    init(batch: LineBatch, modelID: Int, workers: Int) {
+    init(batch: LineBatch, modelID: Int, workers: Int, routing: Bool) {
         self.batch = batch
         self.modelID = modelID
         DispatchQueue.global().async { [self] in
-            decoded = batch.decode(workers: workers)
+            decoded = batch.decode(workers: workers, routing: routing)
             done.signal()
         }
     }
 
     /// The decoded lines, in order; waits for the decoding to finish.
-    func results() -> [Result<DecodedEvent, EventDecodingError>] {
+    func results() -> [LineOutcome] {
         done.wait()
         done.signal()  // so that a second call does not block
         return decoded
@@ -569,17 +590,23 @@ struct LineBatch: Sendable {
         try bytes.withUnsafeBufferPointer { try body(UnsafeBufferPointer(rebasing: $0[pending.start..<(pending.start + pending.count)])) }
     }
 
-    /// Decodes every line (over-long ones are not decoded), on up to `workers` cores.
-    func decode(workers: Int) -> [Result<DecodedEvent, EventDecodingError>] {
+    /// Decodes every line (over-long ones are not decoded), on up to `workers` cores. With
+    /// `routing`, a line whose session the `SessionIDScanner` finds is only routed, not decoded.
+    func decode(workers: Int, routing: Bool = false) -> [LineOutcome] {
         let count = lines.count
         guard count > 0 else { return [] }
-        let results = ParallelResults<Result<DecodedEvent, EventDecodingError>>(count: count)
+        let results = ParallelResults<LineOutcome>(count: count)
         let lines = self.lines
         let decodeRange: @Sendable (UnsafeBufferPointer<UInt8>, Range<Int>) -> Void = { buffer, range in
             let decoder = EventDecoder()
             for index in range where lines[index].overlongLength == nil {
                 let pending = lines[index]
-                results[index] = decoder.decode(UnsafeBufferPointer(rebasing: buffer[pending.start..<(pending.start + pending.count)]))
+                let line = UnsafeBufferPointer(rebasing: buffer[pending.start..<(pending.start + pending.count)])
+                if routing, let session = SessionIDScanner.sessionID(in: line) {
+                    results[index] = .routed(sessionHash: StableHash.string(UnsafeBufferPointer(rebasing: line[session])))
+                } else {
+                    results[index] = .decoded(decoder.decode(line))
+                }
             }
         }
         bytes.withUnsafeBufferPointer { buffer in
@@ -596,6 +623,28 @@ struct LineBatch: Sendable {
                 }
             }
         }
-        return (0..<count).map { results[$0] ?? .failure(EventDecodingError(field: nil, message: "over-long")) }
+        return (0..<count).map { results[$0] ?? .overlong }
+    }
+}
+
+/// What the decoding jobs made of one line.
+enum LineOutcome: Sendable {
+    case decoded(Result<DecodedEvent, EventDecodingError>)
+    /// Only its session was found (the hash of the `session_id` bytes): it is decoded when its
+    /// partition folds.
+    case routed(sessionHash: UInt64)
+    /// Over `--max-line-bytes`: not decoded.
+    case overlong
+}
+
+/// Why a line is unreadable, as its `schema.invalid` finding says.
+enum InvalidLine {
+    static func reason(_ error: EventDecodingError, unterminated: Bool) -> (field: String?, message: String) {
+        if unterminated { return (error.field, "torn line: the last line has no line end and is not a valid event (\(error))") }
+        return (error.field, error.description)
+    }
+
+    static func finding(at location: LineLocation, message: String) -> Finding {
+        Finding(rule: .schemaInvalid, sessionID: nil, seq: nil, eventID: nil, location: location, message: message)
     }
 }

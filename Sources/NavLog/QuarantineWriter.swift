@@ -22,6 +22,16 @@ public final class QuarantineWriter {
     }
 
     public func write(file: String, line: Int64, field: String?, reason: String, raw: UnsafeBufferPointer<UInt8>) {
+        write(QuarantineWriter.record(file: file, line: line, field: field, reason: reason, raw: raw))
+    }
+
+    /// Writes a record made by `record(...)`.
+    public func write(_ record: [UInt8]) {
+        _ = record.withUnsafeBytes { fwrite($0.baseAddress, 1, $0.count, handle) }
+    }
+
+    /// One quarantine record, its line break included.
+    public static func record(file: String, line: Int64, field: String?, reason: String, raw: UnsafeBufferPointer<UInt8>) -> [UInt8] {
         var writer = JSONWriter()
         writer.beginObject()
         writer.member("file", file)
@@ -34,7 +44,7 @@ public final class QuarantineWriter {
         writer.endObject()
         var bytes = writer.bytes
         bytes.append(0x0A)
-        _ = bytes.withUnsafeBytes { fwrite($0.baseAddress, 1, $0.count, handle) }
+        return bytes
     }
 
     public func close() {

@@ -16,8 +16,12 @@ protocol SessionCollector: AnyObject {
     /// Takes one valid line; `raw` is its original bytes (what a spill writes to disk).
     func add(_ key: SessionKey, _ line: SessionLine, raw: UnsafeBufferPointer<UInt8>) throws
     /// Folds what is left and hands every session to `results`, in session order; calls
-    /// `progress` (from any thread, one call at a time) with the parts folded so far.
-    func finish(into results: SessionResults, progress: @escaping @Sendable (FoldProgress) -> Void) throws
+    /// `progress` (from any thread, one call at a time) with the parts folded so far, and
+    /// `beforeOutput` once before the first session is delivered, with the lines found invalid
+    /// only while folding (routed lines, decoded then).
+    func finish(
+        into results: SessionResults, progress: @escaping @Sendable (FoldProgress) -> Void,
+        beforeOutput: (_ lateInvalid: [Finding]) throws -> Void) throws
     var sessionCount: Int { get }
 }
 
@@ -198,8 +202,12 @@ final class StreamingCollector: SessionCollector {
         currentKey = nil
     }
 
-    func finish(into results: SessionResults, progress: @escaping @Sendable (FoldProgress) -> Void) throws {
+    func finish(
+        into results: SessionResults, progress: @escaping @Sendable (FoldProgress) -> Void,
+        beforeOutput: (_ lateInvalid: [Finding]) throws -> Void
+    ) throws {
         flush()
+        try beforeOutput([])
         // Output order is session order whatever order the groups came in. What is held is
         // the product: only the formatted output when streaming.
         folded.sort { $0.key < $1.key }
@@ -241,14 +249,56 @@ final class SpillingCollector: SessionCollector {
         self.estimatedInputBytes = estimatedInputBytes
     }
 
-    /// Sessions met so far: exact up to `countedSessionsCap`, for the progress line.
+    /// Sessions met so far, for the progress line: the distinct `session_id`s of the lines
+    /// taken (a routed line found invalid later may add one), up to `countedSessionsCap`.
     var sessionCount: Int { max(held.count, seenSessions.count) }
     private var seenSessions = Set<UInt64>()
     private static let countedSessionsCap = 1 << 20
 
     private func count(_ key: SessionKey) {
+        count(sessionHash: StableHash.string(key.id), model: key.model)
+    }
+
+    private func count(sessionHash: UInt64, model: Int) {
         if seenSessions.count < SpillingCollector.countedSessionsCap {
-            seenSessions.insert(StableHash.string(key.id) &+ UInt64(key.model))
+            seenSessions.insert(sessionHash &+ UInt64(model))
+        }
+    }
+
+    // MARK: Routed lines
+
+    private var routedFiles: [String] = []
+    private var quarantine: QuarantineWriter?
+    /// Quarantine records of lines found invalid while reading, kept aside (in line order)
+    /// to be merged with those found while folding.
+    private var readingQuarantine: SpillFileWriter?
+
+    /// Before routed lines come: the input paths (for quarantine records) and the quarantine.
+    func prepareRouting(files: [String], quarantine: QuarantineWriter?) {
+        routedFiles = files
+        self.quarantine = quarantine
+    }
+
+    /// Takes a line routed by its session only; it is decoded when its partition folds.
+    func addUndecoded(model: Int, sessionHash: UInt64, location: LineLocation, unterminated: Bool, raw: UnsafeBufferPointer<UInt8>) throws {
+        if spill == nil { try spillHeld() }
+        try spill?.writeUndecoded(sessionHash: sessionHash, model: model, location: location, unterminated: unterminated, raw: raw)
+        count(sessionHash: sessionHash, model: model)
+    }
+
+    /// A quarantine record of a line found invalid while reading, with routing on.
+    func quarantine(_ record: [UInt8], at location: LineLocation) {
+        guard quarantine != nil else { return }
+        do {
+            if spill == nil { try spillHeld() }
+            guard let spill else { return }
+            if readingQuarantine == nil {
+                readingQuarantine = try SpillFileWriter(path: spill.readingQuarantinePath, bufferBytes: 1 << 16)
+            }
+            try readingQuarantine?.appendLocated(record, at: location)
+        } catch {
+            // The spill directory failed: write the record now, out of line order.
+            quarantine?.write(record)
         }
     }
 
@@ -262,7 +312,7 @@ final class SpillingCollector: SessionCollector {
 
     /// Whether the inputs' size (when known: files, not standard input) says they would not
     /// fit in the budget held as decoded lines (about 300 bytes a line).
-    private var spillsFromTheStart: Bool {
+    var spillsFromTheStart: Bool {
         estimatedInputBytes > 0
             && SpillingCollector.heldCost(rawBytes: 300) * Int(min(estimatedInputBytes / 300, Int64(Int.max / 4096))) > holdBudget
     }
@@ -310,8 +360,12 @@ final class SpillingCollector: SessionCollector {
         heldBytes = 0
     }
 
-    func finish(into results: SessionResults, progress: @escaping @Sendable (FoldProgress) -> Void) throws {
+    func finish(
+        into results: SessionResults, progress: @escaping @Sendable (FoldProgress) -> Void,
+        beforeOutput: (_ lateInvalid: [Finding]) throws -> Void
+    ) throws {
         guard let spill else {
+            try beforeOutput([])
             for session in foldInParallel(held, models: models, options: options, jobs: jobs, product: results.product) {
                 try results.deliver(session)
             }
@@ -321,46 +375,59 @@ final class SpillingCollector: SessionCollector {
         defer { spill.remove() }
         try spillHeld()
         try spill.closeWriters()
+        try readingQuarantine?.close()
         let models = self.models
         let options = self.options
         let workers = min(jobs, spill.count)
         let product = results.product
         let counter = FoldCounter(partitions: spill.count, report: progress)
-        if results.isStreaming {
-            // Each job folds whole partitions and writes their output, sorted, to disk.
-            let tallies = ParallelResults<Result<SessionTally, any Error>>(count: spill.count)
-            DispatchQueue.concurrentPerform(iterations: workers) { worker in
-                for partition in stride(from: worker, to: spill.count, by: workers) {
-                    tallies[partition] = Result {
-                        let sessions = try spill.read(partition: partition)
-                        let folded = foldInParallel(sessions, models: models, options: options, jobs: 1, product: product)
-                        let tally = try spill.writeOutput(partition: partition, folded)
-                        counter.folded(findings: tally.findings)
-                        return tally
-                    }
-                }
-            }
-            for result in tallies.values { results.add(try result.get()) }
-            try spill.mergeOutputs { key, output in try results.deliver(key: key, audit: nil, output: output) }
-            return
-        }
-        let folded = ParallelResults<Result<[FoldedSession], any Error>>(count: spill.count)
+        let streaming = results.isStreaming
+        let files = routedFiles
+        let keepQuarantine = quarantine != nil
+        // Each job folds whole partitions; streamed output is written, sorted, beside them.
+        let folded = ParallelResults<Result<FoldedPartition, any Error>>(count: spill.count)
         DispatchQueue.concurrentPerform(iterations: workers) { worker in
             for partition in stride(from: worker, to: spill.count, by: workers) {
                 folded[partition] = Result {
-                    let sessions = try spill.read(partition: partition)
-                    let result = foldInParallel(sessions, models: models, options: options, jobs: 1, product: product)
-                    counter.folded(findings: result.reduce(0) { $0 + $1.tally.findings })
+                    let read = try spill.read(partition: partition, files: files, keepQuarantine: keepQuarantine)
+                    let sessions = foldInParallel(read.sessions, models: models, options: options, jobs: 1, product: product)
+                    var result = FoldedPartition(invalid: read.invalid)
+                    if streaming {
+                        result.tally = try spill.writeOutput(partition: partition, sessions)
+                    } else {
+                        for session in sessions { result.tally.add(session.tally) }
+                        result.sessions = sessions
+                    }
+                    counter.folded(findings: result.tally.findings)
                     return result
                 }
             }
         }
+        var late: [Finding] = []
         var all: [FoldedSession] = []
-        for result in folded.values { all += try result.get() }
+        for result in folded.values {
+            let partition = try result.get()
+            late += partition.invalid
+            if streaming { results.add(partition.tally) } else { all += partition.sessions }
+        }
+        if let quarantine { try spill.mergeQuarantine(into: quarantine) }
+        try beforeOutput(late.sorted { ($0.location ?? LineLocation(file: 0, line: 0)) < ($1.location ?? LineLocation(file: 0, line: 0)) })
+        if streaming {
+            try spill.mergeOutputs { key, output in try results.deliver(key: key, audit: nil, output: output) }
+            return
+        }
         // Partitions split sessions by hash; merge back into session order.
         all.sort { $0.key < $1.key }
         for session in all { try results.deliver(session) }
     }
+}
+
+/// What folding one partition gave.
+struct FoldedPartition: Sendable {
+    var tally = SessionTally()
+    var sessions: [FoldedSession] = []
+    /// Routed lines that turned out not to be valid events.
+    var invalid: [Finding]
 }
 
 /// The temporary partition files of one spilled audit.
@@ -403,6 +470,25 @@ final class SpillPartitions: @unchecked Sendable {
 
     func path(_ partition: Int) -> String { directory + "/part-" + String(partition) }
     func outputPath(_ partition: Int) -> String { directory + "/out-" + String(partition) }
+    /// Quarantine records of a partition's lines found invalid while folding.
+    func quarantinePath(_ partition: Int) -> String { directory + "/bad-" + String(partition) }
+    /// Quarantine records of lines found invalid while reading.
+    var readingQuarantinePath: String { directory + "/bad-reading" }
+
+    /// Writes a line routed by its session only (form 2, or 3 if it has no line end), to be
+    /// decoded when its partition folds.
+    func writeUndecoded(sessionHash: UInt64, model: Int, location: LineLocation, unterminated: Bool, raw: UnsafeBufferPointer<UInt8>) throws {
+        let writer = writers[Int(sessionHash % UInt64(count))]
+        let buffer = writer.buffer
+        buffer.append(UInt32(SpillPartitions.headerBytes + raw.count))
+        buffer.append(Int32(model))
+        buffer.append(location.file)
+        buffer.append(location.line)
+        for _ in 0..<4 { buffer.append(UInt64(0)) }  // computed when the line is decoded
+        buffer.append(UInt8(unterminated ? 3 : 2))
+        buffer.append(UnsafeRawBufferPointer(raw))
+        try writer.flushIfFull()
+    }
 
     /// Writes one line to its session's partition: in `SpillCodec`'s binary form, or else as
     /// JSON (the original `raw` line if given, else the canonical form).
@@ -442,11 +528,16 @@ final class SpillPartitions: @unchecked Sendable {
         writers = []
     }
 
-    /// Reads one partition back and groups its lines by session.
-    func read(partition: Int) throws -> [SessionKey: [SessionLine]] {
+    /// Reads one partition back and groups its lines by session. Routed lines are decoded
+    /// here; those that are not valid events come back as findings (and, with `keepQuarantine`,
+    /// as quarantine records in the partition's `bad-` file, in line order).
+    func read(partition: Int, files: [String], keepQuarantine: Bool) throws -> (sessions: [SessionKey: [SessionLine]], invalid: [Finding]) {
         var bytes: [UInt8] = []
         try LineReader.readWholeFile(path(partition), into: &bytes)
         var sessions: [SessionKey: [SessionLine]] = [:]
+        var invalid: [Finding] = []
+        var quarantine: SpillFileWriter?
+        defer { try? quarantine?.close() }
         let decoder = EventDecoder()
         let strings = StringCache()
         try bytes.withUnsafeBufferPointer { buffer in
@@ -455,31 +546,60 @@ final class SpillPartitions: @unchecked Sendable {
                 let length = Int(buffer.load(UInt32.self, at: offset))
                 let start = offset + 4
                 guard length >= SpillPartitions.headerBytes, start + length <= buffer.count else { break }
+                offset = start + length
                 let model = Int(buffer.load(Int32.self, at: start))
                 let location = LineLocation(file: buffer.load(Int32.self, at: start + 4), line: buffer.load(Int64.self, at: start + 8))
-                let identity = buffer.load(UInt64.self, at: start + 16)
-                let content = buffer.load(UInt64.self, at: start + 24)
-                let eventIDHash = buffer.load(UInt64.self, at: start + 32)
-                let correlationIDHash = buffer.load(UInt64.self, at: start + 40)
-                let binary = buffer[start + 48] == 1
+                let form = buffer[start + 48]
                 let body = UnsafeBufferPointer(rebasing: buffer[(start + SpillPartitions.headerBytes)..<(start + length)])
-                let event: NavigationEvent
-                if binary, let decoded = SpillCodec.decode(body, strings: strings) {
-                    event = decoded
-                } else if !binary, case .success(let decoded) = decoder.decode(body) {
-                    event = decoded.event
-                } else {
-                    throw InputError(code: .unreadable, path: path(partition), message: "a spill record does not decode")
+                let decoded: DecodedEvent
+                switch form {
+                case 1:
+                    guard let event = SpillCodec.decode(body, strings: strings) else { throw corrupt(partition) }
+                    decoded = DecodedEvent(
+                        event, identity: buffer.load(UInt64.self, at: start + 16), contentIdentity: buffer.load(UInt64.self, at: start + 24),
+                        eventIDHash: buffer.load(UInt64.self, at: start + 32), correlationIDHash: buffer.load(UInt64.self, at: start + 40))
+                case 0:
+                    guard case .success(var event) = decoder.decode(body) else { throw corrupt(partition) }
+                    event.identity = buffer.load(UInt64.self, at: start + 16)
+                    event.contentIdentity = buffer.load(UInt64.self, at: start + 24)
+                    decoded = event
+                case 2, 3:
+                    switch decoder.decode(body) {
+                    case .success(let event): decoded = event
+                    case .failure(let error):
+                        let reason = InvalidLine.reason(error, unterminated: form == 3)
+                        invalid.append(InvalidLine.finding(at: location, message: reason.message))
+                        if keepQuarantine {
+                            if quarantine == nil { quarantine = try SpillFileWriter(path: quarantinePath(partition), bufferBytes: 1 << 16) }
+                            let file = files.indices.contains(Int(location.file)) ? files[Int(location.file)] : ""
+                            try quarantine?.appendLocated(
+                                QuarantineWriter.record(file: file, line: location.line, field: reason.field, reason: reason.message, raw: body),
+                                at: location)
+                        }
+                        continue
+                    }
+                default: throw corrupt(partition)
                 }
-                let decoded = DecodedEvent(
-                    event, identity: identity, contentIdentity: content, eventIDHash: eventIDHash,
-                    correlationIDHash: correlationIDHash)
-                sessions[SessionKey(model: model, id: event.sessionID), default: []].append(
+                sessions[SessionKey(model: model, id: decoded.event.sessionID), default: []].append(
                     SessionLine(decoded: decoded, location: location))
-                offset = start + length
             }
         }
-        return sessions
+        return (sessions, invalid)
+    }
+
+    private func corrupt(_ partition: Int) -> InputError {
+        InputError(code: .unreadable, path: path(partition), message: "a spill record does not decode")
+    }
+
+    /// Writes the quarantine records kept aside (while reading, and per partition while
+    /// folding) into `quarantine`, in line order: each file is in line order already.
+    func mergeQuarantine(into quarantine: QuarantineWriter) throws {
+        var readers: [SpillOutputReader] = []
+        defer { for reader in readers { reader.close() } }
+        for path in [readingQuarantinePath] + (0..<count).map(quarantinePath) where access(path, F_OK) == 0 {
+            readers.append(try SpillOutputReader(path: path, bufferBytes: 1 << 16))
+        }
+        try SpillPartitions.merge(readers) { _, record in quarantine.write(record) }
     }
 
     /// Writes one partition's folded sessions (in session order) to its output file and
@@ -509,16 +629,21 @@ final class SpillPartitions: @unchecked Sendable {
         defer { for reader in readers { reader.close() } }
         let readBuffer = max(4096, min(1 << 16, bufferBytes))
         for partition in 0..<count { readers.append(try SpillOutputReader(path: outputPath(partition), bufferBytes: readBuffer)) }
+        try SpillPartitions.merge(readers, deliver)
+    }
+
+    /// A k-way merge of sorted record files over a binary heap, smallest key first.
+    static func merge(_ readers: [SpillOutputReader], _ deliver: (SessionKey, [UInt8]) throws -> Void) throws {
         var heads: [(key: SessionKey, output: [UInt8])?] = []
         for reader in readers { heads.append(try reader.next()) }
-        // The heap holds the partitions whose next record is pending, smallest session first.
+        // The heap holds the files whose next record is pending.
         var heap = MinHeap<Int> { heads[$0]!.key < heads[$1]!.key }
-        for partition in 0..<count where heads[partition] != nil { heap.push(partition) }
-        while let partition = heap.pop() {
-            let head = heads[partition]!
+        for index in readers.indices where heads[index] != nil { heap.push(index) }
+        while let index = heap.pop() {
+            let head = heads[index]!
             try deliver(head.key, head.output)
-            heads[partition] = try readers[partition].next()
-            if heads[partition] != nil { heap.push(partition) }
+            heads[index] = try readers[index].next()
+            if heads[index] != nil { heap.push(index) }
         }
     }
 
@@ -529,7 +654,9 @@ final class SpillPartitions: @unchecked Sendable {
         for partition in 0..<count {
             unlink(path(partition))
             unlink(outputPath(partition))
+            unlink(quarantinePath(partition))
         }
+        unlink(readingQuarantinePath)
         rmdir(directory)
         SpillCleanup.unregister(directory)
     }
@@ -550,6 +677,27 @@ final class SpillFileWriter {
         guard descriptor >= 0 else {
             throw InputError(code: .unreadable, path: path, message: "cannot create a spill file: \(String(cString: strerror(errno)))")
         }
+    }
+
+    /// A record keyed by its place, in the output files' format, so that the same merge
+    /// orders it: the key is the location as fixed-width digits (file, then line), which sort
+    /// as the location does.
+    func appendLocated(_ record: [UInt8], at location: LineLocation) throws {
+        let key = Array(SpillFileWriter.sortKey(location).utf8)
+        buffer.append(UInt32(key.count))
+        buffer.append(key)
+        buffer.append(Int32(0))
+        buffer.append(UInt32(record.count))
+        buffer.append(record)
+        try flushIfFull()
+    }
+
+    static func sortKey(_ location: LineLocation) -> String {
+        func digits(_ value: Int64, _ width: Int) -> String {
+            let text = String(max(0, value))
+            return String(repeating: "0", count: max(0, width - text.count)) + text
+        }
+        return digits(Int64(location.file), 10) + ":" + digits(location.line, 19)
     }
 
     @inline(__always) func flushIfFull() throws {
@@ -722,7 +870,9 @@ enum SpillCleanup {
             for partition in 0..<count {
                 unlink(directory + "/part-" + String(partition))
                 unlink(directory + "/out-" + String(partition))
+                unlink(directory + "/bad-" + String(partition))
             }
+            unlink(directory + "/bad-reading")
             rmdir(directory)
         }
         _exit(128 + signal)

@@ -3,6 +3,7 @@ import Foundation
     import Glibc
 #endif
 import NavEvents
+import NavJSON
 @testable import NavLog
 import Testing
 
@@ -97,5 +98,67 @@ import Testing
             #expect(allowed <= Int(sysconf(Int32(_SC_NPROCESSORS_CONF))))
             #expect(System.coreCount == allowed)
         #endif
+    }
+}
+
+/// Routing a line by its session without decoding it is only right if the scanner finds the
+/// very `session_id` the decoder would: checked on every sample line and on mutations of them.
+@Suite struct SessionIDScannerTests {
+    static func check(_ line: [UInt8]) -> (routed: Bool, valid: Bool) {
+        line.withUnsafeBufferPointer { buffer in
+            let range = SessionIDScanner.sessionID(in: buffer)
+            let decoded = EventDecoder().decode(buffer)
+            if case .success(let event) = decoded {
+                if let range {
+                    let found = String(decoding: UnsafeBufferPointer(rebasing: buffer[range]), as: UTF8.self)
+                    #expect(found == event.event.sessionID, "\(String(decoding: line, as: UTF8.self))")
+                }
+                return (range != nil, true)
+            }
+            return (range != nil, false)
+        }
+    }
+
+    @Test func theScannerFindsTheDecodersSessionOnEverySampleLine() throws {
+        var routed = 0
+        var valid = 0
+        for event in try SpillCodecTests.sampleEvents() {
+            var writer = JSONWriter()
+            event.write(to: &writer)
+            let result = Self.check(writer.bytes)
+            if result.valid { valid += 1 }
+            if result.routed { routed += 1 }
+        }
+        #expect(valid > 400)
+        #expect(routed == valid, "every valid sample line is routed without decoding")
+    }
+
+    @Test func mutatedLinesAreNeverRoutedToAnotherSession() throws {
+        var random = SystemRandomNumberGenerator()
+        let samples = try SpillCodecTests.sampleEvents().prefix(300).map { event -> [UInt8] in
+            var writer = JSONWriter()
+            event.write(to: &writer)
+            return writer.bytes
+        }
+        let alphabet = Array(#"{}[]",:\ "0123456789abcsession_id"#.utf8)
+        for sample in samples {
+            for _ in 0..<20 {
+                var line = sample
+                for _ in 0..<Int.random(in: 1...3, using: &random) {
+                    let position = Int.random(in: 0..<line.count, using: &random)
+                    switch Int.random(in: 0..<3, using: &random) {
+                    case 0: line[position] = alphabet.randomElement(using: &random)!
+                    case 1: line.insert(alphabet.randomElement(using: &random)!, at: position)
+                    default: line.remove(at: position)
+                    }
+                    if line.isEmpty { break }
+                }
+                _ = Self.check(line)
+            }
+        }
+        // Nested objects and strings holding a "session_id" of their own.
+        let nested = #"{"route_params":{"session_id":"fake"},"note":"\"session_id\":\"fake\"","session_id":"real","schema_version":1}"#
+        let range = try #require(Array(nested.utf8).withUnsafeBufferPointer { SessionIDScanner.sessionID(in: $0) })
+        #expect(Array(nested.utf8)[range] == Array("real".utf8)[...])
     }
 }

@@ -1,0 +1,131 @@
+/// Finds the top-level `session_id` of an event line without decoding it.
+///
+/// When a large input is partitioned by session, a line only needs its session to be routed;
+/// it is decoded and validated once, when its partition folds. Decoding every line first (and
+/// again when folding) was half of a spilled audit's work. The scan walks the top-level
+/// members (skipping nested values and strings, escapes included) up to the first
+/// `"session_id"` key and returns its string value's bytes, usually within the first hundred
+/// bytes of the line.
+///
+/// It is exact for every valid event: a valid event has one top-level `session_id` with a
+/// string value. For anything it is not sure of (not an object, a key or the value with an
+/// escape, no `session_id`, broken JSON before it) it returns `nil`, and the line is decoded
+/// at once instead. A line it routes may still be invalid; the decoder says so when the
+/// partition folds, with the same finding.
+enum SessionIDScanner {
+    static func sessionID(in line: UnsafeBufferPointer<UInt8>) -> Range<Int>? {
+        var scan = Scan(bytes: line)
+        scan.skipSpace()
+        guard scan.take(UInt8(ascii: "{")) else { return nil }
+        while true {
+            scan.skipSpace()
+            guard let key = scan.plainString() else { return nil }
+            scan.skipSpace()
+            guard scan.take(UInt8(ascii: ":")) else { return nil }
+            scan.skipSpace()
+            if scan.equals(key, "session_id") {
+                return scan.plainString()
+            }
+            guard scan.skipValue() else { return nil }
+            scan.skipSpace()
+            guard scan.take(UInt8(ascii: ",")) else { return nil }
+        }
+    }
+
+    private struct Scan {
+        let bytes: UnsafeBufferPointer<UInt8>
+        var position = 0
+
+        mutating func skipSpace() {
+            while position < bytes.count {
+                switch bytes[position] {
+                case 0x20, 0x09, 0x0A, 0x0D: position += 1
+                default: return
+                }
+            }
+        }
+
+        mutating func take(_ byte: UInt8) -> Bool {
+            guard position < bytes.count, bytes[position] == byte else { return false }
+            position += 1
+            return true
+        }
+
+        func equals(_ range: Range<Int>, _ literal: StaticString) -> Bool {
+            guard range.count == literal.utf8CodeUnitCount else { return false }
+            let text = UnsafeBufferPointer(start: literal.utf8Start, count: literal.utf8CodeUnitCount)
+            for offset in 0..<range.count where bytes[range.lowerBound + offset] != text[offset] { return false }
+            return true
+        }
+
+        /// A string with no escape: the range of its content. `nil` otherwise.
+        mutating func plainString() -> Range<Int>? {
+            guard take(UInt8(ascii: "\"")) else { return nil }
+            let start = position
+            while position < bytes.count {
+                let byte = bytes[position]
+                if byte == UInt8(ascii: "\"") {
+                    defer { position += 1 }
+                    return start..<position
+                }
+                if byte == UInt8(ascii: "\\") { return nil }
+                position += 1
+            }
+            return nil
+        }
+
+        /// Skips a string whatever it holds; false if it does not end.
+        mutating func skipString() -> Bool {
+            guard take(UInt8(ascii: "\"")) else { return false }
+            while position < bytes.count {
+                let byte = bytes[position]
+                position += 1
+                if byte == UInt8(ascii: "\\") {
+                    position += 1  // whatever is escaped, it does not end the string
+                } else if byte == UInt8(ascii: "\"") {
+                    return true
+                }
+            }
+            return false
+        }
+
+        /// Skips one value: a string, a nested object or array, or a scalar up to the next
+        /// separator. Not a validation: only what it takes to find where the value ends.
+        mutating func skipValue() -> Bool {
+            guard position < bytes.count else { return false }
+            switch bytes[position] {
+            case UInt8(ascii: "\""):
+                return skipString()
+            case UInt8(ascii: "{"), UInt8(ascii: "["):
+                var depth = 0
+                while position < bytes.count {
+                    switch bytes[position] {
+                    case UInt8(ascii: "\""):
+                        guard skipString() else { return false }
+                        continue
+                    case UInt8(ascii: "{"), UInt8(ascii: "["): depth += 1
+                    case UInt8(ascii: "}"), UInt8(ascii: "]"):
+                        depth -= 1
+                        if depth == 0 {
+                            position += 1
+                            return true
+                        }
+                    default: break
+                    }
+                    position += 1
+                }
+                return false
+            default:
+                let start = position
+                while position < bytes.count {
+                    switch bytes[position] {
+                    case UInt8(ascii: ","), UInt8(ascii: "}"), 0x20, 0x09, 0x0A, 0x0D:
+                        return position > start
+                    default: position += 1
+                    }
+                }
+                return false
+            }
+        }
+    }
+}
