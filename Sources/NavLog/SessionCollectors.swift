@@ -387,9 +387,10 @@ final class SpillingCollector: SessionCollector {
         // Each job folds whole partitions; streamed output is written, sorted, beside them.
         let folded = ParallelResults<Result<FoldedPartition, any Error>>(count: spill.count)
         DispatchQueue.concurrentPerform(iterations: workers) { worker in
+            var buffer: [UInt8] = []
             for partition in stride(from: worker, to: spill.count, by: workers) {
                 folded[partition] = Result {
-                    let read = try spill.read(partition: partition, files: files, keepQuarantine: keepQuarantine)
+                    let read = try spill.read(partition: partition, files: files, keepQuarantine: keepQuarantine, buffer: &buffer)
                     let sessions = foldInParallel(read.sessions, models: models, options: options, jobs: 1, product: product)
                     var result = FoldedPartition(invalid: read.invalid)
                     if streaming {
@@ -531,8 +532,9 @@ final class SpillPartitions: @unchecked Sendable {
     /// Reads one partition back and groups its lines by session. Routed lines are decoded
     /// here; those that are not valid events come back as findings (and, with `keepQuarantine`,
     /// as quarantine records in the partition's `bad-` file, in line order).
-    func read(partition: Int, files: [String], keepQuarantine: Bool) throws -> (sessions: [SessionKey: [SessionLine]], invalid: [Finding]) {
-        var bytes: [UInt8] = []
+    func read(
+        partition: Int, files: [String], keepQuarantine: Bool, buffer bytes: inout [UInt8]
+    ) throws -> (sessions: [SessionKey: [SessionLine]], invalid: [Finding]) {
         try LineReader.readWholeFile(path(partition), into: &bytes)
         var sessions: [SessionKey: [SessionLine]] = [:]
         var invalid: [Finding] = []
@@ -920,16 +922,23 @@ extension LineReader {
         let fd = open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { throw InputError.opening(path, errno: errno) }
         defer { close(fd) }
-        var chunk = [UInt8](repeating: 0, count: 1 << 20)
+        var status = stat()
+        let expected = fstat(fd, &status) == 0 ? max(0, Int(status.st_size)) : 0
+        // Read straight into `bytes`, reusing its storage (a partition is read into the same
+        // buffer as the last one of its job: no new pages to fault in).
+        bytes.removeAll(keepingCapacity: true)
+        bytes.append(contentsOf: repeatElement(0, count: max(4096, expected + 1)))
+        var length = 0
         while true {
-            let count = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+            if length == bytes.count { bytes.append(contentsOf: repeatElement(0, count: bytes.count)) }
+            let count = bytes.withUnsafeMutableBytes { read(fd, $0.baseAddress! + length, $0.count - length) }
             if count < 0 {
                 if errno == EINTR { continue }
                 throw InputError.opening(path, errno: errno)
             }
             if count == 0 { break }
-            bytes += chunk[0..<count]
+            length += count
         }
-    }
+        bytes.removeSubrange(length...)    }
 }
 
