@@ -198,7 +198,7 @@ public struct AuditEngine {
             for (index, pending) in batch.lines.enumerated() {
                 let location = LineLocation(file: pending.fileID, line: pending.number)
                 let reason: (field: String?, message: String)
-                switch decoded[index] {
+                switch decoded[index] ?? .overlong {
                 case .overlong:
                     reason = (nil, "the line is \(pending.overlongLength ?? pending.count) bytes, over the limit of \(configuration.maxLineBytes) (--max-line-bytes)")
                 case .routed(let sessionHash):
@@ -534,7 +534,7 @@ final class DecodeTask: @unchecked Sendable {
     // and read only after waiting for it.
     let batch: LineBatch
     let modelID: Int
-    private var decoded: [LineOutcome] = []
+    private var decoded: ParallelResults<LineOutcome>?
     private let done = DispatchSemaphore(value: 0)
 
     init(batch: LineBatch, modelID: Int, workers: Int, routing: Bool) {
@@ -547,10 +547,10 @@ final class DecodeTask: @unchecked Sendable {
     }
 
     /// The decoded lines, in order; waits for the decoding to finish.
-    func results() -> [LineOutcome] {
+    func results() -> ParallelResults<LineOutcome> {
         done.wait()
         done.signal()  // so that a second call does not block
-        return decoded
+        return decoded ?? ParallelResults(count: 0)
     }
 }
 
@@ -590,11 +590,13 @@ struct LineBatch: Sendable {
         try bytes.withUnsafeBufferPointer { try body(UnsafeBufferPointer(rebasing: $0[pending.start..<(pending.start + pending.count)])) }
     }
 
-    /// Decodes every line (over-long ones are not decoded), on up to `workers` cores. With
-    /// `routing`, a line whose session the `SessionIDScanner` finds is only routed, not decoded.
-    func decode(workers: Int, routing: Bool = false) -> [LineOutcome] {
+    /// Decodes every line (over-long ones are not decoded: their slot stays empty), on up to
+    /// `workers` cores. With `routing`, a line whose session the `SessionIDScanner` finds is
+    /// only routed, not decoded. The slots are read in place (copying them out cost a copy of
+    /// every decoded event).
+    func decode(workers: Int, routing: Bool = false) -> ParallelResults<LineOutcome> {
         let count = lines.count
-        guard count > 0 else { return [] }
+        guard count > 0 else { return ParallelResults(count: 0) }
         let results = ParallelResults<LineOutcome>(count: count)
         let lines = self.lines
         let decodeRange: @Sendable (UnsafeBufferPointer<UInt8>, Range<Int>) -> Void = { buffer, range in
@@ -623,7 +625,7 @@ struct LineBatch: Sendable {
                 }
             }
         }
-        return (0..<count).map { results[$0] ?? .overlong }
+        return results
     }
 }
 
