@@ -844,7 +844,8 @@ extension UnsafeBufferPointer<UInt8> {
     }
 }
 
-/// Removes spill partitions when the process is interrupted (Ctrl-C, SIGTERM).
+/// Removes spill partitions when the process is interrupted (Ctrl-C, SIGTERM) or its output
+/// pipe closes (SIGPIPE).
 enum SpillCleanup {
     private static let lock = NSLockLike()
     nonisolated(unsafe) private static var active: [String: Int] = [:]
@@ -857,6 +858,13 @@ enum SpillCleanup {
                 installed = true
                 signal(SIGINT, handler)
                 signal(SIGTERM, handler)
+                // Output is streamed while partitions exist: a reader that goes away
+                // (`| head`) ends the run, and the partitions go with it. An ignored SIGPIPE
+                // stays ignored (then the write fails and the run unwinds normally).
+                let previous = signal(SIGPIPE, handler)
+                if let previous, unsafeBitCast(previous, to: UnsafeRawPointer.self) == unsafeBitCast(SIG_IGN, to: UnsafeRawPointer.self) {
+                    signal(SIGPIPE, SIG_IGN)
+                }
             }
         }
     }

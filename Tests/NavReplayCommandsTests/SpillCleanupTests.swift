@@ -35,4 +35,24 @@ import Testing
         #expect(outcome.exitStatus == 128 + signal, "\(outcome)")
         #expect(try FileManager.default.contentsOfDirectory(atPath: spill.path).isEmpty)
     }
+
+    @Test func anAuditWhoseReaderGoesAwayRemovesItsPartitions() throws {
+        // `navreplay audit … | head`: output is streamed while partitions exist; when the
+        // reader closes the pipe, the run ends (SIGPIPE, or a failed write where SIGPIPE is
+        // ignored) and the partitions go.
+        let scratch = try ScratchDirectory()
+        let spill = scratch.url.appendingPathComponent("spill")
+        try FileManager.default.createDirectory(at: spill, withIntermediateDirectories: true)
+        let sample = try String(contentsOfFile: Repository.path("SampleLogs/violations/app-2026-11-20-broken.ndjson"), encoding: .utf8)
+        var text = ""
+        for copy in 0..<300 { text += sample.replacingOccurrences(of: "\"session_id\":\"s-", with: "\"session_id\":\"c\(copy)-s-") }
+        let log = try scratch.write("big.ndjson", text)
+        let command = "'\(try Executables.navreplay())' audit -q --format ndjson --memory-limit 1M --temp-dir '\(spill.path)' '\(log)' | head -c 100 > /dev/null; echo ${PIPESTATUS:-}"
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/bin/bash")
+        process.arguments = ["-c", "set -o pipefail; " + command + "; exit 0"]
+        try process.run()
+        process.waitUntilExit()
+        #expect(try FileManager.default.contentsOfDirectory(atPath: spill.path).isEmpty, "partitions left behind")
+    }
 }
