@@ -19,15 +19,16 @@ import NavReport
 /// 1. writes the bytes to a temporary file (read by magic number: plain or gzip);
 /// 2. streams it through `LineReader` with a small chunk size and compares every line with
 ///    `NaiveLine.split` (numbers, bytes, line ends, over-long lengths);
-/// 3. audits it with `AuditEngine` (decoder, grouping, `SessionAuditor` fold) twice, with one
-///    job and with two, and once as `validate` (no fold): the three must agree on the lines;
+/// 3. audits it with `AuditEngine` (decoder, grouping, `SessionAuditor` fold) with one job, with
+///    two, partitioned as a large input is (with a quarantine), and as `validate` (no fold):
+///    they must agree on the lines, the findings and the quarantine;
 /// 4. checks CONTRACT §7's identity `lines = blank + invalid + redeliveries + duplicates +
 ///    events`, and (for plain input) each count against the naive split and an independent
 ///    decode of each line;
 /// 5. writes every output format (`Output.all`) and parses each with an independent parser
 ///    (Foundation's JSON and XML parsers, an RFC 4180 reader, a control-character scan for text).
 ///
-/// - Complexity: O(n) in the input's size, times a small constant (three audits).
+/// - Complexity: O(n) in the input's size, times a small constant (five audits).
 public struct FuzzHarness: Sendable {
     /// Small enough for fuzz inputs to reach the over-long path, large enough for real events.
     public var maxLineBytes: Int
@@ -90,6 +91,32 @@ public struct FuzzHarness: Sendable {
             if other.counts != run.counts { report.violations.append("the counts differ between --jobs 1 and --jobs 2") }
         } else {
             report.violations.append("the audit with two jobs threw")
+        }
+
+        // Partitioned as a large input is (lines routed by their session_id, decoded when
+        // their partition folds): the same findings, counts and quarantine, byte for byte.
+        var partitioned = parallel
+        partitioned.partitionFromTheStart = true
+        let quarantines = (temporaryPath(), temporaryPath())
+        defer {
+            unlink(quarantines.0)
+            unlink(quarantines.1)
+        }
+        var quarantined = configuration
+        quarantined.quarantinePath = quarantines.0
+        partitioned.quarantinePath = quarantines.1
+        if let inMemory = try? AuditEngine(configuration: quarantined).run(paths: [path]),
+            let routed = try? AuditEngine(configuration: partitioned).run(paths: [path])
+        {
+            if FindingWriter.ndjson(routed, explain: true) != FindingWriter.ndjson(inMemory, explain: true) {
+                report.violations.append("the findings differ between an in-memory and a partitioned audit")
+            }
+            if routed.counts != inMemory.counts { report.violations.append("the counts differ between an in-memory and a partitioned audit") }
+            if readAll(quarantines.0) != readAll(quarantines.1) {
+                report.violations.append("the quarantine differs between an in-memory and a partitioned audit")
+            }
+        } else {
+            report.violations.append("the quarantined or the partitioned audit threw")
         }
 
         // `validate`: the same lines are invalid, and every valid line counts as an event.
@@ -217,6 +244,19 @@ public struct FuzzHarness: Sendable {
     }
 
     // MARK: Files
+
+    private func readAll(_ path: String) -> [UInt8]? {
+        guard let file = fopen(path, "rb") else { return nil }
+        defer { fclose(file) }
+        var bytes: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 65536)
+        while true {
+            let count = chunk.withUnsafeMutableBytes { fread($0.baseAddress, 1, $0.count, file) }
+            if count <= 0 { break }
+            bytes += chunk[0..<count]
+        }
+        return bytes
+    }
 
     private func temporaryPath() -> String {
         let directory = ProcessInfo.processInfo.environment["TMPDIR"].flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp"

@@ -25,6 +25,10 @@ public struct AuditConfiguration: Sendable {
     public var memoryLimit: Int = AuditConfiguration.defaultMemoryLimit
     /// Where spill partitions go (`--temp-dir`); `nil` is `$TMPDIR` or `/tmp`.
     public var temporaryDirectory: String?
+    /// Partition every input as a large one is (lines routed by session, decoded when their
+    /// partition folds), whatever its size: for tests and the fuzzer, which compare that path
+    /// with the in-memory one on small inputs.
+    public var partitionFromTheStart = false
     /// Located input (`--located-input`, for distributed runs): every input line is
     /// `FILE_INDEX<TAB>LINE<TAB>original line`, naming its place in the original files, listed
     /// here; findings then carry the original file and line.
@@ -175,7 +179,7 @@ public struct AuditEngine {
             : try SpillingCollector(
                 models: models, options: configuration.sessionOptions, jobs: configuration.jobs,
                 memoryLimit: configuration.memoryLimit, temporaryDirectory: configuration.temporaryDirectory,
-                estimatedInputBytes: InputSize.estimate(files))
+                estimatedInputBytes: InputSize.estimate(files), partitionFromTheStart: configuration.partitionFromTheStart)
         // Lines of a large input are routed to their partition by their session alone and
         // decoded once, when the partition folds (not for validate, replay or pre-grouped input).
         let spilling = collector as? SpillingCollector

@@ -233,14 +233,16 @@ final class SpillingCollector: SessionCollector {
     private let memoryLimit: Int
     private let temporaryDirectory: String?
     private let estimatedInputBytes: Int64
+    private let partitionFromTheStart: Bool
     private var held: [SessionKey: [SessionLine]] = [:]
     private var heldBytes = 0
     private var spill: SpillPartitions?
 
     init(
         models: [NavigationModel], options: SessionAuditOptions, jobs: Int, memoryLimit: Int, temporaryDirectory: String?,
-        estimatedInputBytes: Int64
+        estimatedInputBytes: Int64, partitionFromTheStart: Bool = false
     ) throws {
+        self.partitionFromTheStart = partitionFromTheStart
         self.models = models
         self.options = options
         self.jobs = max(1, jobs > 0 ? jobs : System.coreCount)
@@ -313,7 +315,8 @@ final class SpillingCollector: SessionCollector {
     /// Whether the inputs' size (when known: files, not standard input) says they would not
     /// fit in the budget held as decoded lines (about 300 bytes a line).
     var spillsFromTheStart: Bool {
-        estimatedInputBytes > 0
+        partitionFromTheStart
+            || estimatedInputBytes > 0
             && SpillingCollector.heldCost(rawBytes: 300) * Int(min(estimatedInputBytes / 300, Int64(Int.max / 4096))) > holdBudget
     }
 
