@@ -409,9 +409,9 @@ private struct EventLineParser {
             let token = try syntax(field) { (s: inout JSONScanner) throws(JSONSyntaxError) in
                 try s.scanString()
             }
-            if let name = EventName.match(token, in: scanner) {
+            if let (name, hash) = EventName.matchHashed(token, in: scanner) {
                 fields.eventName = name
-                return scanner.hashString(token)
+                return hash
             }
             let value = scanner.string(of: token)
             let hash = scanner.hashString(token)
@@ -436,7 +436,11 @@ private struct EventLineParser {
             let token = try syntax(field) { (s: inout JSONScanner) throws(JSONSyntaxError) in
                 try s.scanString()
             }
-            guard let timestamp = scanner.withDecodedBytes(of: token, { Timestamp.parse($0) }) else {
+            let parsed =
+                token.hasEscapes
+                ? scanner.withDecodedBytes(of: token, { Timestamp.parse($0) })
+                : Timestamp.parse(UnsafeBufferPointer(rebasing: scanner.bytes[token.start..<token.end]))
+            guard let timestamp = parsed else {
                 let text = scanner.string(of: token)
                 throw EventDecodingError(
                     field: field.wireName,
@@ -444,7 +448,7 @@ private struct EventLineParser {
                         + "(e.g. 2026-11-20T10:15:30.123Z; a real date, no leap second)")
             }
             fields.timestamp = timestamp
-            return scanner.hashString(token)
+            return scanner.plainHash(of: token)
         case .appVersion, .platform:
             let (value, hash) = try string(field, nonEmpty: false)
             if field == .appVersion { fields.appVersion = value } else { fields.platform = value }

@@ -38,17 +38,26 @@ public enum EventName: String, Sendable, CaseIterable, Hashable {
 
     /// The name whose wire text a scanned string is, matched on the raw bytes (no `String`).
     public static func match(_ token: StringToken, in scanner: JSONScanner) -> EventName? {
+        matchHashed(token, in: scanner)?.name
+    }
+
+    /// `match(_:in:)`, with the name's identity hash (`StableHash.string` of its text), kept in
+    /// the table: a matched name needs no pass over its bytes to hash it.
+    static func matchHashed(_ token: StringToken, in scanner: JSONScanner) -> (name: EventName, hash: UInt64)? {
         guard !token.hasEscapes, token.rawCount < byLength.count else { return nil }
         let base = scanner.bytes.baseAddress! + token.start
-        for (bytes, name) in byLength[token.rawCount] where bytes.withUnsafeBufferPointer({ memcmp($0.baseAddress!, base, bytes.count) == 0 }) {
-            return name
+        for (bytes, name, hash) in byLength[token.rawCount]
+        where bytes.withUnsafeBufferPointer({ memcmp($0.baseAddress!, base, bytes.count) == 0 }) {
+            return (name, hash)
         }
         return nil
     }
 
-    private static let byLength: [[([UInt8], EventName)]] = {
-        var table = [[([UInt8], EventName)]](repeating: [], count: 17)
-        for name in allCases { table[name.rawValue.utf8.count].append((Array(name.rawValue.utf8), name)) }
+    private static let byLength: [[([UInt8], EventName, UInt64)]] = {
+        var table = [[([UInt8], EventName, UInt64)]](repeating: [], count: 17)
+        for name in allCases {
+            table[name.rawValue.utf8.count].append((Array(name.rawValue.utf8), name, StableHash.string(name.rawValue)))
+        }
         return table
     }()
 
