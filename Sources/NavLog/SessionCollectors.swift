@@ -346,8 +346,11 @@ final class SpillingCollector: SessionCollector {
 
     private func spillHeld() throws {
         if spill == nil {
-            // Partitions small enough that `jobs` of them, decoded, fit in the budget.
-            let expected = max(estimatedInputBytes, Int64(heldBytes) * 2)
+            // Partitions small enough that `jobs` of them, decoded, fit in the budget. The
+            // inputs' size is doubled for headroom (gzip's ratio varies); unknown (standard
+            // input), it takes the most partitions: too few made each too large to fold within
+            // the budget (a 1 GB log on standard input peaked at 480 MB with 128M).
+            let expected = estimatedInputBytes > 0 ? max(estimatedInputBytes * 2, Int64(heldBytes) * 2) : Int64.max / 2
             // At most 16 MB a partition whatever the budget: small partitions fold faster (their
             // sessions stay in the cache; measured 13.7 s vs 15.0 s on 1 GB with 128 MB ones).
             let perPartition = min(16 << 20, max(Int64(1 << 20), Int64(memoryLimit / 2 / jobs) / 3))
