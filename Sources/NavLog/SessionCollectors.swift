@@ -346,16 +346,18 @@ final class SpillingCollector: SessionCollector {
 
     private func spillHeld() throws {
         if spill == nil {
-            // Partitions small enough that `jobs` of them, decoded, fit in the budget. The
-            // inputs' size is doubled for headroom (gzip's ratio varies); unknown (standard
-            // input), it takes the most partitions: too few made each too large to fold within
-            // the budget (a 1 GB log on standard input peaked at 480 MB with 128M).
-            let expected = estimatedInputBytes > 0 ? max(estimatedInputBytes * 2, Int64(heldBytes) * 2) : Int64.max / 2
             // At most 16 MB a partition whatever the budget: small partitions fold faster (their
             // sessions stay in the cache; measured 13.7 s vs 15.0 s on 1 GB with 128 MB ones).
             let perPartition = min(16 << 20, max(Int64(1 << 20), Int64(memoryLimit / 2 / jobs) / 3))
-            let count = Int(min(max((expected + perPartition - 1) / perPartition, 8), 512))
-            spill = try SpillPartitions(count: count, directory: temporaryDirectory, bufferBytes: min(256 << 10, max(4096, memoryLimit / 8 / count)))
+            // Partitions small enough that `jobs` of them, decoded, fit in the budget. The
+            // inputs' size is doubled for headroom (gzip's ratio varies); unknown (standard
+            // input), it plans for 1,024 partitions: too few made each too large to fold within
+            // the budget (a 1 GB log on standard input peaked at 480 MB with 128M).
+            let expected = estimatedInputBytes > 0 ? max(estimatedInputBytes * 2, Int64(heldBytes) * 2) : 1024 * perPartition
+            let count = Int(min(max((expected + perPartition - 1) / perPartition, 8), Int64(SpillPartitions.maximumCount())))
+            // Write buffers: an eighth of the budget in all, at most 64 MB, 4 KB to 256 KB each.
+            let buffers = min(memoryLimit / 8, 64 << 20)
+            spill = try SpillPartitions(count: count, directory: temporaryDirectory, bufferBytes: min(256 << 10, max(4096, buffers / count)))
         }
         guard let spill else { return }
         for (key, lines) in held {
@@ -527,6 +529,25 @@ final class SpillPartitions: @unchecked Sendable {
         try writer.flushIfFull()
     }
 
+    /// How many partitions may be open at once: up to 4,096 (64 GB of input in 16 MB
+    /// partitions), as the open-files limit allows once raised to its hard limit.
+    static func maximumCount() -> Int {
+        #if canImport(Glibc)
+            let resource = Int32(RLIMIT_NOFILE.rawValue)
+        #else
+            let resource = RLIMIT_NOFILE
+        #endif
+        var limit = rlimit()
+        guard getrlimit(resource, &limit) == 0 else { return 512 }
+        let wanted = rlim_t(4096 + 256)
+        if limit.rlim_cur < wanted && limit.rlim_max > limit.rlim_cur {
+            var raised = limit
+            raised.rlim_cur = min(wanted, limit.rlim_max)
+            if setrlimit(resource, &raised) == 0 { limit = raised }
+        }
+        return max(8, min(4096, Int(limit.rlim_cur) - 256))
+    }
+
     /// The record header after its length: model, file, line, four hashes, and the form.
     static let headerBytes = 4 + 4 + 8 + 8 * 4 + 1
 
@@ -542,6 +563,9 @@ final class SpillPartitions: @unchecked Sendable {
         partition: Int, files: [String], keepQuarantine: Bool, buffer bytes: inout [UInt8]
     ) throws -> (sessions: [SessionKey: [SessionLine]], invalid: [Finding]) {
         try LineReader.readWholeFile(path(partition), into: &bytes)
+        // Gone as soon as it is read: its pages need never be written back to the disk (on a
+        // 4 GB log, the kernel's writeback of partitions no longer needed cost more than the fold).
+        unlink(path(partition))
         var sessions: [SessionKey: [SessionLine]] = [:]
         var invalid: [Finding] = []
         var quarantine: SpillFileWriter?
