@@ -194,11 +194,19 @@ public struct AuditEngine {
         var batch = LineBatch()
         let workers = configuration.jobs > 0 ? configuration.jobs : System.coreCount
 
+        // Routed lines are written to their partitions on a queue of their own, so that the
+        // copying (and the kernel's work on the writes) overlaps reading.
+        let partitionWriter = routing ? PartitionWriter() : nil
+
         /// Hands each decoded line of a batch on, in line order.
         func consume(_ task: DecodeTask) throws {
             let batch = task.batch
             let modelID = task.modelID
             let decoded = task.results()
+            if let partitionWriter, let spilling {
+                try consumeRouted(task, decoded, writer: partitionWriter, collector: spilling)
+                return
+            }
             for (index, pending) in batch.lines.enumerated() {
                 let location = LineLocation(file: pending.fileID, line: pending.number)
                 let reason: (field: String?, message: String)
@@ -242,6 +250,57 @@ public struct AuditEngine {
                         quarantine?.write(record)
                     }
                 }
+            }
+        }
+
+        /// `consume` with routing: findings and counts here; every line for the partitions, and
+        /// the quarantine records kept aside, on the partition writer's queue, in line order.
+        func consumeRouted(
+            _ task: DecodeTask, _ decoded: ParallelResults<LineOutcome>, writer: PartitionWriter, collector: SpillingCollector
+        ) throws {
+            let batch = task.batch
+            var records: [(LineLocation, [UInt8])] = []
+            for (index, pending) in batch.lines.enumerated() {
+                let reason: (field: String?, message: String)
+                switch decoded[index] ?? .overlong {
+                case .routed, .decoded(.success): continue
+                case .overlong:
+                    reason = (nil, "the line is \(pending.overlongLength ?? pending.count) bytes, over the limit of \(configuration.maxLineBytes) (--max-line-bytes)")
+                case .decoded(.failure(let error)):
+                    reason = InvalidLine.reason(error, unterminated: pending.unterminated)
+                }
+                let location = LineLocation(file: pending.fileID, line: pending.number)
+                counts.invalidLines += 1
+                invalid.append(InvalidLine.finding(at: location, message: reason.message))
+                if quarantine != nil {
+                    batch.withBytes(of: pending) { raw in
+                        records.append(
+                            (location, QuarantineWriter.record(file: files[Int(pending.fileID)], line: pending.number, field: reason.field, reason: reason.message, raw: raw)))
+                    }
+                }
+            }
+            let modelID = task.modelID
+            writer.submit {
+                for (index, pending) in batch.lines.enumerated() {
+                    let location = LineLocation(file: pending.fileID, line: pending.number)
+                    switch decoded[index] ?? .overlong {
+                    case .routed(let sessionHash):
+                        try batch.withBytes(of: pending) { raw in
+                            try collector.addUndecoded(
+                                model: modelID, sessionHash: sessionHash, location: location, unterminated: pending.unterminated, raw: raw)
+                        }
+                    case .decoded(.success(let event)):
+                        try batch.withBytes(of: pending) { raw in
+                            try collector.add(
+                                SessionKey(model: modelID, id: event.event.sessionID), SessionLine(decoded: event, location: location), raw: raw)
+                        }
+                    default: break
+                    }
+                }
+                // Lines found invalid later, when their partition folds, are merged in line
+                // order with these.
+                for (location, record) in records { collector.quarantine(record, at: location) }
+                return collector.sessionCount
             }
         }
 
@@ -290,7 +349,7 @@ public struct AuditEngine {
                     tracker.lines += 1
                     if let progress, tracker.lines % 65_536 == 0 {
                         tracker.findings = invalid.count
-                        tracker.sessions = collector.sessionCount
+                        tracker.sessions = partitionWriter?.sessions ?? collector.sessionCount
                         progress(tracker)
                     }
                     if line.overlongLength == nil && line.isBlank {
@@ -309,10 +368,11 @@ public struct AuditEngine {
                 counts.unreadableFiles += 1
             }
             reports.append(report)
-            tracker.sessions = collector.sessionCount
+            tracker.sessions = partitionWriter?.sessions ?? collector.sessionCount
             progress?(tracker)
         }
         try drain()
+        try partitionWriter?.drain()
         tracker.sessions = collector.sessionCount  // with the last batch, which was in flight
         progress?(tracker)
 
@@ -529,6 +589,46 @@ enum LocatedLine {
             line.bytes = UnsafeBufferPointer(rebasing: line.bytes[..<(line.bytes.startIndex + maxLineBytes)])
         }
         return (Int(file), number)
+    }
+}
+
+/// Writes routed lines to their partitions on a serial queue of its own, at most two batches
+/// behind the reading thread.
+final class PartitionWriter: @unchecked Sendable {
+    // @unchecked: the jobs (and what they touch: the collector and its partitions) run one at
+    // a time on `queue`, in the order submitted; `failure` is touched only there, `latest`
+    // only under `lock`.
+    private let queue = DispatchQueue(label: "navreplay.partitions")
+    private let slots = DispatchSemaphore(value: 2)
+    private var failure: (any Error)?
+    private let lock = NSLockLike()
+    private var latest = 0
+
+    /// Sessions seen as of the last job done (for the progress line).
+    var sessions: Int { lock.withLock { latest } }
+
+    /// Runs `job` after the jobs before it; it returns the sessions seen so far. The first error
+    /// stops the writing; `drain()` throws it.
+    func submit(_ job: @escaping () throws -> Int) {
+        slots.wait()
+        nonisolated(unsafe) let job = job
+        queue.async { [self] in
+            if failure == nil {
+                do {
+                    let seen = try job()
+                    lock.withLock { latest = seen }
+                } catch {
+                    failure = error
+                }
+            }
+            slots.signal()
+        }
+    }
+
+    /// Waits for every job; throws the first error one met.
+    func drain() throws {
+        let failure = queue.sync { self.failure }
+        if let failure { throw failure }
     }
 }
 
