@@ -179,7 +179,7 @@ public struct AuditEngine {
             : try SpillingCollector(
                 models: models, options: configuration.sessionOptions, jobs: configuration.jobs,
                 memoryLimit: configuration.memoryLimit, temporaryDirectory: configuration.temporaryDirectory,
-                estimatedInputBytes: InputSize.estimate(files), partitionFromTheStart: configuration.partitionFromTheStart)
+                estimatedInputBytes: InputSize.estimate(physical, gzipRatio: 12), partitionFromTheStart: configuration.partitionFromTheStart)
         // Lines of a large input are routed to their partition by their session alone and
         // decoded once, when the partition folds (not for validate, replay or pre-grouped input).
         let spilling = collector as? SpillingCollector
