@@ -314,9 +314,9 @@ final class SpillingCollector: SessionCollector {
 
     /// Whether to partition from the first line: when the inputs' size (when known: files, not
     /// standard input) says they would not fit in the budget held as decoded lines (about 300
-    /// bytes a line), or is large anyway.
-    /// From 32 MB of input, partitions pay even when memory would do: on a 100 MB log they
-    /// took 0.51 s and 74 MB where holding decoded lines took 0.64 s and 212 MB (scripts/bench).
+    /// bytes a line), or is 32 MB or more. Partitions pay even when memory would do: on a
+    /// 100 MB log they took 0.51 to 0.64 s and 74 to 117 MB, holding decoded lines 0.64 s and
+    /// 212 MB (scripts/bench).
     var spillsFromTheStart: Bool {
         partitionFromTheStart
             || estimatedInputBytes >= SpillingCollector.partitionedInputBytes
