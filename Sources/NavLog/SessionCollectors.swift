@@ -251,6 +251,9 @@ final class SpillingCollector: SessionCollector {
         self.estimatedInputBytes = estimatedInputBytes
     }
 
+    /// A run that failed before `finish` (which removes them) leaves no partitions either.
+    deinit { spill?.remove() }
+
     /// Sessions met so far, for the progress line: the distinct `session_id`s of the lines
     /// taken (a routed line found invalid later may add one), up to `countedSessionsCap`.
     var sessionCount: Int { max(held.count, seenSessions.count) }
@@ -464,6 +467,7 @@ final class SpillPartitions: @unchecked Sendable {
     let directory: String
     private var writers: [SpillFileWriter]
     private let bufferBytes: Int
+    private var removed = false
 
     init(count: Int, directory: String?, bufferBytes: Int) throws {
         self.count = count
@@ -688,6 +692,8 @@ final class SpillPartitions: @unchecked Sendable {
 
     /// Removes the partition files, the output files and their directory.
     func remove() {
+        guard !removed else { return }
+        removed = true
         for writer in writers { writer.discard() }
         writers = []
         for partition in 0..<count {
