@@ -43,10 +43,7 @@ import Testing
         let scratch = try ScratchDirectory()
         let spill = scratch.url.appendingPathComponent("spill")
         try FileManager.default.createDirectory(at: spill, withIntermediateDirectories: true)
-        let sample = try String(contentsOfFile: Repository.path("SampleLogs/violations/app-2026-11-20-broken.ndjson"), encoding: .utf8)
-        var text = ""
-        for copy in 0..<300 { text += sample.replacingOccurrences(of: "\"session_id\":\"s-", with: "\"session_id\":\"c\(copy)-s-") }
-        let log = try scratch.write("big.ndjson", text)
+        let log = try StreamedOutputTests.replicated(scratch, copies: 300)
         let command = "'\(try Executables.navreplay())' audit -q --format ndjson --memory-limit 1M --temp-dir '\(spill.path)' '\(log)' | head -c 100 > /dev/null; echo ${PIPESTATUS:-}"
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/bin/bash")
