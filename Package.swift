@@ -77,7 +77,7 @@ let package = Package(
         .executableTarget(name: "navreplay-samples", dependencies: ["NavSamples"], swiftSettings: swiftSettings),
         // Writes large seeded logs through the router, for scripts/bench.
         .executableTarget(
-            name: "navreplay-loggen", dependencies: ["NavModel", "NavEvents", "NavRouter"], swiftSettings: swiftSettings),
+            name: "navreplay-loggen", dependencies: ["NavModel", "NavEvents", "NavRouter", "NavSamples"], swiftSettings: swiftSettings),
         // Reliability: the fuzz harness (a library the tests use too); its libFuzzer entry point
         // (scripts/fuzz builds it with -sanitize=fuzzer -DFUZZING; a plain build makes a replayer
         // of saved inputs); the writer process that the crash-safety tests kill.
@@ -87,7 +87,7 @@ let package = Package(
             swiftSettings: swiftSettings),
         .executableTarget(name: "navreplay-fuzz", dependencies: ["NavFuzz"], swiftSettings: swiftSettings),
         .executableTarget(
-            name: "navreplay-writer-fixture", dependencies: ["NavModel", "NavEvents", "NavLog"], swiftSettings: swiftSettings),
+            name: "navreplay-writer-fixture", dependencies: ["NavModel", "NavEvents", "NavLog", "NavSamples"], swiftSettings: swiftSettings),
         .target(
             name: "NavTestSupport",
             dependencies: ["NavJSON", "NavModel", "NavEvents", "NavReplay", "NavRouter"],

@@ -8,6 +8,7 @@ import Foundation
 import NavEvents
 import NavModel
 import NavRouter
+import NavSamples
 
 struct Options {
     var bytes: Int64 = 100 << 20
@@ -47,16 +48,6 @@ struct UsageError: Error, CustomStringConvertible {
     init(_ description: String) { self.description = description }
 }
 
-struct SplitMix64: RandomNumberGenerator {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
 
 /// Collects what a router writes between two actions.
 final class Buffer: NavigationEventSink {
@@ -71,7 +62,7 @@ final class LiveSession {
 
     init(id: String, model: NavigationModel, random: inout SplitMix64, clock: @escaping () -> Int64) {
         sink = Buffer()
-        var ids = SplitMix64(state: random.next())
+        var ids = SplitMix64(seed: random.next())
         router = NavigationRouter(
             model: model, sessionID: id, appVersion: "3.2.\(random.next() % 4)", platform: random.next() % 3 == 0 ? "android" : "ios",
             sink: sink, clock: clock, makeID: { SystemSources.uuid(using: &ids) })
@@ -120,7 +111,7 @@ do {
     guard let handle = options.output == "-" ? FileHandle.standardOutput : FileHandle(forWritingAtPath: options.output)
         ?? { FileManager.default.createFile(atPath: options.output, contents: nil); return FileHandle(forWritingAtPath: options.output) }()
     else { throw UsageError("cannot write \(options.output)") }
-    var random = SplitMix64(state: options.seed)
+    var random = SplitMix64(seed: options.seed)
     var now: Int64 = 1_795_680_000_000  // 2026-11-26T08:00:00Z
     let clock = { now }
     var nextSessionNumber = 0

@@ -18,6 +18,7 @@
 #endif
 import NavEvents
 import NavLog
+import NavSamples
 import NavModel
 
 struct Options {
@@ -68,17 +69,6 @@ func parseOptions() -> Options {
     return options
 }
 
-/// SplitMix64: a small, seeded generator, so that a run can be repeated.
-struct SplitMix: RandomNumberGenerator {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
 
 func announce(_ seq: Int64) {
     let bytes = Array("\(seq)\n".utf8)
@@ -103,7 +93,7 @@ do {
 } catch {
     fail("\(error)")
 }
-var random = SplitMix(state: options.seed)
+var random = SplitMix64(seed: options.seed)
 let start: Int64 = 1_795_168_800_000
 let letters = Array("abcdefghijklmnopqrstuvwxyz0123456789".utf8)
 var seq: Int64 = 0

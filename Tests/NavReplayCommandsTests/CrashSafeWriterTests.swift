@@ -5,6 +5,7 @@
 #endif
 import Foundation
 import NavEvents
+import NavTestSupport
 import Testing
 
 /// `FileEventSink` under crashes and concurrent writers, with real processes: the writer
@@ -98,7 +99,7 @@ import Testing
     @Test(arguments: ["none", "every", "interval:7"])
     func aKilledWriterLeavesAtMostATornLastLineAndLosesNoAcknowledgedEvent(_ policy: String) throws {
         let fixture = try Executables.writerFixture()
-        var generator = SplitMix64(seed: UInt64(policy.utf8.reduce(0) { $0 &* 31 &+ Int($1) }))
+        var generator = SeededRandom(seed: UInt64(policy.utf8.reduce(0) { $0 &* 31 &+ Int($1) }))
         var kills = 0
         var tears = 0
         for run in 0..<Self.killsPerPolicy {

@@ -1,6 +1,7 @@
 import Foundation
 import NavFuzz
 import NavLog
+import NavTestSupport
 import Testing
 
 /// The fuzz harness (Sources/NavFuzz) run as ordinary tests: on every test log of the
@@ -62,7 +63,7 @@ import Testing
         let lines = sample.split(separator: 0x0A, omittingEmptySubsequences: false).map(Array.init)
         let tokens: [[UInt8]] = ["{", "}", "[", "]", "\"", ",", ":", "\r\n", "\n", "null", "1e999", "\\u0000", "\u{FEFF}", "\"seq\":", "\"event_name\":\"route_pop\""]
             .map { Array($0.utf8) } + [[0xFF], [0xC0, 0xAF], [0x00], [0x1F, 0x8B]]
-        var random = SplitMix64(seed: seed)
+        var random = SeededRandom(seed: seed)
         let harness = FuzzHarness(maxLineBytes: 512)
         for round in 0..<25 {
             var input: [UInt8] = []

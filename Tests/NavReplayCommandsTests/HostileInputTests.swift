@@ -5,6 +5,7 @@
 #endif
 import Foundation
 import NavLog
+import NavTestSupport
 import Testing
 
 /// One hostile line, placed as line 2 of a log after a valid `session_start`.
@@ -256,7 +257,7 @@ struct HostileLine: CustomTestStringConvertible, Sendable {
 
     @Test func seededBinaryGarbageNeverCrashesAndEveryLineIsCounted() throws {
         let scratch = try ScratchDirectory()
-        var generator = SplitMix64(seed: 0x5EED)
+        var generator = SeededRandom(seed: 0x5EED)
         for round in 0..<4 {
             var bytes = (0..<65_536).map { _ in UInt8.random(in: 0...255, using: &generator) }
             // Some rounds are mostly text, so that lines and JSON-ish bytes appear.
@@ -419,15 +420,3 @@ struct HostileLine: CustomTestStringConvertible, Sendable {
     }
 }
 
-/// SplitMix64, for seeded bytes in tests.
-struct SplitMix64: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}

@@ -2,6 +2,7 @@ import NavEvents
 import NavJSON
 import NavModel
 import NavReplay
+import NavTestSupport
 import Testing
 
 /// CONTRACT §7, Identity: redeliveries, `event_id.conflict`, `seq.duplicate`, and independence
@@ -233,7 +234,7 @@ struct SessionIdentityTests {
     func findingsDoNotDependOnTheOrderOfTheLines(seed: UInt64) throws {
         let lines = Self.messySession()
         let reference = try audit(lines: lines)
-        var generator = SplitMix64(seed: seed)
+        var generator = SeededRandom(seed: seed)
         let shuffled = lines.shuffled(using: &generator)
 
         let result = try audit(lines: shuffled)
@@ -260,15 +261,3 @@ struct SessionIdentityTests {
     }
 }
 
-/// A small seeded generator, so a shuffled test names the seed that failed.
-struct SplitMix64: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
