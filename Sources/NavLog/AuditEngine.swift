@@ -93,10 +93,9 @@ public struct AuditRun: Sendable {
     /// Sessions in `session_id` order.
     public var sessions: [SessionAudit]
     public var counts: AuditCounts
-    /// With a stream, the sessions were written and not kept: how many findings were written
-    /// (kept findings, not those dropped past `maxFindings`), in all and by severity.
-    public var streamedFindings: Int?
-    public var streamedFindingsBySeverity: [Severity: Int] = [:]
+    /// With a stream, the sessions were written and not kept: the findings written (kept ones,
+    /// not those dropped past `maxFindings`), by severity. `nil` when the sessions were kept.
+    public var streamedFindings: [Severity: Int]?
 
     public init(files: [String], fileReports: [InputFileReport], invalidFindings: [Finding], sessions: [SessionAudit], counts: AuditCounts) {
         self.files = files
@@ -419,9 +418,9 @@ public struct AuditEngine {
         }
         var run = AuditRun(files: files, fileReports: reports, invalidFindings: invalid, sessions: results.audits, counts: counts)
         if stream != nil {
-            run.streamedFindings = invalid.count + tally.keptBySeverity.values.reduce(0, +)
-            run.streamedFindingsBySeverity = tally.keptBySeverity
-            for finding in invalid { run.streamedFindingsBySeverity[finding.severity, default: 0] += 1 }
+            var written = tally.keptBySeverity
+            for finding in invalid { written[finding.severity, default: 0] += 1 }
+            run.streamedFindings = written
         }
         return run
     }

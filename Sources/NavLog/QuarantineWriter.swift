@@ -21,10 +21,6 @@ public final class QuarantineWriter {
         self.path = path
     }
 
-    public func write(file: String, line: Int64, field: String?, reason: String, raw: UnsafeBufferPointer<UInt8>) {
-        write(QuarantineWriter.record(file: file, line: line, field: field, reason: reason, raw: raw))
-    }
-
     /// Writes a record made by `record(...)`.
     public func write(_ record: [UInt8]) {
         _ = record.withUnsafeBytes { fwrite($0.baseAddress, 1, $0.count, handle) }

@@ -15,15 +15,6 @@ import NavModel
 /// event with a snapshot (a whole state, and rare) is not encoded; its record keeps the JSON.
 enum SpillCodec {
     /// Appends the event; `false` (and nothing appended) if it has no binary form.
-    static func encode(_ event: NavigationEvent, into bytes: inout [UInt8]) -> Bool {
-        let buffer = ByteBuffer(capacity: 256)
-        buffer.append(bytes)
-        guard encode(event, into: buffer) else { return false }
-        bytes = buffer.array
-        return true
-    }
-
-    /// Appends the event; `false` (and nothing appended) if it has no binary form.
     static func encode(_ event: NavigationEvent, into buffer: ByteBuffer) -> Bool {
         let out = Writer(buffer: buffer)
         let start = buffer.count
@@ -407,5 +398,4 @@ final class ByteBuffer {
     func removeAll() { count = 0 }
 
     var bytes: UnsafeRawBufferPointer { UnsafeRawBufferPointer(start: base, count: count) }
-    var array: [UInt8] { Array(bytes) }
 }

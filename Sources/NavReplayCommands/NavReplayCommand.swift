@@ -314,8 +314,8 @@ func exitStatus(_ run: AuditRun, failOn: FailOn) -> ExitCode {
     if !run.inputErrors.isEmpty { return ExitCode(2) }
     if let written = run.streamedFindings {
         // Streamed: the findings were written, not kept; their counts decide.
-        if run.streamedFindingsBySeverity.contains(where: { $0.value > 0 && failOn.fails($0.key) }) { return ExitCode(1) }
-        if failOn.fails(.error), run.counts.findings > written { return ExitCode(1) }
+        if written.contains(where: { $0.value > 0 && failOn.fails($0.key) }) { return ExitCode(1) }
+        if failOn.fails(.error), run.counts.findings > written.values.reduce(0, +) { return ExitCode(1) }
         return .success
     }
     if run.findings.contains(where: { failOn.fails($0.severity) }) { return ExitCode(1) }

@@ -24,13 +24,21 @@ import Testing
         return events
     }
 
+    /// Encodes after `prefix`, as a record's header comes first: whether it did, and the bytes.
+    static func encode(_ event: NavigationEvent, after prefix: [UInt8] = []) -> (encoded: Bool, bytes: [UInt8]) {
+        let buffer = ByteBuffer(capacity: 64)
+        buffer.append(prefix)
+        let encoded = SpillCodec.encode(event, into: buffer)
+        return (encoded, Array(buffer.bytes))
+    }
+
     @Test func everyKindOfEventRoundTrips() throws {
         let events = try Self.sampleEvents()
         var kinds = Set<EventName>()
         var snapshots = 0
         for event in events {
-            var bytes: [UInt8] = [0xAA]  // appended to, not replaced
-            guard SpillCodec.encode(event, into: &bytes) else {
+            let (encoded, bytes) = Self.encode(event, after: [0xAA])  // appended to, not replaced
+            guard encoded else {
                 // Only a session_start with a snapshot keeps its JSON.
                 guard case .sessionStart(let snapshot) = event.payload, snapshot != nil else {
                     Issue.record("no binary form for \(event.name)")
@@ -56,16 +64,16 @@ import Testing
             payload: .routePush(
                 stack: "home", from: nil, to: "détail",
                 params: RouteParams([("a", .string("x\u{0}y")), ("b", .number("-1.5e3")), ("c", .bool(true)), ("d", .bool(false)), ("e", .null)])))
-        var bytes: [UInt8] = []
-        #expect(SpillCodec.encode(event, into: &bytes))
+        let (encoded, bytes) = Self.encode(event)
+        #expect(encoded)
         #expect(bytes.withUnsafeBufferPointer { SpillCodec.decode($0) } == event)
     }
 
     @Test func truncatedOrCorruptBytesDoNotDecode() throws {
         let events = try Self.sampleEvents().prefix(200)
         for event in events {
-            var bytes: [UInt8] = []
-            guard SpillCodec.encode(event, into: &bytes) else { continue }
+            let (encoded, bytes) = Self.encode(event)
+            guard encoded else { continue }
             for cut in stride(from: 0, to: bytes.count, by: 7) {
                 #expect(bytes.withUnsafeBufferPointer { SpillCodec.decode(UnsafeBufferPointer(rebasing: $0[..<cut])) } == nil)
             }
