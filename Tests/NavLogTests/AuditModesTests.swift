@@ -5,6 +5,7 @@ import NavLog
 import NavModel
 import NavReplay
 import NavReport
+import NavTestSupport
 import Testing
 
 /// Spilling to disk and pre-grouped streaming give exactly the in-memory audit's output.
@@ -16,7 +17,7 @@ import Testing
         for copy in 0..<copies {
             var text = ""
             for source in sources {
-                text += try String(contentsOfFile: RepositoryFiles.path(source), encoding: .utf8)
+                text += try String(contentsOfFile: Repository.path(source), encoding: .utf8)
                     .replacingOccurrences(of: "\"session_id\":\"s-", with: "\"session_id\":\"c\(copy)-s-")
             }
             let path = directory.appendingPathComponent("copy-\(copy).ndjson").path

@@ -19,7 +19,7 @@ import Testing
     static let baseLines: [[UInt8]] = {
         var lines: [[UInt8]] = []
         for relative in ["Tests/Fixtures/conformance/valid.ndjson", "SampleLogs/clean/app-2026-11-20-upload1.ndjson"] {
-            guard let data = FileManager.default.contents(atPath: RepositoryFiles.path(relative)) else { continue }
+            guard let data = FileManager.default.contents(atPath: Repository.path(relative)) else { continue }
             lines += data.split(separator: 0x0A).map(Array.init).filter { !$0.allSatisfy { $0 == 0x20 || $0 == 0x0D } }
         }
         return lines

@@ -1,13 +1,14 @@
 import Foundation
 import NavEvents
 import NavLog
+import NavTestSupport
 import Testing
 
 /// The Swift reader and decoder and the JSON Schema (checked by Python's `jsonschema`) must give
 /// every line of the conformance corpus the same verdict.
 @Suite struct SchemaConformanceTests {
-    static let validPath = RepositoryFiles.path("Tests/Fixtures/conformance/valid.ndjson")
-    static let invalidPath = RepositoryFiles.path("Tests/Fixtures/conformance/invalid.ndjson")
+    static let validPath = Repository.path("Tests/Fixtures/conformance/valid.ndjson")
+    static let invalidPath = Repository.path("Tests/Fixtures/conformance/invalid.ndjson")
 
     /// The Swift verdict per non-blank line: `nil` when valid, else the reason.
     static func swiftVerdicts(_ path: String) throws -> [(line: Int64, reason: String?)] {
@@ -44,13 +45,13 @@ import Testing
         }
     }
 
-    @Test(.enabled(if: RepositoryFiles.pythonHasJSONSchema, "needs python3 with jsonschema (scripts/test installs it)"))
+    @Test(.enabled(if: Repository.pythonHasJSONSchema, "needs python3 with jsonschema (scripts/test installs it)"))
     func pythonJSONSchemaGivesTheSameVerdicts() throws {
         for path in [Self.validPath, Self.invalidPath] {
-            let result = try RepositoryFiles.runProcess(
+            let result = try Repository.runProcess(
                 "/usr/bin/env",
-                ["python3", RepositoryFiles.path("scripts/schema_conformance.py"), "--schema",
-                 RepositoryFiles.path("Schemas/navigation-event.v1.schema.json"), path])
+                ["python3", Repository.path("scripts/schema_conformance.py"), "--schema",
+                 Repository.path("Schemas/navigation-event.v1.schema.json"), path])
             #expect(result.status == 0, "\(String(decoding: result.error, as: UTF8.self))")
             var python: [Int64: Bool] = [:]
             for row in String(decoding: result.output, as: UTF8.self).split(separator: "\n") {
@@ -66,7 +67,7 @@ import Testing
         }
     }
 
-    @Test(.enabled(if: RepositoryFiles.pythonHasJSONSchema, "needs python3 with jsonschema"))
+    @Test(.enabled(if: Repository.pythonHasJSONSchema, "needs python3 with jsonschema"))
     func theModelSchemaAcceptsTheBuiltInModelAndRejectsATypo() throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("navreplay-model-\(getpid())")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
@@ -75,10 +76,10 @@ import Testing
         let bad = directory.appendingPathComponent("bad.json")
         try Data(NavigationModelFixtures.poc.utf8).write(to: good)
         try Data(NavigationModelFixtures.poc.replacingOccurrences(of: "\"singletons\"", with: "\"singleton\"").utf8).write(to: bad)
-        let result = try RepositoryFiles.runProcess(
+        let result = try Repository.runProcess(
             "/usr/bin/env",
-            ["python3", RepositoryFiles.path("scripts/schema_conformance.py"), "--model-schema",
-             RepositoryFiles.path("Schemas/navigation-model.v1.schema.json"), good.path, bad.path])
+            ["python3", Repository.path("scripts/schema_conformance.py"), "--model-schema",
+             Repository.path("Schemas/navigation-model.v1.schema.json"), good.path, bad.path])
         let rows = String(decoding: result.output, as: UTF8.self).split(separator: "\n").map(String.init)
         #expect(rows.count == 2)
         #expect(rows.first?.contains("\tvalid") == true, "\(rows)")

@@ -5,13 +5,14 @@ import Foundation
 import NavEvents
 import NavJSON
 @testable import NavLog
+import NavTestSupport
 import Testing
 
 /// Spilled lines are stored in `SpillCodec`'s binary form and read back with no parsing: every
 /// event must come back equal, field by field, whatever its kind.
 @Suite struct SpillCodecTests {
     static func sampleEvents() throws -> [NavigationEvent] {
-        let root = RepositoryFiles.path("SampleLogs")
+        let root = Repository.path("SampleLogs")
         var events: [NavigationEvent] = []
         let walker = FileManager.default.enumerator(atPath: root)
         while let relative = walker?.nextObject() as? String {

@@ -1,4 +1,5 @@
 import Foundation
+import NavTestSupport
 import Testing
 
 /// What every command-line tool is expected to do: help with examples, a version, completions,

@@ -4,6 +4,7 @@
     import Darwin
 #endif
 import Foundation
+import NavTestSupport
 
 /// A child process started with `posix_spawn` and reaped with `wait4`, so that a test can kill it
 /// at a moment of its choosing and read its peak memory (`ru_maxrss`), which Foundation's

@@ -1,4 +1,5 @@
 import Foundation
+import NavTestSupport
 import Testing
 
 /// The built binary, end to end: exit codes, standard input, formats, errors.

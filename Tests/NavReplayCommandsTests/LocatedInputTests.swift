@@ -1,4 +1,5 @@
 import Foundation
+import NavTestSupport
 import Testing
 
 /// `--located-input`: lines that carry their original file and line (as a distributed job

@@ -1,4 +1,5 @@
 import Foundation
+import NavTestSupport
 import Testing
 
 /// `navreplay report`, end to end: the page read back by Python's HTML parser, then loaded in

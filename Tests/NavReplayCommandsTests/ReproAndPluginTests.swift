@@ -1,4 +1,5 @@
 import Foundation
+import NavTestSupport
 import Testing
 
 /// `navreplay repro`, and the package as an app's repository uses it: the generated test built and

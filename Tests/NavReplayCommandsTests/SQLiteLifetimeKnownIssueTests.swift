@@ -1,6 +1,7 @@
 import Foundation
 import NavLog
 import NavSQLite
+import NavTestSupport
 import Testing
 
 /// A leak the fuzz harness found in Sources/NavSQLite/SQLiteWriter.swift, now fixed: a statement

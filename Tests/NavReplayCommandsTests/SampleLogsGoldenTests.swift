@@ -1,6 +1,7 @@
 import Foundation
 import NavLog
 import NavSamples
+import NavTestSupport
 import Testing
 
 /// `SampleLogs/` is what the router-driven scenarios write, and auditing it gives exactly the

@@ -1,4 +1,5 @@
 import Foundation
+import NavTestSupport
 import Testing
 
 /// `navreplay sessions --format sqlite`, read back with the `sqlite3` shell: the tables agree with

@@ -2,6 +2,7 @@
     import Glibc
 #endif
 import Foundation
+import NavTestSupport
 import Testing
 
 /// The README says spill partitions are removed when a run is interrupted: interrupt one.

@@ -2,6 +2,7 @@
     import Glibc
 #endif
 import Foundation
+import NavTestSupport
 import Testing
 
 /// `audit --format ndjson|text` and `sessions --format ndjson|csv` write their output while the

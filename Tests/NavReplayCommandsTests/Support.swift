@@ -1,24 +1,5 @@
 import Foundation
-
-/// Paths in this repository and the built `navreplay` binary, found from this file's location.
-enum Repository {
-    static let root: URL = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent()
-
-    static func path(_ relative: String) -> String { root.appendingPathComponent(relative).path }
-
-    /// The `navreplay` executable built next to the test bundle.
-    static var binary: String? {
-        var directory = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-        for _ in 0..<4 {
-            let candidate = directory.appendingPathComponent("navreplay").path
-            if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
-            directory = directory.deletingLastPathComponent()
-        }
-        let fallback = path(".build/debug/navreplay")
-        return FileManager.default.isExecutableFile(atPath: fallback) ? fallback : nil
-    }
-}
+import NavTestSupport
 
 struct ProcessResult {
     var status: Int32

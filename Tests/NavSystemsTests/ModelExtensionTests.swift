@@ -1,5 +1,6 @@
 import Foundation
 import NavModel
+import NavTestSupport
 import Testing
 
 /// The model file's extensions for the seed systems: flow-bound positions, stacks shared by

@@ -1,6 +1,7 @@
 import Foundation
 import NavModel
 import NavSamples
+import NavTestSupport
 import Testing
 
 /// Every seed system's `SampleLogs/<id>/` is what the router-driven scenarios write, and

@@ -5,28 +5,8 @@ import NavReplay
 import NavTestSupport
 import Testing
 
-/// Paths in this repository, the built `navreplay` binary, and processes.
-enum Repository {
-    static let root: URL = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent()
-
-    static func path(_ relative: String) -> String { root.appendingPathComponent(relative).path }
-
-    static func read(_ relative: String) throws -> [UInt8] {
-        [UInt8](try Data(contentsOf: URL(fileURLWithPath: path(relative))))
-    }
-
-    /// The `navreplay` executable built next to the test bundle.
-    static var binary: String? {
-        var directory = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-        for _ in 0..<4 {
-            let candidate = directory.appendingPathComponent("navreplay").path
-            if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
-            directory = directory.deletingLastPathComponent()
-        }
-        return nil
-    }
-
+/// Processes, beside `Repository`'s paths (NavTestSupport).
+extension Repository {
     /// Whether `python3` can import `jsonschema` (scripts/test installs it).
     static let pythonHasJSONSchema: Bool = {
         (try? run("/usr/bin/env", ["python3", "-c", "import jsonschema"]).status) == 0

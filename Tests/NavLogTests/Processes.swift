@@ -1,13 +1,8 @@
 import Foundation
+import NavTestSupport
 
-/// Paths of files in this repository, found from this source file's location, so tests run
-/// from any working directory.
-enum RepositoryFiles {
-    static let root: URL = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent()
-
-    static func path(_ relative: String) -> String { root.appendingPathComponent(relative).path }
-
+/// Processes, beside `Repository`'s paths (NavTestSupport).
+extension Repository {
     /// Whether `python3` can import `jsonschema` (scripts/test installs it).
     static let pythonHasJSONSchema: Bool = {
         (try? runProcess("/usr/bin/env", ["python3", "-c", "import jsonschema"]).status) == 0

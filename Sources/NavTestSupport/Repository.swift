@@ -1,0 +1,27 @@
+public import Foundation
+
+/// This repository's files and its built `navreplay`, found from this source file's location,
+/// so that tests run from any working directory.
+public enum Repository {
+    /// `Sources/NavTestSupport/Repository.swift`, three levels up.
+    public static let root: URL = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent()
+
+    public static func path(_ relative: String) -> String { root.appendingPathComponent(relative).path }
+
+    public static func read(_ relative: String) throws -> [UInt8] {
+        [UInt8](try Data(contentsOf: URL(fileURLWithPath: path(relative))))
+    }
+
+    /// The `navreplay` executable built next to the test bundle (or in `.build/debug`).
+    public static var binary: String? {
+        var directory = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+        for _ in 0..<4 {
+            let candidate = directory.appendingPathComponent("navreplay").path
+            if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
+            directory = directory.deletingLastPathComponent()
+        }
+        let fallback = path(".build/debug/navreplay")
+        return FileManager.default.isExecutableFile(atPath: fallback) ? fallback : nil
+    }
+}
