@@ -1,0 +1,1 @@
+../NavReplayAudit/RunNavReplay.swift
