@@ -197,72 +197,26 @@ public struct AuditEngine {
         // copying (and the kernel's work on the writes) overlaps reading.
         let partitionWriter = routing ? PartitionWriter() : nil
 
-        /// Hands each decoded line of a batch on, in line order.
+        let folds = configuration.foldSessions
+        let onlySession = configuration.onlySession
+
+        /// Hands each decoded line of a batch on, in line order: findings and counts here; the
+        /// lines for the collector here too, or with routing on the partition writer's queue,
+        /// with the quarantine records kept aside (lines found invalid later, when their
+        /// partition folds, are merged in line order with these).
         func consume(_ task: DecodeTask) throws {
             let batch = task.batch
             let modelID = task.modelID
             let decoded = task.results()
-            if let partitionWriter, let spilling {
-                try consumeRouted(task, decoded, writer: partitionWriter, collector: spilling)
-                return
-            }
-            for (index, pending) in batch.lines.enumerated() {
-                let location = LineLocation(file: pending.fileID, line: pending.number)
-                let reason: (field: String?, message: String)
-                switch decoded[index] ?? .overlong {
-                case .overlong:
-                    reason = (nil, "the line is \(pending.overlongLength ?? pending.count) bytes, over the limit of \(configuration.maxLineBytes) (--max-line-bytes)")
-                case .routed(let sessionHash):
-                    try batch.withBytes(of: pending) { raw in
-                        try spilling?.addUndecoded(
-                            model: modelID, sessionHash: sessionHash, location: location, unterminated: pending.unterminated, raw: raw)
-                    }
-                    continue
-                case .decoded(.success(let event)):
-                    if !configuration.foldSessions {
-                        counts.events += 1  // valid; validate folds nothing
-                        continue
-                    }
-                    if let only = configuration.onlySession, event.event.sessionID != only {
-                        counts.events += 1  // accounted for; not this replay's session
-                        continue
-                    }
-                    try batch.withBytes(of: pending) { raw in
-                        try collector.add(
-                            SessionKey(model: modelID, id: event.event.sessionID), SessionLine(decoded: event, location: location),
-                            raw: raw)
-                    }
-                    continue
-                case .decoded(.failure(let error)):
-                    reason = InvalidLine.reason(error, unterminated: pending.unterminated)
-                }
-                counts.invalidLines += 1
-                invalid.append(InvalidLine.finding(at: location, message: reason.message))
-                batch.withBytes(of: pending) { raw in
-                    let record = QuarantineWriter.record(
-                        file: files[Int(pending.fileID)], line: pending.number, field: reason.field, reason: reason.message, raw: raw)
-                    if routing {
-                        // Lines found invalid later, when their partition folds, are merged in
-                        // line order with these.
-                        spilling?.quarantine(record, at: location)
-                    } else {
-                        quarantine?.write(record)
-                    }
-                }
-            }
-        }
-
-        /// `consume` with routing: findings and counts here; every line for the partitions, and
-        /// the quarantine records kept aside, on the partition writer's queue, in line order.
-        func consumeRouted(
-            _ task: DecodeTask, _ decoded: ParallelResults<LineOutcome>, writer: PartitionWriter, collector: SpillingCollector
-        ) throws {
-            let batch = task.batch
             var records: [(LineLocation, [UInt8])] = []
             for (index, pending) in batch.lines.enumerated() {
                 let reason: (field: String?, message: String)
                 switch decoded[index] ?? .overlong {
-                case .routed, .decoded(.success): continue
+                case .routed: continue
+                case .decoded(.success(let event)):
+                    // Valid but not folded (validate; replay's other sessions): counted here.
+                    if !folds || onlySession.map({ event.event.sessionID != $0 }) == true { counts.events += 1 }
+                    continue
                 case .overlong:
                     reason = (nil, "the line is \(pending.overlongLength ?? pending.count) bytes, over the limit of \(configuration.maxLineBytes) (--max-line-bytes)")
                 case .decoded(.failure(let error)):
@@ -271,24 +225,23 @@ public struct AuditEngine {
                 let location = LineLocation(file: pending.fileID, line: pending.number)
                 counts.invalidLines += 1
                 invalid.append(InvalidLine.finding(at: location, message: reason.message))
-                if quarantine != nil {
-                    batch.withBytes(of: pending) { raw in
-                        records.append(
-                            (location, QuarantineWriter.record(file: files[Int(pending.fileID)], line: pending.number, field: reason.field, reason: reason.message, raw: raw)))
-                    }
+                guard let quarantine else { continue }
+                let record = batch.withBytes(of: pending) { raw in
+                    QuarantineWriter.record(file: files[Int(pending.fileID)], line: pending.number, field: reason.field, reason: reason.message, raw: raw)
                 }
+                if routing { records.append((location, record)) } else { quarantine.write(record) }
             }
-            let modelID = task.modelID
-            writer.submit {
+            /// The lines that go to the collector: routed ones, and the valid events folded.
+            func collect() throws {
                 for (index, pending) in batch.lines.enumerated() {
                     let location = LineLocation(file: pending.fileID, line: pending.number)
                     switch decoded[index] ?? .overlong {
                     case .routed(let sessionHash):
                         try batch.withBytes(of: pending) { raw in
-                            try collector.addUndecoded(
+                            try spilling?.addUndecoded(
                                 model: modelID, sessionHash: sessionHash, location: location, unterminated: pending.unterminated, raw: raw)
                         }
-                    case .decoded(.success(let event)):
+                    case .decoded(.success(let event)) where folds && onlySession.map({ event.event.sessionID == $0 }) != false:
                         try batch.withBytes(of: pending) { raw in
                             try collector.add(
                                 SessionKey(model: modelID, id: event.event.sessionID), SessionLine(decoded: event, location: location), raw: raw)
@@ -296,10 +249,12 @@ public struct AuditEngine {
                     default: break
                     }
                 }
-                // Lines found invalid later, when their partition folds, are merged in line
-                // order with these.
-                for (location, record) in records { collector.quarantine(record, at: location) }
-                return collector.sessionCount
+            }
+            guard let partitionWriter, let spilling else { return try collect() }
+            partitionWriter.submit {
+                try collect()
+                for (location, record) in records { spilling.quarantine(record, at: location) }
+                return spilling.sessionCount
             }
         }
 
