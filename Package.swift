@@ -38,9 +38,10 @@ let package = Package(
             swiftSettings: swiftSettings),
         // I/O around the core.
         .systemLibrary(name: "CZlib", providers: [.apt(["zlib1g-dev"])]),
+        .target(name: "CNavSupport"),
         .systemLibrary(name: "CSQLite", providers: [.apt(["libsqlite3-dev"])]),
         .target(
-            name: "NavLog", dependencies: ["CZlib", "NavJSON", "NavModel", "NavEvents", "NavReplay"],
+            name: "NavLog", dependencies: ["CZlib", "CNavSupport", "NavJSON", "NavModel", "NavEvents", "NavReplay"],
             swiftSettings: swiftSettings),
         .target(
             name: "NavReport", dependencies: ["NavJSON", "NavModel", "NavEvents", "NavReplay", "NavLog"],

@@ -94,9 +94,8 @@ public struct FuzzHarness: Sendable {
         }
 
         // Partitioned as a large input is (lines routed by their session_id, decoded when
-        // their partition folds): the same findings, counts and quarantine, byte for byte.
-        var partitioned = parallel
-        partitioned.partitionFromTheStart = true
+        // their partition folds; a plain file mapped and its lines referenced, or copied): the
+        // same findings, counts and quarantine, byte for byte.
         let quarantines = (temporaryPath(), temporaryPath())
         defer {
             unlink(quarantines.0)
@@ -104,19 +103,25 @@ public struct FuzzHarness: Sendable {
         }
         var quarantined = configuration
         quarantined.quarantinePath = quarantines.0
-        partitioned.quarantinePath = quarantines.1
-        if let inMemory = try? AuditEngine(configuration: quarantined).run(paths: [path]),
-            let routed = try? AuditEngine(configuration: partitioned).run(paths: [path])
-        {
-            if FindingWriter.ndjson(routed, explain: true) != FindingWriter.ndjson(inMemory, explain: true) {
-                report.violations.append("the findings differ between an in-memory and a partitioned audit")
+        let inMemory = try? AuditEngine(configuration: quarantined).run(paths: [path])
+        let inMemoryQuarantine = readAll(quarantines.0)
+        for mapped in [true, false] {
+            var partitioned = parallel
+            partitioned.partitionFromTheStart = true
+            partitioned.mapsInputs = mapped
+            partitioned.quarantinePath = quarantines.1
+            let how = mapped ? "a partitioned audit (mapped)" : "a partitioned audit (copied)"
+            if let inMemory, let routed = try? AuditEngine(configuration: partitioned).run(paths: [path]) {
+                if FindingWriter.ndjson(routed, explain: true) != FindingWriter.ndjson(inMemory, explain: true) {
+                    report.violations.append("the findings differ between an in-memory audit and \(how)")
+                }
+                if routed.counts != inMemory.counts { report.violations.append("the counts differ between an in-memory audit and \(how)") }
+                if readAll(quarantines.1) != inMemoryQuarantine {
+                    report.violations.append("the quarantine differs between an in-memory audit and \(how)")
+                }
+            } else {
+                report.violations.append("the quarantined or \(how) threw")
             }
-            if routed.counts != inMemory.counts { report.violations.append("the counts differ between an in-memory and a partitioned audit") }
-            if readAll(quarantines.0) != readAll(quarantines.1) {
-                report.violations.append("the quarantine differs between an in-memory and a partitioned audit")
-            }
-        } else {
-            report.violations.append("the quarantined or the partitioned audit threw")
         }
 
         // `validate`: the same lines are invalid, and every valid line counts as an event.

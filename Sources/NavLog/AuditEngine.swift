@@ -29,6 +29,14 @@ public struct AuditConfiguration: Sendable {
     /// partition folds), whatever its size: for tests and the fuzzer, which compare that path
     /// with the in-memory one on small inputs.
     public var partitionFromTheStart = false
+    /// How many bytes of partitions may stay in memory before all go to files; `nil` is the
+    /// memory limit less what folding needs, or none when the inputs' size says they will not
+    /// fit. For tests and the fuzzer, which cover both.
+    public var partitionMemory: Int?
+    /// Map plain input files into memory when they fit the memory limit, for a partitioned
+    /// audit (`--no-mmap` turns it off: a mapped file that shrinks while it is audited ends
+    /// the run).
+    public var mapsInputs = true
     /// Located input (`--located-input`, for distributed runs): every input line is
     /// `FILE_INDEX<TAB>LINE<TAB>original line`, naming its place in the original files, listed
     /// here; findings then carry the original file and line.
@@ -96,6 +104,17 @@ public struct AuditRun: Sendable {
     /// With a stream, the sessions were written and not kept: the findings written (kept ones,
     /// not those dropped past `maxFindings`), by severity. `nil` when the sessions were kept.
     public var streamedFindings: [Severity: Int]?
+    /// How the run held its lines: for diagnostics and tests.
+    public var storage = Storage()
+
+    public struct Storage: Sendable, Equatable {
+        /// Inputs read through a memory mapping (their routed lines were references).
+        public var mappedInputs = 0
+        /// Whether sessions were partitioned, and whether the partitions stayed in memory.
+        public var partitioned = false
+        public var partitionsInMemory = false
+        public init() {}
+    }
 
     public init(files: [String], fileReports: [InputFileReport], invalidFindings: [Finding], sessions: [SessionAudit], counts: AuditCounts) {
         self.files = files
@@ -178,13 +197,21 @@ public struct AuditEngine {
             : try SpillingCollector(
                 models: models, options: configuration.sessionOptions, jobs: configuration.jobs,
                 memoryLimit: configuration.memoryLimit, temporaryDirectory: configuration.temporaryDirectory,
-                estimatedInputBytes: InputSize.estimate(physical, gzipRatio: 12), partitionFromTheStart: configuration.partitionFromTheStart)
+                estimatedInputBytes: InputSize.estimate(physical, gzipRatio: 12), partitionFromTheStart: configuration.partitionFromTheStart,
+                partitionMemory: configuration.partitionMemory)
         // Lines of a large input are routed to their partition by their session alone and
         // decoded once, when the partition folds (not for validate, replay or pre-grouped input).
         let spilling = collector as? SpillingCollector
         let routing = spilling?.spillsFromTheStart == true && configuration.foldSessions && configuration.onlySession == nil
+        // Plain files that fit the memory limit are mapped: their routed lines are references.
+        var mapped: [MappedInput?] = Array(repeating: nil, count: physical.count)
         if routing, let spilling {
-            spilling.prepareRouting(files: files, quarantine: quarantine)
+            if configuration.mapsInputs, located == nil,
+                spilling.mayMap(bytes: physical.reduce(0) { $0 + (MappedInput.mappableSize($1) ?? 0) })
+            {
+                mapped = physical.map { MappedInput(path: $0) }
+            }
+            spilling.prepareRouting(files: files, quarantine: quarantine, mapped: mapped)
         }
         // Located lines carry a prefix of at most 41 bytes on top of the original line.
         let reader = LineReader(maxLineBytes: configuration.maxLineBytes + (configuration.locatedPaths == nil ? 0 : 64))
@@ -236,6 +263,9 @@ public struct AuditEngine {
                 for (index, pending) in batch.lines.enumerated() {
                     let location = LineLocation(file: pending.fileID, line: pending.number)
                     switch decoded[index] ?? .overlong {
+                    case .routed(let sessionHash) where pending.isMapped:
+                        try spilling?.addReference(
+                            model: modelID, sessionHash: sessionHash, location: location, offset: pending.start, length: pending.count)
                     case .routed(let sessionHash):
                         try batch.withBytes(of: pending) { raw in
                             try spilling?.addUndecoded(
@@ -263,7 +293,7 @@ public struct AuditEngine {
         var inFlight: DecodeTask?
         func process(_ batch: inout LineBatch, modelID: Int) throws {
             let task = batch.lines.isEmpty ? nil : DecodeTask(batch: batch, modelID: modelID, workers: workers, routing: routing)
-            batch = LineBatch()
+            batch = LineBatch(mapped: batch.mapped)
             if let previous = inFlight {
                 inFlight = nil
                 try consume(previous)
@@ -280,8 +310,9 @@ public struct AuditEngine {
             var report = InputFileReport(path: path)
             let physicalID = Int32(index)
             let modelID = modelOfPath[path] ?? 0
+            batch = LineBatch(mapped: mapped[index])
             do {
-                try reader.readLines(of: path) { physicalLine in
+                let take = { (physicalLine: RawLine) throws -> Void in
                     report.lines += 1  // counted as read, so a file that fails later keeps its count
                     var line = physicalLine
                     var fileID = physicalID
@@ -312,6 +343,11 @@ public struct AuditEngine {
                     }
                     batch.append(line, fileID: fileID)
                     if batch.isFull { try process(&batch, modelID: modelID) }
+                }
+                if let input = mapped[index] {
+                    try reader.readLines(of: input, take)
+                } else {
+                    try reader.readLines(of: path, take)
                 }
                 try process(&batch, modelID: modelID)
             } catch let error as InputError {
@@ -372,6 +408,11 @@ public struct AuditEngine {
             counts.files = files.count
         }
         var run = AuditRun(files: files, fileReports: reports, invalidFindings: invalid, sessions: results.audits, counts: counts)
+        run.storage.mappedInputs = mapped.filter { $0 != nil }.count
+        if let spilling {
+            run.storage.partitioned = spilling.partitioned
+            run.storage.partitionsInMemory = spilling.partitionsStayedInMemory
+        }
         if stream != nil {
             var written = tally.keptBySeverity
             for finding in invalid { written[finding.severity, default: 0] += 1 }
@@ -616,36 +657,48 @@ final class DecodeTask: @unchecked Sendable {
 /// decode them at once, then handed on in their original order.
 struct LineBatch: Sendable {
     struct Pending: Sendable {
+        /// Where the line starts: in the mapped file when `isMapped`, else in `bytes`.
         var start: Int
         var count: Int
         var number: Int64
         var fileID: Int32
         var overlongLength: Int?
         var unterminated: Bool
+        var isMapped = false
     }
 
     private(set) var bytes: [UInt8] = []
     private(set) var lines: [Pending] = []
+    /// The file being read, when it is mapped: its lines are referenced, not copied.
+    let mapped: MappedInput?
+    private var mappedBytes = 0
     /// About 4 MiB of lines per batch: large enough to amortise the hand-off to other cores.
     static let capacity = 4 << 20
 
-    var isFull: Bool { bytes.count >= LineBatch.capacity }
+    init(mapped: MappedInput? = nil) { self.mapped = mapped }
+
+    var isFull: Bool { bytes.count + mappedBytes >= LineBatch.capacity }
 
     mutating func append(_ line: RawLine, fileID: Int32) {
-        if bytes.isEmpty { bytes.reserveCapacity(LineBatch.capacity + (1 << 20)) }
+        if let mapped, let offset = mapped.offset(of: line.bytes) {
+            lines.append(
+                Pending(start: offset, count: line.bytes.count, number: line.number, fileID: fileID,
+                        overlongLength: line.overlongLength, unterminated: line.ending == .endOfInput, isMapped: true))
+            mappedBytes += line.bytes.count
+            return
+        }
+        if bytes.isEmpty { bytes.reserveCapacity(mapped == nil ? LineBatch.capacity + (1 << 20) : 1 << 16) }
         lines.append(
             Pending(start: bytes.count, count: line.bytes.count, number: line.number, fileID: fileID,
                     overlongLength: line.overlongLength, unterminated: line.ending == .endOfInput))
         bytes.append(contentsOf: line.bytes)
     }
 
-    mutating func removeAll() {
-        bytes.removeAll(keepingCapacity: true)
-        lines.removeAll(keepingCapacity: true)
-    }
-
     func withBytes<R>(of pending: Pending, _ body: (UnsafeBufferPointer<UInt8>) throws -> R) rethrows -> R {
-        try bytes.withUnsafeBufferPointer { try body(UnsafeBufferPointer(rebasing: $0[pending.start..<(pending.start + pending.count)])) }
+        if pending.isMapped, let mapped {
+            return try body(UnsafeBufferPointer(rebasing: mapped.bytes[pending.start..<(pending.start + pending.count)]))
+        }
+        return try bytes.withUnsafeBufferPointer { try body(UnsafeBufferPointer(rebasing: $0[pending.start..<(pending.start + pending.count)])) }
     }
 
     /// Decodes every line (over-long ones are not decoded: their slot stays empty), on up to
@@ -657,11 +710,13 @@ struct LineBatch: Sendable {
         guard count > 0 else { return ParallelResults(count: 0) }
         let results = ParallelResults<LineOutcome>(count: count)
         let lines = self.lines
+        let mapped = self.mapped
         let decodeRange: @Sendable (UnsafeBufferPointer<UInt8>, Range<Int>) -> Void = { buffer, range in
             let decoder = EventDecoder()
             for index in range where lines[index].overlongLength == nil {
                 let pending = lines[index]
-                let line = UnsafeBufferPointer(rebasing: buffer[pending.start..<(pending.start + pending.count)])
+                let source = pending.isMapped ? mapped!.bytes : buffer
+                let line = UnsafeBufferPointer(rebasing: source[pending.start..<(pending.start + pending.count)])
                 if routing, let session = SessionIDScanner.sessionID(in: line) {
                     results[index] = .routed(sessionHash: StableHash.string(UnsafeBufferPointer(rebasing: line[session])))
                 } else {

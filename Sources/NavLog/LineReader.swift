@@ -146,6 +146,15 @@ public struct LineReader {
         return splitter.lineNumber
     }
 
+    /// Reads every line of a mapped file. A line's bytes point into the mapping, unless the
+    /// reader had to assemble them (an over-long line, an unterminated last line).
+    func readLines(of mapped: MappedInput, _ body: (RawLine) throws -> Void) throws -> Int64 {
+        var splitter = LineSplitter(maxLineBytes: maxLineBytes)
+        try splitter.feed(mapped.bytes, body)
+        try splitter.finish(body)
+        return splitter.lineNumber
+    }
+
     private func readChunk(_ descriptor: Int32, into buffer: inout [UInt8], path: String) throws -> Int {
         try buffer.withUnsafeMutableBytes { raw in
             while true {

@@ -3,6 +3,7 @@
 #elseif canImport(Darwin)
     import Darwin
 #endif
+import CNavSupport
 import Dispatch
 import NavEvents
 import NavJSON
@@ -234,15 +235,17 @@ final class SpillingCollector: SessionCollector {
     private let temporaryDirectory: String?
     private let estimatedInputBytes: Int64
     private let partitionFromTheStart: Bool
+    private let partitionMemory: Int?
     private var held: [SessionKey: [SessionLine]] = [:]
     private var heldBytes = 0
     private var spill: SpillPartitions?
 
     init(
         models: [NavigationModel], options: SessionAuditOptions, jobs: Int, memoryLimit: Int, temporaryDirectory: String?,
-        estimatedInputBytes: Int64, partitionFromTheStart: Bool = false
+        estimatedInputBytes: Int64, partitionFromTheStart: Bool = false, partitionMemory: Int? = nil
     ) throws {
         self.partitionFromTheStart = partitionFromTheStart
+        self.partitionMemory = partitionMemory
         self.models = models
         self.options = options
         self.jobs = max(1, jobs > 0 ? jobs : System.coreCount)
@@ -250,6 +253,10 @@ final class SpillingCollector: SessionCollector {
         self.temporaryDirectory = temporaryDirectory
         self.estimatedInputBytes = estimatedInputBytes
     }
+
+    /// Whether lines went to partitions, and whether those stayed in memory to the end.
+    var partitioned: Bool { spill != nil }
+    private(set) var partitionsStayedInMemory = false
 
     /// A run that failed before `finish` (which removes them) leaves no partitions either.
     deinit { spill?.remove() }
@@ -278,10 +285,24 @@ final class SpillingCollector: SessionCollector {
     /// to be merged with those found while folding.
     private var readingQuarantine: SpillFileWriter?
 
-    /// Before routed lines come: the input paths (for quarantine records) and the quarantine.
-    func prepareRouting(files: [String], quarantine: QuarantineWriter?) {
+    /// Before routed lines come: the input paths (for quarantine records), the quarantine,
+    /// and the inputs that are mapped, by file (their lines are routed as references).
+    func prepareRouting(files: [String], quarantine: QuarantineWriter?, mapped: [MappedInput?]) {
         routedFiles = files
         self.quarantine = quarantine
+        self.mapped = mapped
+        mappedBytes = mapped.reduce(0) { $0 + Int64($1?.bytes.count ?? 0) }
+    }
+
+    private var mapped: [MappedInput?] = []
+    private var mappedBytes: Int64 = 0
+
+    /// Takes a line of a mapped input by reference; it is decoded in place when its partition
+    /// folds.
+    func addReference(model: Int, sessionHash: UInt64, location: LineLocation, offset: Int, length: Int) throws {
+        if spill == nil { try spillHeld() }
+        try spill?.writeReference(sessionHash: sessionHash, model: model, location: location, offset: offset, length: length)
+        count(sessionHash: sessionHash, model: model)
     }
 
     /// Takes a line routed by its session only; it is decoded when its partition folds.
@@ -353,21 +374,60 @@ final class SpillingCollector: SessionCollector {
         }
     }
 
+    /// How the partitions are laid out, from the inputs' size and the memory limit.
+    private struct PartitionPlan {
+        var count: Int
+        var perPartition: Int64
+        var bufferBytes: Int
+        /// What folding needs besides the partitions: `jobs` partitions decoded, the buffers.
+        var reserve: Int
+    }
+
+    private var plan: PartitionPlan {
+        // At most 16 MB a partition whatever the budget: small partitions fold faster (their
+        // sessions stay in the cache; measured 13.7 s vs 15.0 s on 1 GB with 128 MB ones).
+        let perPartition = min(16 << 20, max(Int64(1 << 20), Int64(memoryLimit / 2 / jobs) / 3))
+        // Partitions small enough that `jobs` of them, decoded, fit in the budget, planned
+        // for the inputs' size and a quarter more (gzip counted as 12 times its file: its
+        // ratio varies); unknown (standard input), for 1,024 partitions: too few made each
+        // too large to fold within the budget (a 1 GB log on standard input peaked at 480 MB
+        // with 128M). More than needed cost time: smaller writes, more files.
+        let expected = estimatedInputBytes > 0 ? max(estimatedInputBytes + estimatedInputBytes / 4, Int64(heldBytes) * 2) : 1024 * perPartition
+        let count = Int(min(max((expected + perPartition - 1) / perPartition, 8), Int64(SpillPartitions.maximumCount())))
+        // Write buffers: an eighth of the budget in all, at most 64 MB, 4 KB to 256 KB each.
+        let buffers = min(memoryLimit / 8, 64 << 20)
+        let bufferBytes = min(256 << 10, max(4096, buffers / count))
+        return PartitionPlan(
+            count: count, perPartition: perPartition, bufferBytes: bufferBytes, reserve: jobs * Int(perPartition) * 4 + count * (bufferBytes + 1024))
+    }
+
+    /// Plain files of `bytes` in all may be mapped (`MappedInput`) when they fit the memory
+    /// limit, less what folding needs, with a quarter more for the references routed to the
+    /// partitions (a record of 53 bytes for a line of about 300).
+    func mayMap(bytes: Int64) -> Bool {
+        bytes > 0 && bytes + bytes / 4 + Int64(plan.reserve) <= Int64(memoryLimit)
+    }
+
     private func spillHeld() throws {
         if spill == nil {
-            // At most 16 MB a partition whatever the budget: small partitions fold faster (their
-            // sessions stay in the cache; measured 13.7 s vs 15.0 s on 1 GB with 128 MB ones).
-            let perPartition = min(16 << 20, max(Int64(1 << 20), Int64(memoryLimit / 2 / jobs) / 3))
-            // Partitions small enough that `jobs` of them, decoded, fit in the budget, planned
-            // for the inputs' size and a quarter more (gzip counted as 12 times its file: its
-            // ratio varies); unknown (standard input), for 1,024 partitions: too few made each
-            // too large to fold within the budget (a 1 GB log on standard input peaked at 480 MB
-            // with 128M). More than needed cost time: smaller writes, more files.
-            let expected = estimatedInputBytes > 0 ? max(estimatedInputBytes + estimatedInputBytes / 4, Int64(heldBytes) * 2) : 1024 * perPartition
-            let count = Int(min(max((expected + perPartition - 1) / perPartition, 8), Int64(SpillPartitions.maximumCount())))
-            // Write buffers: an eighth of the budget in all, at most 64 MB, 4 KB to 256 KB each.
-            let buffers = min(memoryLimit / 8, 64 << 20)
-            spill = try SpillPartitions(count: count, directory: temporaryDirectory, bufferBytes: min(256 << 10, max(4096, buffers / count)))
+            var plan = self.plan
+            // Partitions of references alone (every input mapped) stay in memory while the
+            // budget holds them: a 1 GB log's are 190 MB, spared the kernel's copy in and out
+            // of the page cache. Copied lines go to files: kept in memory, they cost more (the
+            // kernel zeroing fresh pages: 6.9 to 7.9 s on a 1 GB log, files 5.2 to 6.6 s).
+            let fitting = max(0, memoryLimit - plan.reserve - Int(mappedBytes))
+            let allMapped = mappedBytes > 0 && mappedBytes >= estimatedInputBytes
+            var budget = partitionMemory ?? (allMapped && mappedBytes / 4 <= Int64(fitting) ? fitting : 0)
+            // Buffers kept in memory are a huge page each when a quarter of the budget allows,
+            // and at most half the budget in all whatever it is.
+            let hugeBuffers = plan.count * (2 << 20)
+            if budget > 0, hugeBuffers <= budget / 4 {
+                plan.bufferBytes = (2 << 20) - 1024
+                budget -= hugeBuffers
+            } else if budget > 0 {
+                plan.bufferBytes = min(plan.bufferBytes, max(4096, budget / plan.count / 2))
+            }
+            spill = try SpillPartitions(count: plan.count, directory: temporaryDirectory, bufferBytes: plan.bufferBytes, memoryBudget: budget)
         }
         guard let spill else { return }
         for (key, lines) in held {
@@ -393,6 +453,7 @@ final class SpillingCollector: SessionCollector {
         defer { spill.remove() }
         try spillHeld()
         try spill.closeWriters()
+        partitionsStayedInMemory = spill.inMemory
         try readingQuarantine?.close()
         let models = self.models
         let options = self.options
@@ -401,6 +462,7 @@ final class SpillingCollector: SessionCollector {
         let counter = FoldCounter(partitions: spill.count, report: progress)
         let streaming = results.isStreaming
         let files = routedFiles
+        let mapped = self.mapped
         let keepQuarantine = quarantine != nil
         // Each job folds whole partitions; streamed output is written, sorted, beside them.
         let folded = ParallelResults<Result<FoldedPartition, any Error>>(count: spill.count)
@@ -408,7 +470,7 @@ final class SpillingCollector: SessionCollector {
             var buffer: [UInt8] = []
             for partition in stride(from: worker, to: spill.count, by: workers) {
                 folded[partition] = Result {
-                    let read = try spill.read(partition: partition, files: files, keepQuarantine: keepQuarantine, buffer: &buffer)
+                    let read = try spill.read(partition: partition, files: files, mapped: mapped, keepQuarantine: keepQuarantine, buffer: &buffer)
                     let sessions = foldInParallel(read.sessions, models: models, options: options, jobs: 1, product: product)
                     var result = FoldedPartition(invalid: read.invalid)
                     if streaming {
@@ -455,7 +517,10 @@ struct FoldedPartition: Sendable {
 /// [u64 event_id hash][u64 correlation_id hash][u8 form]` followed by the event: in
 /// `SpillCodec`'s binary form (form 1), or as JSON (form 0: the original line when it is at
 /// hand, else the canonical form, which decodes into the same event). The hashes are the
-/// original line's, so redeliveries are still recognised after the round trip.
+/// original line's, so redeliveries are still recognised after the round trip. A line routed
+/// by its session only is its raw bytes (form 2, or 3 with no line end; the hashes are zero
+/// until it is decoded), or for a mapped input a reference alone (form 4: the file's offset
+/// and the line's length in the first two hash slots).
 ///
 /// With streamed output, each partition also gets an output file of records
 /// `[u32 id length][id][i32 model][u32 output length][output]`, sorted by session.
@@ -468,10 +533,21 @@ final class SpillPartitions: @unchecked Sendable {
     private var writers: [SpillFileWriter]
     private let bufferBytes: Int
     private var removed = false
+    /// Whether the partitions are still kept in memory (full buffers kept, not written).
+    private(set) var inMemory: Bool
+    /// How many bytes of buffers the partitions may keep in memory before all go to files.
+    private let memoryBudget: Int
+    private var keptBytes = 0
+    /// After `closeWriters()`, each partition's buffers when they stayed in memory.
+    private var resident: [ResidentPartition] = []
 
-    init(count: Int, directory: String?, bufferBytes: Int) throws {
+    /// `memoryBudget`: bytes of buffers the partitions may keep in memory; past it, every
+    /// partition goes to its file (0: files from the start).
+    init(count: Int, directory: String?, bufferBytes: Int, memoryBudget: Int = 0) throws {
         self.count = count
         self.bufferBytes = bufferBytes
+        self.memoryBudget = memoryBudget
+        inMemory = memoryBudget > 0
         let base = directory ?? ProcessEnvironment.temporaryDirectory
         var template = Array((base + "/navreplay-spill-XXXXXX").utf8CString)
         guard let made = template.withUnsafeMutableBufferPointer({ mkdtemp($0.baseAddress!) }) else {
@@ -481,7 +557,9 @@ final class SpillPartitions: @unchecked Sendable {
         writers = []
         SpillCleanup.register(self.directory, partitions: count)
         do {
-            for partition in 0..<count { writers.append(try SpillFileWriter(path: path(partition), bufferBytes: bufferBytes)) }
+            for partition in 0..<count {
+                writers.append(try SpillFileWriter(path: path(partition), bufferBytes: bufferBytes, createNow: !inMemory))
+            }
         } catch {
             remove()
             throw error
@@ -507,7 +585,45 @@ final class SpillPartitions: @unchecked Sendable {
         for _ in 0..<4 { buffer.append(UInt64(0)) }  // computed when the line is decoded
         buffer.append(UInt8(unterminated ? 3 : 2))
         buffer.append(UnsafeRawBufferPointer(raw))
-        try writer.flushIfFull()
+        if writer.isFull { try flush(writer) }
+    }
+
+    /// Writes a reference to a line of a mapped input (form 4): its offset and length stand
+    /// in the hash slots, which are computed when the line is decoded.
+    func writeReference(sessionHash: UInt64, model: Int, location: LineLocation, offset: Int, length: Int) throws {
+        let writer = writers[Int(sessionHash % UInt64(count))]
+        let buffer = writer.buffer
+        buffer.append(UInt32(SpillPartitions.headerBytes))
+        buffer.append(Int32(model))
+        buffer.append(location.file)
+        buffer.append(location.line)
+        buffer.append(UInt64(offset))
+        buffer.append(UInt64(length))
+        buffer.append(UInt64(0))
+        buffer.append(UInt64(0))
+        buffer.append(UInt8(4))
+        if writer.isFull { try flush(writer) }
+    }
+
+    /// A full buffer: kept in memory while the budget allows, else written (and, the first
+    /// time, every partition's kept buffers with it).
+    private func flush(_ writer: SpillFileWriter) throws {
+        if inMemory {
+            if keptBytes + writer.buffer.capacity <= memoryBudget {
+                keptBytes += writer.keepBuffer()
+                return
+            }
+            try leaveMemory()
+        }
+        try writer.flush()
+    }
+
+    /// Past the memory budget: every partition's kept buffers go to its file, and from now on
+    /// full buffers are written.
+    private func leaveMemory() throws {
+        inMemory = false
+        keptBytes = 0
+        for writer in writers { try writer.writeKept() }
     }
 
     /// Writes one line to its session's partition: in `SpillCodec`'s binary form, or else as
@@ -537,7 +653,7 @@ final class SpillPartitions: @unchecked Sendable {
             }
         }
         buffer.patch(UInt32(buffer.count - start - 4), at: start)
-        try writer.flushIfFull()
+        if writer.isFull { try flush(writer) }
     }
 
     /// How many partitions may be open at once: up to 4,096 (64 GB of input in 16 MB
@@ -561,9 +677,15 @@ final class SpillPartitions: @unchecked Sendable {
 
     /// The record header after its length: model, file, line, four hashes, and the form.
     static let headerBytes = 4 + 4 + 8 + 8 * 4 + 1
+    /// How many references ahead a mapped line is prefetched.
+    static let prefetchDistance = 4
 
     func closeWriters() throws {
-        for writer in writers { try writer.close() }
+        if inMemory {
+            resident = writers.map { ResidentPartition(buffers: $0.takeAll()) }
+        } else {
+            for writer in writers { try writer.close() }
+        }
         writers = []
     }
 
@@ -571,19 +693,23 @@ final class SpillPartitions: @unchecked Sendable {
     /// here; those that are not valid events come back as findings (and, with `keepQuarantine`,
     /// as quarantine records in the partition's `bad-` file, in line order).
     func read(
-        partition: Int, files: [String], keepQuarantine: Bool, buffer bytes: inout [UInt8]
+        partition: Int, files: [String], mapped: [MappedInput?] = [], keepQuarantine: Bool, buffer bytes: inout [UInt8]
     ) throws -> (sessions: [SessionKey: [SessionLine]], invalid: [Finding]) {
-        try LineReader.readWholeFile(path(partition), into: &bytes)
-        // Gone as soon as it is read: its pages need never be written back to the disk (on a
-        // 4 GB log, the kernel's writeback of partitions no longer needed cost more than the fold).
-        unlink(path(partition))
+        let kept = resident.isEmpty ? nil : resident[partition].take()
+        if kept == nil {
+            try LineReader.readWholeFile(path(partition), into: &bytes)
+            // Gone as soon as it is read: its pages need never be written back to the disk (on
+            // a 4 GB log, the kernel's writeback of partitions no longer needed cost more than
+            // the fold).
+            unlink(path(partition))
+        }
         var sessions: [SessionKey: [SessionLine]] = [:]
         var invalid: [Finding] = []
         var quarantine: SpillFileWriter?
         defer { try? quarantine?.close() }
         let decoder = EventDecoder()
         let strings = StringCache()
-        try bytes.withUnsafeBufferPointer { buffer in
+        func parse(_ buffer: UnsafeBufferPointer<UInt8>) throws {
             var offset = 0
             while offset + 4 + SpillPartitions.headerBytes <= buffer.count {
                 let length = Int(buffer.load(UInt32.self, at: offset))
@@ -593,7 +719,24 @@ final class SpillPartitions: @unchecked Sendable {
                 let model = Int(buffer.load(Int32.self, at: start))
                 let location = LineLocation(file: buffer.load(Int32.self, at: start + 4), line: buffer.load(Int64.self, at: start + 8))
                 let form = buffer[start + 48]
-                let body = UnsafeBufferPointer(rebasing: buffer[(start + SpillPartitions.headerBytes)..<(start + length)])
+                var body = UnsafeBufferPointer(rebasing: buffer[(start + SpillPartitions.headerBytes)..<(start + length)])
+                if form == 4 {
+                    // A line of a mapped input, decoded in place. The lines a few references on
+                    // are loaded meanwhile: they lie far apart in the file.
+                    let ahead = start + SpillPartitions.prefetchDistance * (SpillPartitions.headerBytes + 4)
+                    if ahead + SpillPartitions.headerBytes <= buffer.count, buffer[ahead + 48] == 4,
+                        case let file = Int(buffer.load(Int32.self, at: ahead + 4)), mapped.indices.contains(file), let input = mapped[file]
+                    {
+                        let offset = Int(buffer.load(UInt64.self, at: ahead + 16))
+                        if offset < input.bytes.count {
+                            navreplay_prefetch(input.bytes.baseAddress! + offset, min(512, Int(buffer.load(UInt64.self, at: ahead + 24))))
+                        }
+                    }
+                    guard mapped.indices.contains(Int(location.file)), let input = mapped[Int(location.file)],
+                        let line = input.line(at: Int(buffer.load(UInt64.self, at: start + 16)), count: Int(buffer.load(UInt64.self, at: start + 24)))
+                    else { throw corrupt(partition) }
+                    body = line
+                }
                 let decoded: DecodedEvent
                 switch form {
                 case 1:
@@ -606,7 +749,7 @@ final class SpillPartitions: @unchecked Sendable {
                     event.identity = buffer.load(UInt64.self, at: start + 16)
                     event.contentIdentity = buffer.load(UInt64.self, at: start + 24)
                     decoded = event
-                case 2, 3:
+                case 2, 3, 4:
                     switch decoder.decode(body) {
                     case .success(let event): decoded = event
                     case .failure(let error):
@@ -626,6 +769,12 @@ final class SpillPartitions: @unchecked Sendable {
                 sessions[SessionKey(model: model, id: decoded.event.sessionID), default: []].append(
                     SessionLine(decoded: decoded, location: location))
             }
+        }
+        if let kept {
+            // Each kept buffer ends at a record's end.
+            for chunk in kept { try withExtendedLifetime(chunk) { try parse(chunk.byteBuffer) } }
+        } else {
+            try bytes.withUnsafeBufferPointer { try parse($0) }
         }
         return (sessions, invalid)
     }
@@ -696,6 +845,7 @@ final class SpillPartitions: @unchecked Sendable {
         removed = true
         for writer in writers { writer.discard() }
         writers = []
+        resident = []
         for partition in 0..<count {
             unlink(path(partition))
             unlink(outputPath(partition))
@@ -707,17 +857,37 @@ final class SpillPartitions: @unchecked Sendable {
     }
 }
 
-/// An append-only temporary file written through a buffer.
+/// One partition's records kept in memory, taken once by the job that folds it.
+final class ResidentPartition: @unchecked Sendable {
+    // @unchecked: only the job folding this partition touches `buffers`.
+    private var buffers: [ByteBuffer]
+    init(buffers: [ByteBuffer]) { self.buffers = buffers }
+    func take() -> [ByteBuffer] {
+        defer { buffers = [] }
+        return buffers
+    }
+}
+
+/// An append-only temporary file written through a buffer; or, for a partition that is kept
+/// in memory, its full buffers kept in order instead of written.
 final class SpillFileWriter {
     let path: String
-    let buffer: ByteBuffer
-    private var descriptor: Int32
+    private(set) var buffer: ByteBuffer
+    private var descriptor: Int32 = -1
     private let bufferBytes: Int
+    /// Full buffers kept in memory instead of written, in order; each ends at a record's end.
+    private(set) var kept: [ByteBuffer] = []
 
-    init(path: String, bufferBytes: Int) throws {
+    /// Creates the file now, or (`createNow` false, for a partition that may stay in memory)
+    /// when something is first written to it.
+    init(path: String, bufferBytes: Int, createNow: Bool = true) throws {
         self.path = path
         self.bufferBytes = bufferBytes
         buffer = ByteBuffer(capacity: bufferBytes + 1024)
+        if createNow { try create() }
+    }
+
+    private func create() throws {
         descriptor = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
         guard descriptor >= 0 else {
             throw InputError(code: .unreadable, path: path, message: "cannot create a spill file: \(String(cString: strerror(errno)))")
@@ -745,12 +915,45 @@ final class SpillFileWriter {
         return digits(Int64(location.file), 10) + ":" + digits(location.line, 19)
     }
 
+    var isFull: Bool { buffer.count >= bufferBytes }
+
     @inline(__always) func flushIfFull() throws {
-        if buffer.count >= bufferBytes { try flush() }
+        if isFull { try flush() }
+    }
+
+    /// Keeps the buffer in memory, as it is, and starts a new one; returns the bytes kept.
+    func keepBuffer() -> Int {
+        let size = buffer.capacity
+        kept.append(buffer)
+        buffer = ByteBuffer(capacity: bufferBytes + 1024)
+        return size
+    }
+
+    /// Writes the kept buffers to the file (created even if there are none), in order, and
+    /// lets them go.
+    func writeKept() throws {
+        if descriptor < 0 { try create() }
+        for chunk in kept { try write(chunk.bytes) }
+        kept = []
+    }
+
+    /// The kept buffers and what is buffered, in order; the writer is empty afterwards.
+    func takeAll() -> [ByteBuffer] {
+        var all = kept
+        if buffer.count > 0 { all.append(buffer) }
+        kept = []
+        buffer = ByteBuffer(capacity: 16)
+        return all
     }
 
     func flush() throws {
-        let raw = buffer.bytes
+        try write(buffer.bytes)
+        buffer.removeAll()
+    }
+
+    private func write(_ raw: UnsafeRawBufferPointer) throws {
+        guard raw.count > 0 else { return }
+        if descriptor < 0 { try create() }
         var offset = 0
         while offset < raw.count {
             let written = systemWrite(descriptor, raw.baseAddress! + offset, raw.count - offset)
@@ -760,7 +963,6 @@ final class SpillFileWriter {
             }
             offset += written
         }
-        buffer.removeAll()
     }
 
     func close() throws {
@@ -768,11 +970,12 @@ final class SpillFileWriter {
         try flush()
     }
 
-    /// Closes without writing what is buffered.
+    /// Closes without writing what is buffered or kept.
     func discard() {
         if descriptor >= 0 { systemClose(descriptor) }
         descriptor = -1
         buffer.removeAll()
+        kept = []
     }
 }
 
@@ -919,6 +1122,12 @@ enum SpillCleanup {
     /// Not strictly async-signal-safe (it walks a dictionary), but the process is exiting and
     /// the reading thread is the only writer of the registry.
     private static let handler: @convention(c) (Int32) -> Void = { signal in
+        removeAll()
+        _exit(128 + signal)
+    }
+
+    /// Removes every registered spill directory (the process is about to exit).
+    static func removeAll() {
         for (directory, count) in active {
             for partition in 0..<count {
                 unlink(directory + "/part-" + String(partition))
@@ -928,7 +1137,6 @@ enum SpillCleanup {
             unlink(directory + "/bad-reading")
             rmdir(directory)
         }
-        _exit(128 + signal)
     }
 }
 

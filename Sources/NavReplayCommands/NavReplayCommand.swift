@@ -94,6 +94,11 @@ struct InputOptions: ParsableArguments {
     @Option(help: ArgumentHelp("Where spill files go (default: $TMPDIR or /tmp). They are removed when done or interrupted.", valueName: "directory"))
     var tempDir: String?
 
+    @Flag(
+        help: "Never map input files into memory. By default, large plain files that fit --memory-limit are mapped; one that shrinks while it is audited (log rotation by copytruncate) ends the run with status 2."
+    )
+    var noMmap = false
+
     func validate() throws {
         if inputs.isEmpty { throw ValidationError("Please provide at least one log file, directory, or - for standard input.") }
         if maxLineBytes < 1 { throw ValidationError("Please give --max-line-bytes a positive number.") }
@@ -193,6 +198,7 @@ func runAudit(_ input: InputOptions, quarantine: String? = nil, sessionOptions: 
     configuration.preGrouped = input.preGrouped
     if let limit = input.memoryLimit { configuration.memoryLimit = limit.bytes }
     configuration.temporaryDirectory = input.tempDir
+    configuration.mapsInputs = !input.noMmap
     if let list = input.locatedInput {
         guard let text = try? String(contentsOfFile: list, encoding: .utf8) else {
             throw CommandFailure("The located-input paths file \(list) cannot be read.")

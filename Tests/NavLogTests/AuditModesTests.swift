@@ -148,6 +148,70 @@ import Testing
         #expect(String(decoding: inMemory.findings, as: UTF8.self).contains("torn line"))
     }
 
+    @Test func mappedInputsGiveTheSameOutputWhereverTheirPartitionsAre() throws {
+        // Plain files that fit the memory limit are mapped and their routed lines referenced;
+        // lines the reader assembles (an over-long one, a torn last line) are copied. The
+        // partitions of references stay in memory, or leave it for files midway; without
+        // mapping, lines are copied to files. Every way gives the in-memory audit's output.
+        let directory = try Self.scratch()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        var paths = try Self.replicatedLogs(copies: 30, in: directory)
+        let valid = #"{"schema_version":1,"event_id":"e-1","event_name":"screen_view","session_id":"c0-s-clean-onboarding","seq":900,"timestamp":"2026-11-20T10:00:00Z","correlation_id":"c","stack":"onboarding","to_route":null}"#
+        let tricky = [
+            valid.replacingOccurrences(of: "e-1", with: "e-crlf") + "\r",  // a CRLF line end
+            "",
+            "  \t",
+            "{\"schema_version\":1,\"session_id\":\"c1-s-x\",\"pad\":\"" + String(repeating: "x", count: 3000) + "\"}",  // over-long
+            valid.replacingOccurrences(of: "\"seq\":900", with: "\"seq\":\"900\""),
+            valid.replacingOccurrences(of: "e-1", with: "e-2").replacingOccurrences(of: "900", with: "901"),
+            String(valid.dropLast(20)),  // torn, as the last line
+        ]
+        let trickyPath = directory.appendingPathComponent("tricky.ndjson").path
+        try Data(tricky.joined(separator: "\n").utf8).write(to: URL(fileURLWithPath: trickyPath))
+        paths.append(trickyPath)
+        func audit(_ configure: (inout AuditConfiguration) -> Void) throws -> (findings: [UInt8], summary: [UInt8], quarantine: String, run: AuditRun) {
+            let quarantine = directory.appendingPathComponent("q-\(UUID().uuidString).ndjson").path
+            let result = try Self.run(paths) {
+                $0.quarantinePath = quarantine
+                $0.maxLineBytes = 2048
+                configure(&$0)
+            }
+            return (result.findings, result.summary, try String(contentsOfFile: quarantine, encoding: .utf8), result.run)
+        }
+        let reference = try audit { _ in }
+        #expect(reference.run.storage == AuditRun.Storage())
+        #expect(reference.run.invalidFindings.filter { reference.run.path(of: $0.location) == trickyPath }.count == 3, "over-long, a string seq, torn")
+        var inMemory = AuditRun.Storage()
+        inMemory.mappedInputs = paths.count
+        inMemory.partitioned = true
+        inMemory.partitionsInMemory = true
+        var leftMemory = inMemory
+        leftMemory.partitionsInMemory = false
+        var copied = leftMemory
+        copied.mappedInputs = 0
+        let variants: [(String, AuditRun.Storage, (inout AuditConfiguration) -> Void)] = [
+            ("mapped, partitions in memory", inMemory, { $0.partitionFromTheStart = true; $0.jobs = 2 }),
+            ("mapped, partitions leave memory", leftMemory, { $0.partitionFromTheStart = true; $0.partitionMemory = 64 << 10; $0.jobs = 2 }),
+            ("mapped, one job", inMemory, { $0.partitionFromTheStart = true; $0.jobs = 1 }),
+            ("copied", copied, { $0.partitionFromTheStart = true; $0.mapsInputs = false; $0.jobs = 2 }),
+        ]
+        for (name, storage, configure) in variants {
+            let result = try audit(configure)
+            // Compared as Bools: a failing comparison of long byte arrays would be diffed at length.
+            let same = (findings: result.findings == reference.findings, summary: result.summary == reference.summary, quarantine: result.quarantine == reference.quarantine)
+            #expect(result.run.storage == storage, "\(name)")
+            #expect(same.findings, "\(name): findings")
+            #expect(same.summary, "\(name): summary")
+            #expect(same.quarantine, "\(name): quarantine")
+        }
+        // Streamed output from mapped partitions too.
+        let collected = try Self.run(paths) { $0.maxLineBytes = 2048 }
+        let streamed = try Self.streamed(paths) { $0.partitionFromTheStart = true; $0.maxLineBytes = 2048; $0.jobs = 2 }
+        #expect(streamed.run.storage == inMemory)
+        let sameStreamed = streamed.findings == collected.findings
+        #expect(sameStreamed)
+    }
+
     @Test func spillOutputFilesMergeInSessionOrder() throws {
         // Many partitions, sessions whose ids sort differently from their hashes: the merge
         // must restore session order exactly.

@@ -133,7 +133,9 @@ struct HostileLine: CustomTestStringConvertible, Sendable {
 
         let summary = scratch.path("summary.json")
         let quarantine = scratch.path("quarantine.ndjson")
-        let outcome = try navreplayChild(["audit", "--format", "ndjson", "--summary", summary, "--quarantine", quarantine, path])
+        // A memory limit below the file's size, so that it is read, not mapped (a mapped file's
+        // pages count in the resident size).
+        let outcome = try navreplayChild(["audit", "--format", "ndjson", "--memory-limit", "64M", "--summary", summary, "--quarantine", quarantine, path])
         #expect(outcome.exitStatus == 1, "\(outcome.stderrText)")
         let findings = NDJSONFinding.parse(outcome.stdoutText)
         try #require(findings.count == 1, "\(outcome.stdoutText)")

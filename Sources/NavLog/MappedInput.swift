@@ -1,0 +1,124 @@
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+import CNavSupport
+
+/// A plain input file mapped into memory for a partitioned audit: its lines are routed to
+/// their partitions as references (offset and length) and decoded in place when the partition
+/// folds, instead of being copied into a partition and back. Copying a 1 GB log's lines
+/// through partition files cost 13% of the run in the kernel alone (`copy_folio_from_iter`),
+/// and past a few GB the kernel's writeback of those files on top.
+///
+/// The pages are the page cache's own (no copy, nothing to zero); they count in the resident
+/// size, so the engine maps inputs only when they fit the memory limit.
+final class MappedInput: @unchecked Sendable {
+    // @unchecked: the mapping is read-only and lives until the run ends.
+    let path: String
+    let bytes: UnsafeBufferPointer<UInt8>
+
+    /// Maps `path` when it is a non-empty regular file that is not gzip; `nil` otherwise (the
+    /// reader's error then names what is wrong with it).
+    init?(path: String) {
+        guard path != "-", !path.hasSuffix(".gz") else { return nil }
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { return nil }
+        defer { close(descriptor) }
+        var status = stat()
+        guard fstat(descriptor, &status) == 0, (status.st_mode & S_IFMT) == S_IFREG, status.st_size > 0 else { return nil }
+        let size = Int(status.st_size)
+        guard let base = mmap(nil, size, PROT_READ, MAP_PRIVATE, descriptor, 0), base != MAP_FAILED else { return nil }
+        let mapped = UnsafeBufferPointer(start: base.assumingMemoryBound(to: UInt8.self), count: size)
+        if size >= 2 && mapped[0] == 0x1F && mapped[1] == 0x8B {
+            munmap(base, size)
+            return nil
+        }
+        // Read ahead: the reading pass goes through it in order.
+        _ = madvise(base, size, MADV_WILLNEED)
+        self.path = path
+        bytes = mapped
+        MappedInput.register(self)
+    }
+
+    deinit {
+        MappedInput.unregister(self)
+        munmap(UnsafeMutableRawPointer(mutating: bytes.baseAddress!), bytes.count)
+    }
+
+    /// The file's size, when `path` is one that `init` would map.
+    static func mappableSize(_ path: String) -> Int64? {
+        guard path != "-", !path.hasSuffix(".gz") else { return nil }
+        var status = stat()
+        guard stat(path, &status) == 0, (status.st_mode & S_IFMT) == S_IFREG, status.st_size > 0 else { return nil }
+        return Int64(status.st_size)
+    }
+
+    /// The offset of `line` in the mapping, when the bytes lie inside it (lines the reader
+    /// had to assemble, such as an unterminated last line, do not).
+    func offset(of line: UnsafeBufferPointer<UInt8>) -> Int? {
+        guard let start = line.baseAddress, let base = bytes.baseAddress, start >= base,
+            base.distance(to: start) + line.count <= bytes.count
+        else { return nil }
+        return base.distance(to: start)
+    }
+
+    func line(at offset: Int, count: Int) -> UnsafeBufferPointer<UInt8>? {
+        guard offset >= 0, count >= 0, offset + count <= bytes.count else { return nil }
+        return UnsafeBufferPointer(rebasing: bytes[offset..<(offset + count)])
+    }
+
+    // MARK: A file that shrinks while mapped
+
+    // A page past a mapped file's new end raises SIGBUS. The handler names the file and ends
+    // the run with status 2 (an input that cannot be read completely) instead of a crash.
+    private static let lock = NSLockLike()
+    nonisolated(unsafe) private static var ranges: [(start: UInt, end: UInt, message: [UInt8])] = []
+    nonisolated(unsafe) private static var installed = false
+
+    private static func register(_ input: MappedInput) {
+        let start = UInt(bitPattern: input.bytes.baseAddress!)
+        let message = Array("navreplay: \(input.path): the file shrank while it was being audited, so the audit stopped (run it again, or with --no-mmap)\n".utf8)
+        lock.withLock {
+            ranges.append((start, start + UInt(input.bytes.count), message))
+            if !installed {
+                installed = true
+                var action = sigaction()
+                action.sa_flags = SA_SIGINFO
+                #if canImport(Glibc)
+                    action.__sigaction_handler.sa_sigaction = busHandler
+                #else
+                    action.__sigaction_u.__sa_sigaction = busHandler
+                #endif
+                sigaction(SIGBUS, &action, nil)
+            }
+        }
+    }
+
+    private static func unregister(_ input: MappedInput) {
+        let start = UInt(bitPattern: input.bytes.baseAddress!)
+        lock.withLock { ranges.removeAll { $0.start == start } }
+    }
+
+    private static let busHandler: @convention(c) (Int32, UnsafeMutablePointer<siginfo_t>?, UnsafeMutableRawPointer?) -> Void = { _, info, _ in
+        #if canImport(Glibc)
+            let address = UInt(bitPattern: info?.pointee._sifields._sigfault.si_addr)
+        #else
+            let address = UInt(bitPattern: info?.pointee.si_addr)
+        #endif
+        guard let range = ranges.first(where: { address >= $0.start && address < $0.end }) else {
+            // Not a mapped input: the default action, when the instruction runs again.
+            signal(SIGBUS, SIG_DFL)
+            return
+        }
+        // Threads that fault at once: one reports and exits, the others wait for it.
+        guard navreplay_claim_once() != 0 else {
+            while true { pause() }
+        }
+        _ = range.message.withUnsafeBytes { write(2, $0.baseAddress, $0.count) }
+        SpillCleanup.removeAll()
+        _exit(2)
+    }
+}
