@@ -30,6 +30,9 @@ public enum InputResolver {
                     found.append(relative)
                 }
             }
+            // A directory with no logs is still an input: reading it fails, so that a mistyped
+            // or empty log folder is reported (exit status 2), not audited as nothing.
+            if found.isEmpty { files.append(File(path: argument, modelPath: nil)) }
             for relative in found.sorted() {
                 files.append(
                     File(path: (argument as NSString).appendingPathComponent(relative),
@@ -37,6 +40,15 @@ public enum InputResolver {
             }
         }
         return files
+    }
+
+    /// Why a directory cannot be read as a log, for its error message.
+    static func directoryMessage(_ path: String) -> String {
+        guard let enumerator = FileManager.default.enumerator(atPath: path) else { return "is a directory" }
+        for case let relative as String in enumerator where relative.hasSuffix(".ndjson") || relative.hasSuffix(".ndjson.gz") {
+            return "is a directory"
+        }
+        return "is a directory with no *.ndjson or *.ndjson.gz files under it"
     }
 
     /// The nearest `model.json` from the file's folder up to `root`, inclusive.

@@ -97,7 +97,7 @@ public struct LineReader {
         defer { if descriptor != 0 { close(descriptor) } }
         var status = stat()
         if fstat(descriptor, &status) == 0, (status.st_mode & S_IFMT) == S_IFDIR {
-            throw InputError(code: .isDirectory, path: path, message: "is a directory")
+            throw InputError(code: .isDirectory, path: path, message: InputResolver.directoryMessage(path))
         }
         var splitter = LineSplitter(maxLineBytes: maxLineBytes)
         var buffer = [UInt8](repeating: 0, count: chunkSize)

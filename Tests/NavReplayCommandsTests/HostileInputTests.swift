@@ -321,14 +321,19 @@ struct HostileLine: CustomTestStringConvertible, Sendable {
         let tree = scratch.path("tree")
         try FileManager.default.createDirectory(atPath: tree + "/looks-like.ndjson", withIntermediateDirectories: true)
         _ = try scratch.write("tree/real.ndjson", Lines.clean.replacingOccurrences(of: "\"s\"", with: "\"t\""))
+        // A directory argument with no logs under it: an input that cannot be read, not nothing.
+        let empty = scratch.path("empty")
+        try FileManager.default.createDirectory(atPath: empty + "/sub", withIntermediateDirectories: true)
+        _ = try scratch.write("empty/sub/notes.txt", "not a log")
         let summary = scratch.path("summary.json")
-        let result = try navreplay(["audit", "--format", "ndjson", "--summary", summary, missing, tree, good])
+        let result = try navreplay(["audit", "--format", "ndjson", "--summary", summary, missing, tree, good, empty])
         #expect(result.status == 2)
         #expect(result.stderr.contains("\(missing): no such file"), "\(result.stderr)")
-        #expect(result.stderr.contains("\(tree)/looks-like.ndjson: is a directory"), "\(result.stderr)")
+        #expect(result.stderr.contains("\(tree)/looks-like.ndjson: is a directory with no *.ndjson"), "\(result.stderr)")
+        #expect(result.stderr.contains("\(empty): is a directory with no *.ndjson or *.ndjson.gz files under it"), "\(result.stderr)")
         let counts = try Summary(path: summary)
         counts.expectBalanced()
-        #expect(counts["files"] == 4 && counts["unreadable_files"] == 2, "\(counts.json)")
+        #expect(counts["files"] == 5 && counts["unreadable_files"] == 3, "\(counts.json)")
         #expect(counts["events"] == 4 && counts["sessions"] == 2, "the two readable files were audited: \(counts.counts)")
     }
 
