@@ -107,7 +107,7 @@ public struct FuzzHarness: Sendable {
         let inMemoryQuarantine = readAll(quarantines.0)
         for mapped in [true, false] {
             var partitioned = parallel
-            partitioned.partitionFromTheStart = true
+            partitioned.partitionedInputBytes = 0
             partitioned.mapsInputs = mapped
             partitioned.quarantinePath = quarantines.1
             let how = mapped ? "a partitioned audit (mapped)" : "a partitioned audit (copied)"

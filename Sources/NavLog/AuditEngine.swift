@@ -25,10 +25,15 @@ public struct AuditConfiguration: Sendable {
     public var memoryLimit: Int = AuditConfiguration.defaultMemoryLimit
     /// Where spill partitions go (`--temp-dir`); `nil` is `$TMPDIR` or `/tmp`.
     public var temporaryDirectory: String?
-    /// Partition every input as a large one is (lines routed by session, decoded when their
-    /// partition folds), whatever its size: for tests and the fuzzer, which compare that path
-    /// with the in-memory one on small inputs.
-    public var partitionFromTheStart = false
+    /// Inputs of this many bytes or more are partitioned (lines routed by session, decoded when
+    /// their partition folds): from the first line when their size is known, else (standard
+    /// input) once that much is held. Tests and the fuzzer lower it (0: every input), to
+    /// compare that path with the in-memory one on small inputs.
+    public var partitionedInputBytes: Int64 = 32 << 20
+    /// Bytes of lines read before they are handed to other cores to decode, one batch while
+    /// the next is read: large enough to amortise the hand-off. Tests lower it.
+    public var batchBytes = AuditConfiguration.defaultBatchBytes
+    public static let defaultBatchBytes = 4 << 20
     /// How many bytes of partitions may stay in memory before all go to files; `nil` is the
     /// memory limit less what folding needs, or none when the inputs' size says they will not
     /// fit. For tests and the fuzzer, which cover both.
@@ -113,6 +118,10 @@ public struct AuditRun: Sendable {
         /// Whether sessions were partitioned, and whether the partitions stayed in memory.
         public var partitioned = false
         public var partitionsInMemory = false
+        /// Lines routed to their partition by their session alone (decoded when it folded),
+        /// and those of them routed as references to a mapped input.
+        public var routedLines: Int64 = 0
+        public var referencedLines: Int64 = 0
         public init() {}
     }
 
@@ -197,12 +206,15 @@ public struct AuditEngine {
             : try SpillingCollector(
                 models: models, options: configuration.sessionOptions, jobs: configuration.jobs,
                 memoryLimit: configuration.memoryLimit, temporaryDirectory: configuration.temporaryDirectory,
-                estimatedInputBytes: InputSize.estimate(physical, gzipRatio: 12), partitionFromTheStart: configuration.partitionFromTheStart,
+                estimatedInputBytes: InputSize.estimate(physical, gzipRatio: 12), partitionedInputBytes: configuration.partitionedInputBytes,
                 partitionMemory: configuration.partitionMemory)
         // Lines of a large input are routed to their partition by their session alone and
         // decoded once, when the partition folds (not for validate, replay or pre-grouped input).
         let spilling = collector as? SpillingCollector
-        let routing = spilling?.spillsFromTheStart == true && configuration.foldSessions && configuration.onlySession == nil
+        let mayRoute = spilling != nil && configuration.foldSessions && configuration.onlySession == nil
+        // From the start when the inputs' size says so; for input of unknown size (standard
+        // input), from when the held lines reach that size and spill.
+        var routing = mayRoute && spilling?.spillsFromTheStart == true
         // Plain files that fit the memory limit are mapped: their routed lines are references.
         var mapped: [MappedInput?] = Array(repeating: nil, count: physical.count)
         if routing, let spilling {
@@ -217,12 +229,13 @@ public struct AuditEngine {
         let reader = LineReader(maxLineBytes: configuration.maxLineBytes + (configuration.locatedPaths == nil ? 0 : 64))
         var tracker = ProgressSnapshot()
         tracker.totalBytes = InputSize.estimate(physical)
-        var batch = LineBatch()
+        let batchBytes = max(1, configuration.batchBytes)
+        var batch = LineBatch(capacity: batchBytes)
         let workers = configuration.jobs > 0 ? configuration.jobs : System.coreCount
 
         // Routed lines are written to their partitions on a queue of their own, so that the
         // copying (and the kernel's work on the writes) overlaps reading.
-        let partitionWriter = routing ? PartitionWriter() : nil
+        var partitionWriter = routing ? PartitionWriter() : nil
 
         let folds = configuration.foldSessions
         let onlySession = configuration.onlySession
@@ -280,7 +293,16 @@ public struct AuditEngine {
                     }
                 }
             }
-            guard let partitionWriter, let spilling else { return try collect() }
+            guard let partitionWriter, let spilling else {
+                try collect()
+                if mayRoute, let spilling, spilling.partitioned {
+                    // Held lines spilled (input of unknown size): the next lines are routed.
+                    spilling.prepareRouting(files: files, quarantine: quarantine, mapped: mapped)
+                    routing = true
+                    partitionWriter = PartitionWriter()
+                }
+                return
+            }
             partitionWriter.submit {
                 try collect()
                 for (location, record) in records { spilling.quarantine(record, at: location) }
@@ -293,7 +315,7 @@ public struct AuditEngine {
         var inFlight: DecodeTask?
         func process(_ batch: inout LineBatch, modelID: Int) throws {
             let task = batch.lines.isEmpty ? nil : DecodeTask(batch: batch, modelID: modelID, workers: workers, routing: routing)
-            batch = LineBatch(mapped: batch.mapped)
+            batch = LineBatch(capacity: batchBytes, mapped: batch.mapped)
             if let previous = inFlight {
                 inFlight = nil
                 try consume(previous)
@@ -310,7 +332,7 @@ public struct AuditEngine {
             var report = InputFileReport(path: path)
             let physicalID = Int32(index)
             let modelID = modelOfPath[path] ?? 0
-            batch = LineBatch(mapped: mapped[index])
+            batch = LineBatch(capacity: batchBytes, mapped: mapped[index])
             do {
                 let take = { (physicalLine: RawLine) throws -> Void in
                     report.lines += 1  // counted as read, so a file that fails later keeps its count
@@ -412,6 +434,8 @@ public struct AuditEngine {
         if let spilling {
             run.storage.partitioned = spilling.partitioned
             run.storage.partitionsInMemory = spilling.partitionsStayedInMemory
+            run.storage.routedLines = spilling.routedLines
+            run.storage.referencedLines = spilling.referencedLines
         }
         if stream != nil {
             var written = tally.keptBySeverity
@@ -672,12 +696,15 @@ struct LineBatch: Sendable {
     /// The file being read, when it is mapped: its lines are referenced, not copied.
     let mapped: MappedInput?
     private var mappedBytes = 0
-    /// About 4 MiB of lines per batch: large enough to amortise the hand-off to other cores.
-    static let capacity = 4 << 20
+    /// Bytes of lines per batch (`AuditConfiguration.batchBytes`).
+    let capacity: Int
 
-    init(mapped: MappedInput? = nil) { self.mapped = mapped }
+    init(capacity: Int = AuditConfiguration.defaultBatchBytes, mapped: MappedInput? = nil) {
+        self.capacity = capacity
+        self.mapped = mapped
+    }
 
-    var isFull: Bool { bytes.count + mappedBytes >= LineBatch.capacity }
+    var isFull: Bool { bytes.count + mappedBytes >= capacity }
 
     mutating func append(_ line: RawLine, fileID: Int32) {
         if let mapped, let offset = mapped.offset(of: line.bytes) {
@@ -687,7 +714,7 @@ struct LineBatch: Sendable {
             mappedBytes += line.bytes.count
             return
         }
-        if bytes.isEmpty { bytes.reserveCapacity(mapped == nil ? LineBatch.capacity + (1 << 20) : 1 << 16) }
+        if bytes.isEmpty { bytes.reserveCapacity(mapped == nil ? min(capacity, 64 << 20) + (1 << 20) : 1 << 16) }
         lines.append(
             Pending(start: bytes.count, count: line.bytes.count, number: line.number, fileID: fileID,
                     overlongLength: line.overlongLength, unterminated: line.ending == .endOfInput))

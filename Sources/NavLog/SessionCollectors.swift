@@ -234,17 +234,18 @@ final class SpillingCollector: SessionCollector {
     private let memoryLimit: Int
     private let temporaryDirectory: String?
     private let estimatedInputBytes: Int64
-    private let partitionFromTheStart: Bool
+    private let partitionedInputBytes: Int64
     private let partitionMemory: Int?
     private var held: [SessionKey: [SessionLine]] = [:]
     private var heldBytes = 0
+    private var heldRawBytes = 0
     private var spill: SpillPartitions?
 
     init(
         models: [NavigationModel], options: SessionAuditOptions, jobs: Int, memoryLimit: Int, temporaryDirectory: String?,
-        estimatedInputBytes: Int64, partitionFromTheStart: Bool = false, partitionMemory: Int? = nil
+        estimatedInputBytes: Int64, partitionedInputBytes: Int64 = 32 << 20, partitionMemory: Int? = nil
     ) throws {
-        self.partitionFromTheStart = partitionFromTheStart
+        self.partitionedInputBytes = partitionedInputBytes
         self.partitionMemory = partitionMemory
         self.models = models
         self.options = options
@@ -295,6 +296,8 @@ final class SpillingCollector: SessionCollector {
     }
 
     private var mapped: [MappedInput?] = []
+    private(set) var routedLines: Int64 = 0
+    private(set) var referencedLines: Int64 = 0
     private var mappedBytes: Int64 = 0
 
     /// Takes a line of a mapped input by reference; it is decoded in place when its partition
@@ -303,6 +306,8 @@ final class SpillingCollector: SessionCollector {
         if spill == nil { try spillHeld() }
         try spill?.writeReference(sessionHash: sessionHash, model: model, location: location, offset: offset, length: length)
         count(sessionHash: sessionHash, model: model)
+        routedLines += 1
+        referencedLines += 1
     }
 
     /// Takes a line routed by its session only; it is decoded when its partition folds.
@@ -310,6 +315,7 @@ final class SpillingCollector: SessionCollector {
         if spill == nil { try spillHeld() }
         try spill?.writeUndecoded(sessionHash: sessionHash, model: model, location: location, unterminated: unterminated, raw: raw)
         count(sessionHash: sessionHash, model: model)
+        routedLines += 1
     }
 
     /// A quarantine record of a line found invalid while reading, with routing on.
@@ -338,17 +344,14 @@ final class SpillingCollector: SessionCollector {
 
     /// Whether to partition from the first line: when the inputs' size (when known: files, not
     /// standard input) says they would not fit in the budget held as decoded lines (about 300
-    /// bytes a line), or is 32 MB or more. Partitions pay even when memory would do: on a
-    /// 100 MB log they took 0.51 to 0.64 s and 74 to 117 MB, holding decoded lines 0.64 s and
-    /// 212 MB (scripts/bench).
+    /// bytes a line), or is `partitionedInputBytes` (32 MB) or more. Partitions pay even when
+    /// memory would do: on a 100 MB log they took 0.51 to 0.64 s and 74 to 117 MB, holding
+    /// decoded lines 0.64 s and 212 MB (scripts/bench).
     var spillsFromTheStart: Bool {
-        partitionFromTheStart
-            || estimatedInputBytes >= SpillingCollector.partitionedInputBytes
+        estimatedInputBytes >= partitionedInputBytes
             || estimatedInputBytes > 0
             && SpillingCollector.heldCost(rawBytes: 300) * Int(min(estimatedInputBytes / 300, Int64(Int.max / 4096))) > holdBudget
     }
-
-    static let partitionedInputBytes: Int64 = 32 << 20
 
     func add(_ key: SessionKey, _ line: SessionLine, raw: UnsafeBufferPointer<UInt8>) throws {
         if let spill {
@@ -368,7 +371,10 @@ final class SpillingCollector: SessionCollector {
         }
         held[key, default: []].append(line)
         heldBytes += SpillingCollector.heldCost(rawBytes: raw.count)
-        if heldBytes > holdBudget {
+        heldRawBytes += raw.count
+        // Input of unknown size (standard input) is partitioned once it is as large as a file
+        // partitioned from the start: holding 1 GB of it decoded took 11.7 s and 1.3 GB.
+        if heldBytes > holdBudget || heldRawBytes >= partitionedInputBytes {
             for key in held.keys { count(key) }
             try spillHeld()
         }
@@ -436,6 +442,7 @@ final class SpillingCollector: SessionCollector {
         }
         held.removeAll()
         heldBytes = 0
+        heldRawBytes = 0
     }
 
     func finish(
@@ -549,13 +556,27 @@ final class SpillPartitions: @unchecked Sendable {
         self.memoryBudget = memoryBudget
         inMemory = memoryBudget > 0
         let base = directory ?? ProcessEnvironment.temporaryDirectory
-        var template = Array((base + "/navreplay-spill-XXXXXX").utf8CString)
-        guard let made = template.withUnsafeMutableBufferPointer({ mkdtemp($0.baseAddress!) }) else {
-            throw InputError(code: .unreadable, path: base, message: "cannot create a spill directory: \(String(cString: strerror(errno)))")
+        // The name is registered for cleanup before the directory exists (not after `mkdtemp`):
+        // a Ctrl-C in between would otherwise leave it behind.
+        var made: String?
+        for _ in 0..<64 {
+            let candidate = base + "/navreplay-spill-" + String(UInt64.random(in: 0...UInt64.max), radix: 36)
+            SpillCleanup.register(candidate, partitions: count)
+            if mkdir(candidate, 0o700) == 0 {
+                made = candidate
+                break
+            }
+            let failure = errno
+            SpillCleanup.unregister(candidate)
+            if failure != EEXIST {
+                throw InputError(code: .unreadable, path: base, message: "cannot create a spill directory: \(String(cString: strerror(failure)))")
+            }
         }
-        self.directory = String(cString: made)
+        guard let made else {
+            throw InputError(code: .unreadable, path: base, message: "cannot create a spill directory: every name tried exists")
+        }
+        self.directory = made
         writers = []
-        SpillCleanup.register(self.directory, partitions: count)
         do {
             for partition in 0..<count {
                 writers.append(try SpillFileWriter(path: path(partition), bufferBytes: bufferBytes, createNow: !inMemory))

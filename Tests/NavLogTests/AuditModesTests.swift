@@ -185,15 +185,22 @@ import Testing
         inMemory.mappedInputs = paths.count
         inMemory.partitioned = true
         inMemory.partitionsInMemory = true
+        // Routed: every line whose session_id the scanner finds (about all of them); of those,
+        // referenced: all but the torn last line, which the reader assembled.
+        let routed = try #require(try audit { $0.partitionedInputBytes = 0 }.run.storage.routedLines)
+        #expect(routed > (reference.run.counts.lines - reference.run.counts.blankLines) * 9 / 10)
+        inMemory.routedLines = routed
+        inMemory.referencedLines = routed - 1
         var leftMemory = inMemory
         leftMemory.partitionsInMemory = false
         var copied = leftMemory
         copied.mappedInputs = 0
+        copied.referencedLines = 0
         let variants: [(String, AuditRun.Storage, (inout AuditConfiguration) -> Void)] = [
-            ("mapped, partitions in memory", inMemory, { $0.partitionFromTheStart = true; $0.jobs = 2 }),
-            ("mapped, partitions leave memory", leftMemory, { $0.partitionFromTheStart = true; $0.partitionMemory = 64 << 10; $0.jobs = 2 }),
-            ("mapped, one job", inMemory, { $0.partitionFromTheStart = true; $0.jobs = 1 }),
-            ("copied", copied, { $0.partitionFromTheStart = true; $0.mapsInputs = false; $0.jobs = 2 }),
+            ("mapped, partitions in memory", inMemory, { $0.partitionedInputBytes = 0; $0.jobs = 2 }),
+            ("mapped, partitions leave memory", leftMemory, { $0.partitionedInputBytes = 0; $0.partitionMemory = 64 << 10; $0.jobs = 2 }),
+            ("mapped, one job", inMemory, { $0.partitionedInputBytes = 0; $0.jobs = 1 }),
+            ("copied", copied, { $0.partitionedInputBytes = 0; $0.mapsInputs = false; $0.jobs = 2 }),
         ]
         for (name, storage, configure) in variants {
             let result = try audit(configure)
@@ -206,10 +213,59 @@ import Testing
         }
         // Streamed output from mapped partitions too.
         let collected = try Self.run(paths) { $0.maxLineBytes = 2048 }
-        let streamed = try Self.streamed(paths) { $0.partitionFromTheStart = true; $0.maxLineBytes = 2048; $0.jobs = 2 }
+        let streamed = try Self.streamed(paths) { $0.partitionedInputBytes = 0; $0.maxLineBytes = 2048; $0.jobs = 2 }
         #expect(streamed.run.storage == inMemory)
         let sameStreamed = streamed.findings == collected.findings
         #expect(sameStreamed)
+    }
+
+    @Test func inputOfUnknownSizeIsPartitionedOnceItIsLarge() throws {
+        // A FIFO, like standard input, has no size: its lines are held, decoded, until they
+        // reach the partitioning threshold, then spill, and the lines after are routed. Invalid
+        // lines before and after the switch keep their order in the findings and quarantine.
+        let directory = try Self.scratch()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        var text = ""
+        for path in try Self.replicatedLogs(copies: 12, in: directory) { text += try String(contentsOfFile: path, encoding: .utf8) }
+        text += "not json\n"
+        let fifo = directory.appendingPathComponent("input.ndjson").path
+        #expect(mkfifo(fifo, 0o600) == 0)
+        func audit(_ configure: (inout AuditConfiguration) -> Void) throws -> (findings: [UInt8], summary: [UInt8], quarantine: String, run: AuditRun) {
+            let bytes = Array(text.utf8)
+            let writer = DispatchQueue(label: "fifo writer")
+            writer.async {
+                let descriptor = open(fifo, O_WRONLY)
+                _ = bytes.withUnsafeBytes { buffer in
+                    var offset = 0
+                    while offset < buffer.count {
+                        let written = write(descriptor, buffer.baseAddress! + offset, buffer.count - offset)
+                        if written <= 0 { break }
+                        offset += written
+                    }
+                }
+                close(descriptor)
+            }
+            let quarantine = directory.appendingPathComponent("q-\(UUID().uuidString).ndjson").path
+            let result = try Self.run([fifo]) {
+                $0.quarantinePath = quarantine
+                $0.jobs = 2
+                configure(&$0)
+            }
+            writer.sync {}
+            return (result.findings, result.summary, try String(contentsOfFile: quarantine, encoding: .utf8), result.run)
+        }
+        let held = try audit { _ in }
+        #expect(held.run.storage == AuditRun.Storage())
+        let switched = try audit { $0.partitionedInputBytes = 64 << 10; $0.batchBytes = 16 << 10 }
+        #expect(switched.run.storage.partitioned && switched.run.storage.mappedInputs == 0)
+        // Lines from the batch after the one that spilled are routed: most of them.
+        let lines = Int64(text.split(separator: "\n").count)
+        #expect(switched.run.storage.routedLines > lines / 2 && switched.run.storage.routedLines < lines, "\(switched.run.storage.routedLines) of \(lines)")
+        let same = (findings: switched.findings == held.findings, summary: switched.summary == held.summary, quarantine: switched.quarantine == held.quarantine)
+        #expect(same.findings)
+        #expect(same.summary)
+        #expect(same.quarantine)
+        #expect(held.quarantine.split(separator: "\n").count == 12 * 4 + 1, "the sample's invalid lines and the last one")
     }
 
     @Test func spillOutputFilesMergeInSessionOrder() throws {
