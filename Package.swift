@@ -38,7 +38,7 @@ let package = Package(
             swiftSettings: swiftSettings),
         // I/O around the core.
         .systemLibrary(name: "CZlib", providers: [.apt(["zlib1g-dev"])]),
-        .target(name: "CNavSupport"),
+        .systemLibrary(name: "CNavSupport"),
         .systemLibrary(name: "CSQLite", providers: [.apt(["libsqlite3-dev"])]),
         .target(
             name: "NavLog", dependencies: ["CZlib", "CNavSupport", "NavJSON", "NavModel", "NavEvents", "NavReplay"],

@@ -1,5 +1,8 @@
-#ifndef CNAVSUPPORT_H
-#define CNAVSUPPORT_H
+#ifndef CNAVSUPPORT_SHIM_H
+#define CNAVSUPPORT_SHIM_H
+
+// Header-only (a system-library target): nothing is compiled here, so the binary's debug
+// information stays in the form valgrind reads (clang's own objects would bring DWARF 5).
 
 /// Asks the processor to start loading `count` bytes at `address` into the cache: Swift has no
 /// prefetch of its own. Used for the lines of a mapped input that a partition references, which
@@ -10,9 +13,5 @@ static inline void navreplay_prefetch(const void *address, long count) {
         __builtin_prefetch(bytes + offset, 0, 0);
     }
 }
-
-/// Returns 1 to the first caller in the process, 0 to every later one (any thread, signal
-/// handlers included): lets one thread report a fatal signal while the others wait.
-int navreplay_claim_once(void);
 
 #endif
