@@ -92,9 +92,21 @@ func finish(_ result: BaselinedRun, output: OutputOptions, quiet: Bool) throws {
 }
 
 /// `navreplay sessions --format sqlite`: the database, or exit 2 when it cannot be written.
-func writeSessionsDatabase(_ run: AuditRun, to path: String) throws {
+/// `sessions --format sqlite`: a stream that inserts each session's rows, in session order, as
+/// the sessions fold, and what to call when the run is done (the summary, the commit).
+func sessionsDatabase(at path: String) throws -> (stream: AuditStream, finish: (AuditRun) throws -> Void) {
+    let database = try sqliteFailure { () throws(SQLiteError) in try SQLiteSessionsWriter(path: path, toolVersion: NavReplayCommand.version) }
+    let stream = AuditStream(
+        format: { audit, files in SQLiteSessionsWriter.rows(of: audit, files: files) },
+        writeInvalid: { findings, files in try sqliteFailure { () throws(SQLiteError) in try database.insertInvalid(findings, files: files) } },
+        write: { rows in try sqliteFailure { () throws(SQLiteError) in try database.insert(rows) } })
+    return (stream, { run in try sqliteFailure { () throws(SQLiteError) in try database.finish(run) } })
+}
+
+/// A SQLite error, as the command's failure.
+func sqliteFailure<T>(_ body: () throws(SQLiteError) -> T) throws -> T {
     do {
-        try SQLiteWriter.write(run, to: path, toolVersion: NavReplayCommand.version)
+        return try body()
     } catch {
         throw CommandFailure("\(error)")
     }

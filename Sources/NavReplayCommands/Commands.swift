@@ -172,11 +172,20 @@ extension NavReplayCommand {
                 try finish(run, output: output, quiet: input.quiet)
                 return
             }
-            let run = try runAudit(input, sessionOptions: SessionAuditOptions(recordSteps: format == .sqlite))
+            if format == .sqlite {
+                // Each session's rows are encoded as it folds and inserted in session order, so
+                // no session is kept: the database of a large input needs no more memory than
+                // its audit.
+                let database = try sessionsDatabase(at: output.output ?? "sessions.db")
+                let run = try runAudit(input, sessionOptions: SessionAuditOptions(recordSteps: true), stream: database.stream)
+                try database.finish(run)
+                try finish(run, output: output, quiet: input.quiet)
+                return
+            }
+            let run = try runAudit(input)
             switch format {
-            case .sqlite: try writeSessionsDatabase(run, to: output.output ?? "sessions.db")
             case .json: try emit(SessionWriter.json(run), to: output.output)
-            case .ndjson, .csv: break
+            case .ndjson, .csv, .sqlite: break
             case .text:
                 let style = output.textStyle
                 try emit(Array(SessionWriter.text(run, style: style).utf8), to: output.output)

@@ -49,6 +49,19 @@ public enum FindingFingerprint {
         return result
     }
 
+    /// The fingerprints of one session's findings, in the same order: as `compute(_:)` gives
+    /// them, since a session finding's parts (and so its occurrence count) name its session.
+    public static func compute(sessionFindings findings: [Finding]) -> [String] {
+        var seen: [String: Int] = [:]
+        return findings.map { finding in
+            let parts = ["session", finding.rule.rawValue, finding.sessionID ?? "", finding.eventID ?? ""]
+            let key = parts.joined(separator: "\u{0}")
+            let occurrence = seen[key, default: 0]
+            seen[key] = occurrence + 1
+            return digest(parts + [String(occurrence)])
+        }
+    }
+
     /// The fingerprint of a list of parts, each ended by a NUL byte.
     static func digest(_ parts: [String]) -> String {
         var hasher = StableHash(tag: 0x46)

@@ -50,67 +50,10 @@ public enum SQLiteWriter {
     /// Writes the database at `path`, replacing any file there. `run` should be audited with
     /// `SessionAuditOptions(recordSteps: true)`, or the `events` table stays empty.
     public static func write(_ run: AuditRun, to path: String, toolVersion: String) throws(SQLiteError) {
-        removeFile(path)
-        removeFile(path + "-journal")
-        let database = try SQLiteDatabase(path: path)
-        try database.execute("PRAGMA journal_mode = MEMORY; PRAGMA synchronous = OFF;")
-        try database.execute(schema)
-        try database.execute("BEGIN")
-
-        let meta = try database.prepare("INSERT INTO meta VALUES (?, ?)")
-        for (key, value) in [
-            ("tool", "navreplay"), ("tool_version", toolVersion),
-            ("schema_version", String(NavigationEvent.schemaVersion)),
-            ("summary", String(decoding: SummaryWriter.json(run).dropLast(), as: UTF8.self)),
-        ] {
-            try meta.run([.text(key), .text(value)])
-        }
-
-        let sessions = try database.prepare("INSERT INTO sessions VALUES (" + placeholders(18) + ")")
-        let events = try database.prepare("INSERT INTO events VALUES (" + placeholders(14) + ")")
-        for audit in run.sessions {
-            let errors = audit.findings.filter { $0.severity == .error }.count
-                + audit.droppedFindings.filter { $0.key.severity == .error }.values.reduce(0, +)
-            var screens = JSONWriter()
-            screens.beginArray()
-            for screen in audit.screens { screen.write(to: &screens) }
-            screens.endArray()
-            try sessions.run([
-                .text(audit.sessionID), .integer(Int64(audit.events)), .optional(audit.firstSeq), .optional(audit.lastSeq),
-                .optional(audit.start?.text), .optional(audit.end?.text), .optional(audit.start?.epochMilliseconds),
-                .optional(audit.end?.epochMilliseconds), .optional(audit.durationMilliseconds),
-                .text(audit.finalState.json), .text(screens.string), .optional(audit.screens.first?.label),
-                .optional(audit.screens.last?.label), .integer(Int64(audit.findingCount)), .integer(Int64(errors)),
-                .integer(Int64(audit.findingCount - errors)), .integer(Int64(audit.redeliveries)),
-                .integer(Int64(audit.duplicates)),
-            ])
-            for step in audit.steps {
-                var changes = JSONWriter()
-                changes.beginArray()
-                for change in step.changes { changes.string(change.description) }
-                changes.endArray()
-                try events.run([
-                    .text(audit.sessionID), .integer(step.event.seq), .text(step.event.eventID),
-                    .text(step.event.name.rawValue), .text(step.event.timestamp.text),
-                    .integer(step.event.timestamp.epochMilliseconds), .text(step.event.correlationID),
-                    .optional(step.event.payload.stack), .optional(run.path(of: step.location)),
-                    .integer(step.location.line), .text(step.event.canonicalJSON), .text(step.stateAfter.json),
-                    .text(changes.string), .integer(Int64(step.findings.count)),
-                ])
-            }
-        }
-
-        let findings = try database.prepare("INSERT INTO findings VALUES (" + placeholders(12) + ")")
-        let fingerprints = FindingFingerprint.compute(run)
-        for (finding, fingerprint) in zip(run.findings, fingerprints) {
-            try findings.run([
-                .text(finding.rule.rawValue), .text(finding.severity.rawValue), .optional(finding.sessionID),
-                .optional(finding.seq), .optional(finding.eventID), .optional(run.path(of: finding.location)),
-                .optional(finding.location?.line), .text(finding.message), .optional(finding.expected.map(jsonText)),
-                .optional(finding.found.map(jsonText)), .integer(finding.afterGap ? 1 : 0), .text(fingerprint),
-            ])
-        }
-        try database.execute("COMMIT")
+        let writer = try SQLiteSessionsWriter(path: path, toolVersion: toolVersion)
+        try writer.insertInvalid(run.invalidFindings, files: run.files)
+        for audit in run.sessions { try writer.insert(SQLiteSessionsWriter.rows(of: audit, files: run.files)) }
+        try writer.finish(run)
     }
 
     static func placeholders(_ count: Int) -> String {
@@ -125,6 +68,189 @@ public enum SQLiteWriter {
 
     static func removeFile(_ path: String) {
         _ = path.withCString { unlink($0) }
+    }
+}
+
+/// Writes the sessions database one session at a time, so that an audit streams into it with
+/// bounded memory (`navreplay sessions --format sqlite`): `rows(of:files:)` encodes a session's
+/// rows on a fold job, `insert(_:)` adds them in session order, `finish(_:)` adds the summary.
+public final class SQLiteSessionsWriter {
+    private let database: SQLiteDatabase
+    private let sessions: SQLiteStatement
+    private let events: SQLiteStatement
+    private let findings: SQLiteStatement
+    private let meta: SQLiteStatement
+
+    /// Creates the database at `path`, replacing any file there, and opens its transaction.
+    public init(path: String, toolVersion: String) throws(SQLiteError) {
+        SQLiteWriter.removeFile(path)
+        SQLiteWriter.removeFile(path + "-journal")
+        database = try SQLiteDatabase(path: path)
+        try database.execute("PRAGMA journal_mode = MEMORY; PRAGMA synchronous = OFF;")
+        try database.execute(SQLiteWriter.schema)
+        try database.execute("BEGIN")
+        meta = try database.prepare("INSERT INTO meta VALUES (?, ?)")
+        sessions = try database.prepare("INSERT INTO sessions VALUES (" + SQLiteWriter.placeholders(18) + ")")
+        events = try database.prepare("INSERT INTO events VALUES (" + SQLiteWriter.placeholders(14) + ")")
+        findings = try database.prepare("INSERT INTO findings VALUES (" + SQLiteWriter.placeholders(12) + ")")
+        for (key, value) in [("tool", "navreplay"), ("tool_version", toolVersion), ("schema_version", String(NavigationEvent.schemaVersion))] {
+            try meta.run([.text(key), .text(value)])
+        }
+    }
+
+    /// The findings of lines that are not events (they come before every session).
+    public func insertInvalid(_ invalid: [Finding], files: [String]) throws(SQLiteError) {
+        // Their fingerprints need the lines' bytes, re-read from the files.
+        let run = AuditRun(files: files, fileReports: [], invalidFindings: invalid, sessions: [], counts: AuditCounts())
+        for (finding, fingerprint) in zip(invalid, FindingFingerprint.compute(run)) {
+            try findings.run(SQLiteSessionsWriter.findingRow(finding, fingerprint: fingerprint, files: files))
+        }
+    }
+
+    /// Inserts one session's rows, as `rows(of:files:)` encoded them.
+    public func insert(_ encoded: [UInt8]) throws(SQLiteError) {
+        var reader = RowReader(bytes: encoded)
+        while let (table, values) = reader.next() {
+            switch table {
+            case 0: try sessions.run(values)
+            case 1: try events.run(values)
+            case 2: try findings.run(values)
+            default: throw SQLiteError("a session's rows do not decode")
+            }
+        }
+        guard reader.isAtEnd else { throw SQLiteError("a session's rows do not decode") }
+    }
+
+    /// Adds the run's summary and commits.
+    public func finish(_ run: AuditRun) throws(SQLiteError) {
+        try meta.run([.text("summary"), .text(String(decoding: SummaryWriter.json(run).dropLast(), as: UTF8.self))])
+        try database.execute("COMMIT")
+    }
+
+    /// A session's rows (the session, its events with the state after each, its findings with
+    /// their fingerprints), encoded for `insert(_:)`.
+    public static func rows(of audit: SessionAudit, files: [String]) -> [UInt8] {
+        func path(_ location: LineLocation?) -> String? {
+            guard let location, location.file >= 0, Int(location.file) < files.count else { return nil }
+            return files[Int(location.file)]
+        }
+        var writer = RowWriter()
+        let errors = audit.findings.filter { $0.severity == .error }.count
+            + audit.droppedFindings.filter { $0.key.severity == .error }.values.reduce(0, +)
+        var screens = JSONWriter()
+        screens.beginArray()
+        for screen in audit.screens { screen.write(to: &screens) }
+        screens.endArray()
+        writer.row(0, [
+            .text(audit.sessionID), .integer(Int64(audit.events)), .optional(audit.firstSeq), .optional(audit.lastSeq),
+            .optional(audit.start?.text), .optional(audit.end?.text), .optional(audit.start?.epochMilliseconds),
+            .optional(audit.end?.epochMilliseconds), .optional(audit.durationMilliseconds),
+            .text(audit.finalState.json), .text(screens.string), .optional(audit.screens.first?.label),
+            .optional(audit.screens.last?.label), .integer(Int64(audit.findingCount)), .integer(Int64(errors)),
+            .integer(Int64(audit.findingCount - errors)), .integer(Int64(audit.redeliveries)),
+            .integer(Int64(audit.duplicates)),
+        ])
+        for step in audit.steps {
+            var changes = JSONWriter()
+            changes.beginArray()
+            for change in step.changes { changes.string(change.description) }
+            changes.endArray()
+            writer.row(1, [
+                .text(audit.sessionID), .integer(step.event.seq), .text(step.event.eventID),
+                .text(step.event.name.rawValue), .text(step.event.timestamp.text),
+                .integer(step.event.timestamp.epochMilliseconds), .text(step.event.correlationID),
+                .optional(step.event.payload.stack), .optional(path(step.location)),
+                .integer(step.location.line), .text(step.event.canonicalJSON), .text(step.stateAfter.json),
+                .text(changes.string), .integer(Int64(step.findings.count)),
+            ])
+        }
+        for (finding, fingerprint) in zip(audit.findings, FindingFingerprint.compute(sessionFindings: audit.findings)) {
+            writer.row(2, findingRow(finding, fingerprint: fingerprint, files: files))
+        }
+        return writer.bytes
+    }
+
+    static func findingRow(_ finding: Finding, fingerprint: String, files: [String]) -> [SQLiteValue] {
+        var path: String?
+        if let location = finding.location, location.file >= 0, Int(location.file) < files.count { path = files[Int(location.file)] }
+        return [
+            .text(finding.rule.rawValue), .text(finding.severity.rawValue), .optional(finding.sessionID),
+            .optional(finding.seq), .optional(finding.eventID), .optional(path),
+            .optional(finding.location?.line), .text(finding.message), .optional(finding.expected.map(SQLiteWriter.jsonText)),
+            .optional(finding.found.map(SQLiteWriter.jsonText)), .integer(finding.afterGap ? 1 : 0), .text(fingerprint),
+        ]
+    }
+}
+
+/// Rows encoded as bytes: `[u8 table][u16 count]` then each value, `[u8 0]` null, `[u8 1][i64]`
+/// integer, `[u8 2][u32 length][UTF-8]` text (little-endian).
+struct RowWriter {
+    private(set) var bytes: [UInt8] = []
+
+    mutating func row(_ table: UInt8, _ values: [SQLiteValue]) {
+        bytes.append(table)
+        append(UInt16(values.count))
+        for value in values {
+            switch value {
+            case .null: bytes.append(0)
+            case .integer(let number):
+                bytes.append(1)
+                append(UInt64(bitPattern: number))
+            case .text(let text):
+                bytes.append(2)
+                append(UInt32(text.utf8.count))
+                bytes.append(contentsOf: text.utf8)
+            }
+        }
+    }
+
+    private mutating func append<T: FixedWidthInteger>(_ value: T) {
+        withUnsafeBytes(of: value.littleEndian) { bytes.append(contentsOf: $0) }
+    }
+}
+
+struct RowReader {
+    let bytes: [UInt8]
+    private var offset = 0
+
+    init(bytes: [UInt8]) { self.bytes = bytes }
+
+    var isAtEnd: Bool { offset == bytes.count }
+
+    /// The next row, or `nil` at the end or at bytes that do not decode (then not `isAtEnd`).
+    mutating func next() -> (table: UInt8, values: [SQLiteValue])? {
+        guard let table = byte(), let count = integer(UInt16.self) else { return nil }
+        var values: [SQLiteValue] = []
+        values.reserveCapacity(Int(count))
+        for _ in 0..<count {
+            switch byte() {
+            case 0: values.append(.null)
+            case 1:
+                guard let number = integer(UInt64.self) else { return nil }
+                values.append(.integer(Int64(bitPattern: number)))
+            case 2:
+                guard let length = integer(UInt32.self), offset + Int(length) <= bytes.count else { return nil }
+                values.append(.text(String(decoding: bytes[offset..<(offset + Int(length))], as: UTF8.self)))
+                offset += Int(length)
+            default: return nil
+            }
+        }
+        return (table, values)
+    }
+
+    private mutating func byte() -> UInt8? {
+        guard offset < bytes.count else { return nil }
+        defer { offset += 1 }
+        return bytes[offset]
+    }
+
+    private mutating func integer<T: FixedWidthInteger>(_: T.Type) -> T? {
+        let size = MemoryLayout<T>.size
+        guard offset + size <= bytes.count else { return nil }
+        var value: T = 0
+        for index in 0..<size { value |= T(bytes[offset + index]) << (8 * index) }
+        offset += size
+        return value
     }
 }
 

@@ -23,6 +23,28 @@ import Testing
         return path
     }
 
+    @Test func aSpilledAuditWritesTheSameDatabase() throws {
+        // The database is written as the sessions fold (no session kept): partitioned and
+        // merged back in session order, it holds exactly the rows of an in-memory run.
+        let scratch = try ScratchDirectory()
+        let log = try StreamedOutputTests.replicated(scratch, copies: 150)
+        var dumps: [String] = []
+        for (name, options) in [("memory.db", [String]()), ("spilled.db", ["--memory-limit", "1M", "--jobs", "2"])] {
+            let path = scratch.path(name)
+            let result = try navreplay(["sessions", "--quiet", "--format", "sqlite", "--output", path] + options + [log])
+            #expect(result.status == 1, "\(result.stderr)")
+            let dump = try run("/usr/bin/env", ["sqlite3", path, ".dump"])
+            #expect(dump.status == 0, "\(dump.stderr)")
+            dumps.append(dump.stdout)
+        }
+        #expect(try query(scratch.path("spilled.db"), "SELECT count(*) AS n FROM sessions").first?["n"] as? Int == 150 * 7)
+        #expect(dumps[0].contains("INSERT INTO events"))
+        let lastLine = 150 * 80 + 1  // the "not json" line after the copies
+        #expect(try query(scratch.path("spilled.db"), "SELECT rule FROM findings WHERE line = \(lastLine)").first?["rule"] as? String == "schema.invalid")
+        let same = dumps[0] == dumps[1]
+        #expect(same, "the two databases differ")
+    }
+
     @Test func tablesAgreeWithTheNdjsonRecordsAndFindings() throws {
         let scratch = try ScratchDirectory()
         let database = try writeDatabase(scratch)
