@@ -409,7 +409,7 @@ final class SpillingCollector: SessionCollector {
 
     /// Plain files of `bytes` in all may be mapped (`MappedInput`) when they fit the memory
     /// limit, less what folding needs, with a quarter more for the references routed to the
-    /// partitions (a record of 53 bytes for a line of about 300).
+    /// partitions (a record of 33 bytes for a line of about 300).
     func mayMap(bytes: Int64) -> Bool {
         bytes > 0 && bytes + bytes / 4 + Int64(plan.reserve) <= Int64(memoryLimit)
     }
@@ -520,14 +520,17 @@ struct FoldedPartition: Sendable {
 
 /// The temporary partition files of one spilled audit.
 ///
-/// A record is `[u32 length][i32 model][i32 file][i64 line][u64 identity][u64 content identity]
-/// [u64 event_id hash][u64 correlation_id hash][u8 form]` followed by the event: in
-/// `SpillCodec`'s binary form (form 1), or as JSON (form 0: the original line when it is at
-/// hand, else the canonical form, which decodes into the same event). The hashes are the
-/// original line's, so redeliveries are still recognised after the round trip. A line routed
-/// by its session only is its raw bytes (form 2, or 3 with no line end; the hashes are zero
-/// until it is decoded), or for a mapped input a reference alone (form 4: the file's offset
-/// and the line's length in the first two hash slots).
+/// A record is `[u32 length][i32 model][i32 file][i64 line][u8 form]` and then, by form:
+///
+/// - a decoded line (held, then spilled): `[u64 identity][u64 content identity][u64 event_id
+///   hash][u64 correlation_id hash]` and the event, in `SpillCodec`'s binary form (form 1) or as
+///   JSON (form 0: the original line when it is at hand, else the canonical form, which decodes
+///   into the same event). The hashes are the original line's, so redeliveries are still
+///   recognised after the round trip;
+/// - a line routed by its session only: its raw bytes (form 2, or 3 with no line end);
+/// - a line of a mapped input: `[u64 offset][u32 length]` in the file (form 4), 33 bytes in
+///   all (53 with the hashes' slots, which routed lines never need: a 1 GB log's references
+///   went from 177 to 110 MB).
 ///
 /// With streamed output, each partition also gets an output file of records
 /// `[u32 id length][id][i32 model][u32 output length][output]`, sorted by session.
@@ -603,26 +606,22 @@ final class SpillPartitions: @unchecked Sendable {
         buffer.append(Int32(model))
         buffer.append(location.file)
         buffer.append(location.line)
-        for _ in 0..<4 { buffer.append(UInt64(0)) }  // computed when the line is decoded
         buffer.append(UInt8(unterminated ? 3 : 2))
         buffer.append(UnsafeRawBufferPointer(raw))
         if writer.isFull { try flush(writer) }
     }
 
-    /// Writes a reference to a line of a mapped input (form 4): its offset and length stand
-    /// in the hash slots, which are computed when the line is decoded.
+    /// Writes a reference to a line of a mapped input (form 4): its offset and length.
     func writeReference(sessionHash: UInt64, model: Int, location: LineLocation, offset: Int, length: Int) throws {
         let writer = writers[Int(sessionHash % UInt64(count))]
         let buffer = writer.buffer
-        buffer.append(UInt32(SpillPartitions.headerBytes))
+        buffer.append(UInt32(SpillPartitions.referenceBytes))
         buffer.append(Int32(model))
         buffer.append(location.file)
         buffer.append(location.line)
-        buffer.append(UInt64(offset))
-        buffer.append(UInt64(length))
-        buffer.append(UInt64(0))
-        buffer.append(UInt64(0))
         buffer.append(UInt8(4))
+        buffer.append(UInt64(offset))
+        buffer.append(UInt32(length))
         if writer.isFull { try flush(writer) }
     }
 
@@ -657,12 +656,12 @@ final class SpillPartitions: @unchecked Sendable {
         buffer.append(Int32(key.model))
         buffer.append(line.location.file)
         buffer.append(line.location.line)
+        let form = buffer.count
+        buffer.append(UInt8(1))
         buffer.append(line.decoded.identity)
         buffer.append(line.decoded.contentIdentity)
         buffer.append(line.decoded.eventIDHash)
         buffer.append(line.decoded.correlationIDHash)
-        let form = buffer.count
-        buffer.append(UInt8(1))
         if !SpillCodec.encode(line.event, into: buffer) {
             buffer.patch(UInt8(0), at: form)
             if let raw {
@@ -696,8 +695,12 @@ final class SpillPartitions: @unchecked Sendable {
         return max(8, min(4096, Int(limit.rlim_cur) - 256))
     }
 
-    /// The record header after its length: model, file, line, four hashes, and the form.
-    static let headerBytes = 4 + 4 + 8 + 8 * 4 + 1
+    /// The record header after its length: model, file, line and the form.
+    static let headerBytes = 4 + 4 + 8 + 1
+    /// A reference's record after its length: the header, the offset and the line's length.
+    static let referenceBytes = headerBytes + 8 + 4
+    /// The four hashes that follow the header of a decoded line (forms 0 and 1).
+    static let hashBytes = 8 * 4
     /// How many references ahead a mapped line is prefetched.
     static let prefetchDistance = 4
 
@@ -739,22 +742,27 @@ final class SpillPartitions: @unchecked Sendable {
                 offset = start + length
                 let model = Int(buffer.load(Int32.self, at: start))
                 let location = LineLocation(file: buffer.load(Int32.self, at: start + 4), line: buffer.load(Int64.self, at: start + 8))
-                let form = buffer[start + 48]
-                var body = UnsafeBufferPointer(rebasing: buffer[(start + SpillPartitions.headerBytes)..<(start + length)])
-                if form == 4 {
+                let form = buffer[start + 16]
+                let fields = start + SpillPartitions.headerBytes
+                var body = UnsafeBufferPointer(rebasing: buffer[fields..<(start + length)])
+                if form == 0 || form == 1 {
+                    guard length >= SpillPartitions.headerBytes + SpillPartitions.hashBytes else { throw corrupt(partition) }
+                    body = UnsafeBufferPointer(rebasing: buffer[(fields + SpillPartitions.hashBytes)..<(start + length)])
+                } else if form == 4 {
                     // A line of a mapped input, decoded in place. The lines a few references on
                     // are loaded meanwhile: they lie far apart in the file.
-                    let ahead = start + SpillPartitions.prefetchDistance * (SpillPartitions.headerBytes + 4)
-                    if ahead + SpillPartitions.headerBytes <= buffer.count, buffer[ahead + 48] == 4,
+                    let ahead = start + SpillPartitions.prefetchDistance * (SpillPartitions.referenceBytes + 4)
+                    if ahead + SpillPartitions.referenceBytes <= buffer.count, buffer[ahead + 16] == 4,
                         case let file = Int(buffer.load(Int32.self, at: ahead + 4)), mapped.indices.contains(file), let input = mapped[file]
                     {
-                        let offset = Int(buffer.load(UInt64.self, at: ahead + 16))
+                        let offset = Int(buffer.load(UInt64.self, at: ahead + SpillPartitions.headerBytes))
                         if offset < input.bytes.count {
-                            navreplay_prefetch(input.bytes.baseAddress! + offset, min(512, Int(buffer.load(UInt64.self, at: ahead + 24))))
+                            navreplay_prefetch(
+                                input.bytes.baseAddress! + offset, min(512, Int(buffer.load(UInt32.self, at: ahead + SpillPartitions.headerBytes + 8))))
                         }
                     }
-                    guard mapped.indices.contains(Int(location.file)), let input = mapped[Int(location.file)],
-                        let line = input.line(at: Int(buffer.load(UInt64.self, at: start + 16)), count: Int(buffer.load(UInt64.self, at: start + 24)))
+                    guard length == SpillPartitions.referenceBytes, mapped.indices.contains(Int(location.file)), let input = mapped[Int(location.file)],
+                        let line = input.line(at: Int(buffer.load(UInt64.self, at: fields)), count: Int(buffer.load(UInt32.self, at: fields + 8)))
                     else { throw corrupt(partition) }
                     body = line
                 }
@@ -763,12 +771,12 @@ final class SpillPartitions: @unchecked Sendable {
                 case 1:
                     guard let event = SpillCodec.decode(body, strings: strings) else { throw corrupt(partition) }
                     decoded = DecodedEvent(
-                        event, identity: buffer.load(UInt64.self, at: start + 16), contentIdentity: buffer.load(UInt64.self, at: start + 24),
-                        eventIDHash: buffer.load(UInt64.self, at: start + 32), correlationIDHash: buffer.load(UInt64.self, at: start + 40))
+                        event, identity: buffer.load(UInt64.self, at: fields), contentIdentity: buffer.load(UInt64.self, at: fields + 8),
+                        eventIDHash: buffer.load(UInt64.self, at: fields + 16), correlationIDHash: buffer.load(UInt64.self, at: fields + 24))
                 case 0:
                     guard case .success(var event) = decoder.decode(body) else { throw corrupt(partition) }
-                    event.identity = buffer.load(UInt64.self, at: start + 16)
-                    event.contentIdentity = buffer.load(UInt64.self, at: start + 24)
+                    event.identity = buffer.load(UInt64.self, at: fields)
+                    event.contentIdentity = buffer.load(UInt64.self, at: fields + 8)
                     decoded = event
                 case 2, 3, 4:
                     switch decoder.decode(body) {
