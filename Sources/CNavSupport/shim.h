@@ -14,4 +14,13 @@ static inline void navreplay_prefetch(const void *address, long count) {
     }
 }
 
+/// Returns 1 to the first caller, 0 to every later one (any thread, a signal handler
+/// included): one thread reports a fatal signal while the others wait. Swift's `Atomic` needs
+/// macOS 15, and the package supports macOS 13. (The flag is this inline function's own: it is
+/// called from one Swift file only, `MappedInput.swift`.)
+static inline int navreplay_claim_once(void) {
+    static int claimed;
+    return __atomic_exchange_n(&claimed, 1, __ATOMIC_SEQ_CST) == 0;
+}
+
 #endif

@@ -5,7 +5,7 @@
 #elseif canImport(Darwin)
     import Darwin
 #endif
-import Synchronization
+import CNavSupport
 
 /// A plain input file mapped into memory for a partitioned audit: its lines are routed to
 /// their partitions as references (offset and length) and decoded in place when the partition
@@ -77,7 +77,6 @@ final class MappedInput: @unchecked Sendable {
     private static let lock = NSLockLike()
     nonisolated(unsafe) private static var ranges: [(start: UInt, end: UInt, message: [UInt8])] = []
     nonisolated(unsafe) private static var installed = false
-    private static let reported = Atomic<Bool>(false)
 
     private static func register(_ input: MappedInput) {
         let start = UInt(bitPattern: input.bytes.baseAddress!)
@@ -115,7 +114,7 @@ final class MappedInput: @unchecked Sendable {
             return
         }
         // Threads that fault at once: one reports and exits, the others wait for it.
-        guard !reported.exchange(true, ordering: .sequentiallyConsistent) else {
+        guard navreplay_claim_once() != 0 else {
             while true { pause() }
         }
         _ = range.message.withUnsafeBytes { write(2, $0.baseAddress, $0.count) }

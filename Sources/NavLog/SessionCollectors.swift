@@ -1170,14 +1170,14 @@ enum SpillCleanup {
 }
 
 /// A pthread mutex, so the core of NavLog needs no Foundation.
-final class NSLockLike: @unchecked Sendable {
+package final class NSLockLike: @unchecked Sendable {
     private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
-    init() { pthread_mutex_init(mutex, nil) }
+    package init() { pthread_mutex_init(mutex, nil) }
     deinit {
         pthread_mutex_destroy(mutex)
         mutex.deallocate()
     }
-    func withLock<T>(_ body: () throws -> T) rethrows -> T {
+    package func withLock<T>(_ body: () throws -> T) rethrows -> T {
         pthread_mutex_lock(mutex)
         defer { pthread_mutex_unlock(mutex) }
         return try body()

@@ -9,8 +9,8 @@ extension NavReplayCommand {
             abstract: "Write the nightly report: one self-contained HTML page with charts and the worst sessions' timelines.",
             discussion: """
                 The page needs no network (no script, no external font or image): open it in any browser, attach it \
-                to a ticket, or publish it as a CI artifact. It holds the state after every event of the worst \
-                sessions, so it reads the state of every event into memory while it runs.
+                to a ticket, or publish it as a CI artifact. Sessions are added to its totals as they fold; only the \
+                worst sessions' states (for their timelines) are kept, so its memory is the audit's.
 
                 Examples:
                   navreplay report SampleLogs --output report.html
@@ -35,8 +35,12 @@ extension NavReplayCommand {
         }
 
         func run() throws {
-            let run = try runAudit(input, sessionOptions: SessionAuditOptions(recordSteps: true))
-            let data = ReportData(run: run, worstCount: worst)
+            // Each session is added to the report's totals as it folds, and dropped unless it
+            // is among the worst: memory holds the worst sessions' states, not every session's.
+            let sessions = ReportAccumulator(worstCount: worst)
+            let stream = AuditStream(format: { audit, _ in sessions.add(audit); return [] }, writeInvalid: { _, _ in }, write: { _ in })
+            let run = try runAudit(input, sessionOptions: SessionAuditOptions(recordSteps: true), stream: stream)
+            let data = ReportData(run: run, sessions: sessions)
             let page = HTMLReport.html(data, title: title, toolVersion: NavReplayCommand.version, timelineLimit: timelineLimit)
             try emit(Array(page.utf8), to: output.output)
             try finish(run, output: output, quiet: input.quiet)

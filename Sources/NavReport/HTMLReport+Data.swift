@@ -57,60 +57,41 @@ public struct ReportData: Sendable {
     public var sessionDurations: [Bar] = []
     public var worst: [WorstSession] = []
 
+    /// The number of sessions with at least one finding.
+    public var sessionsWithFindings = 0
+
     /// - Parameters:
     ///   - worstCount: how many of the worst sessions get a timeline.
     ///   - topCount: how many rows the "top" lists keep.
     public init(run: AuditRun, worstCount: Int = 5, topCount: Int = 10) {
+        let sessions = ReportAccumulator(worstCount: worstCount)
+        for audit in run.sessions { sessions.add(audit) }
+        self.init(run: run, sessions: sessions, topCount: topCount)
+    }
+
+    /// The report of a run whose sessions were gathered into `sessions` as they folded (a
+    /// streamed run keeps none of them itself).
+    public init(run: AuditRun, sessions accumulated: ReportAccumulator, topCount: Int = 10) {
         self.run = run
+        let totals = accumulated.totals
         for (rule, count) in run.counts.findingsByRule {
             if rule.severity == .error { errors += count } else { warnings += count }
         }
-        var sessionsByRule: [Rule: Set<String>] = [:]
-        for finding in run.findings {
-            if let session = finding.sessionID { sessionsByRule[finding.rule, default: []].insert(session) }
-        }
-        rules = run.counts.findingsByRule.map { RuleRow(rule: $0.key, count: $0.value, sessions: sessionsByRule[$0.key]?.count ?? 0) }
+        rules = run.counts.findingsByRule.map { RuleRow(rule: $0.key, count: $0.value, sessions: totals.sessionsByRule[$0.key] ?? 0) }
             .sorted { ($0.rule.severity, $0.count, $1.rule.rawValue) > ($1.rule.severity, $1.count, $0.rule.rawValue) }
-
-        var paths: [String: Int] = [:]
-        var transitions: [String: Int] = [:]
-        var entryCounts: [String: Int] = [:]
-        var exitCounts: [String: Int] = [:]
-        var views: [String: Int] = [:]
-        var depthCounts: [String: [Int]] = [:]
-        var lengths: [Int] = []
-        var durations: [Int64] = []
-        var findingTimes: [(Int64, Severity)] = []
-        for audit in run.sessions {
-            if let start = audit.start, firstTimestamp.map({ start < $0 }) ?? true { firstTimestamp = start }
-            if let end = audit.end, lastTimestamp.map({ $0 < end }) ?? true { lastTimestamp = end }
-            let labels = audit.screens.map(\.label)
-            if !labels.isEmpty {
-                paths[labels.joined(separator: " → "), default: 0] += 1
-                entryCounts[labels[0], default: 0] += 1
-                exitCounts[labels[labels.count - 1], default: 0] += 1
-            }
-            for (from, to) in zip(labels, labels.dropFirst()) { transitions[from + " → " + to, default: 0] += 1 }
-            lengths.append(audit.events)
-            if let duration = audit.durationMilliseconds { durations.append(duration) }
-            var timeOfSeq: [Int64: Int64] = [:]
-            for step in audit.steps {
-                timeOfSeq[step.event.seq] = step.event.timestamp.epochMilliseconds
-                if case .screenView(let claim, _) = step.event.payload { views[claim.screen.label, default: 0] += 1 }
-                for (stack, routes) in step.stateAfter.stacks {
-                    var histogram = depthCounts[stack] ?? []
-                    if histogram.count <= routes.count { histogram += Array(repeating: 0, count: routes.count + 1 - histogram.count) }
-                    histogram[routes.count] += 1
-                    depthCounts[stack] = histogram
-                }
-            }
-            for finding in audit.findings {
-                guard let seq = finding.seq else { continue }
-                let time = timeOfSeq[seq] ?? timeOfSeq.filter { $0.key < seq }.max { $0.key < $1.key }?.value
-                if let time { findingTimes.append((time, finding.severity)) } else { untimedFindings += 1 }
-            }
-        }
-        untimedFindings += run.invalidFindings.count
+        firstTimestamp = totals.first?.timestamp
+        lastTimestamp = totals.last?.timestamp
+        sessionsWithFindings = totals.sessionsWithFindings
+        let paths = totals.paths
+        let transitions = totals.transitions
+        let entryCounts = totals.entries
+        let exitCounts = totals.exits
+        let views = totals.views
+        let depthCounts = totals.depths
+        let lengths = totals.lengths
+        let durations = totals.durations
+        let findingTimes = totals.findingTimes
+        untimedFindings = totals.untimedFindings + run.invalidFindings.count
 
         func top(_ counts: [String: Int], _ limit: Int) -> [Bar] {
             counts.map { Bar(label: $0.key, value: $0.value) }
@@ -132,7 +113,7 @@ public struct ReportData: Sendable {
         }
 
         sessionLengths = Self.histogram(
-            lengths.map(Int64.init),
+            lengths,
             buckets: [(1, "1"), (5, "2–5"), (10, "6–10"), (20, "11–20"), (50, "21–50"), (100, "51–100"), (200, "101–200"),
                       (500, "201–500"), (1000, "501–1k")],
             overflow: ">1k")
@@ -144,16 +125,7 @@ public struct ReportData: Sendable {
 
         overTime = Self.timeBuckets(findingTimes, first: firstTimestamp, last: lastTimestamp, unit: &timeUnit)
 
-        worst = run.sessions.compactMap { audit -> WorstSession? in
-            guard audit.findingCount > 0 else { return nil }
-            let errors = audit.findings.filter { $0.severity == .error }.count
-            return WorstSession(audit: audit, errors: errors, warnings: audit.findings.count - errors)
-        }
-        .sorted {
-            ($0.errors, $0.warnings, $0.audit.findingCount, $1.audit.sessionID)
-                > ($1.errors, $1.warnings, $1.audit.findingCount, $0.audit.sessionID)
-        }
-        .prefix(worstCount).map { $0 }
+        worst = totals.worst
     }
 
     /// Counts values into buckets by upper bound (inclusive); trailing empty buckets are dropped.
@@ -195,5 +167,116 @@ public struct ReportData: Sendable {
             if severity == .error { bars[index].errors += 1 } else { bars[index].warnings += 1 }
         }
         return bars
+    }
+}
+
+/// The per-session part of a report, gathered one session at a time, from any thread and in any
+/// order: every total is a sum, and every extreme has a tie-break, so the report is the same
+/// whatever the order. Only the worst sessions (with their steps) are kept: a streamed audit
+/// (`navreplay report`) then holds one session's states at a time, not every session's.
+public final class ReportAccumulator: @unchecked Sendable {
+    // @unchecked: `totals` is touched only under `lock`.
+    private let lock = NSLockLike()
+    private let worstCount: Int
+    private var gathered = Totals()
+
+    struct Totals {
+        /// The earliest start and the latest end, with the session each came from: among equal
+        /// instants, the first session in session order (as a walk in that order finds it).
+        var first: (timestamp: Timestamp, session: String)?
+        var last: (timestamp: Timestamp, session: String)?
+        var paths: [String: Int] = [:]
+        var transitions: [String: Int] = [:]
+        var entries: [String: Int] = [:]
+        var exits: [String: Int] = [:]
+        var views: [String: Int] = [:]
+        var depths: [String: [Int]] = [:]
+        var lengths: [Int64] = []
+        var durations: [Int64] = []
+        var findingTimes: [(Int64, Severity)] = []
+        var untimedFindings = 0
+        var sessionsByRule: [Rule: Int] = [:]
+        var sessionsWithFindings = 0
+        /// The worst sessions so far, worst first, at most `worstCount`.
+        var worst: [ReportData.WorstSession] = []
+    }
+
+    var totals: Totals { lock.withLock { gathered } }
+
+    public init(worstCount: Int = 5) {
+        self.worstCount = worstCount
+    }
+
+    /// Adds one session (its steps are needed: `SessionAuditOptions(recordSteps: true)`).
+    public func add(_ audit: SessionAudit) {
+        // This session's share, computed outside the lock.
+        var mine = Totals()
+        if let start = audit.start { mine.first = (start, audit.sessionID) }
+        if let end = audit.end { mine.last = (end, audit.sessionID) }
+        let labels = audit.screens.map(\.label)
+        if !labels.isEmpty {
+            mine.paths[labels.joined(separator: " → "), default: 0] += 1
+            mine.entries[labels[0], default: 0] += 1
+            mine.exits[labels[labels.count - 1], default: 0] += 1
+        }
+        for (from, to) in zip(labels, labels.dropFirst()) { mine.transitions[from + " → " + to, default: 0] += 1 }
+        var timeOfSeq: [Int64: Int64] = [:]
+        for step in audit.steps {
+            timeOfSeq[step.event.seq] = step.event.timestamp.epochMilliseconds
+            if case .screenView(let claim, _) = step.event.payload { mine.views[claim.screen.label, default: 0] += 1 }
+            for (stack, routes) in step.stateAfter.stacks {
+                var histogram = mine.depths[stack] ?? []
+                if histogram.count <= routes.count { histogram += Array(repeating: 0, count: routes.count + 1 - histogram.count) }
+                histogram[routes.count] += 1
+                mine.depths[stack] = histogram
+            }
+        }
+        for finding in audit.findings {
+            guard let seq = finding.seq else { continue }
+            let time = timeOfSeq[seq] ?? timeOfSeq.filter { $0.key < seq }.max { $0.key < $1.key }?.value
+            if let time { mine.findingTimes.append((time, finding.severity)) } else { mine.untimedFindings += 1 }
+        }
+        for rule in Set(audit.findings.map(\.rule)) { mine.sessionsByRule[rule] = 1 }
+        let errors = audit.findings.filter { $0.severity == .error }.count
+        let candidate = audit.findingCount > 0 ? ReportData.WorstSession(audit: audit, errors: errors, warnings: audit.findings.count - errors) : nil
+
+        lock.withLock {
+            func earlier(_ a: (timestamp: Timestamp, session: String), than b: (timestamp: Timestamp, session: String)) -> Bool {
+                a.timestamp < b.timestamp || (a.timestamp.isSameInstant(as: b.timestamp) && a.session.utf8.lexicographicallyPrecedes(b.session.utf8))
+            }
+            func later(_ a: (timestamp: Timestamp, session: String), than b: (timestamp: Timestamp, session: String)) -> Bool {
+                b.timestamp < a.timestamp || (a.timestamp.isSameInstant(as: b.timestamp) && a.session.utf8.lexicographicallyPrecedes(b.session.utf8))
+            }
+            if let first = mine.first, gathered.first.map({ earlier(first, than: $0) }) ?? true { gathered.first = first }
+            if let last = mine.last, gathered.last.map({ later(last, than: $0) }) ?? true { gathered.last = last }
+            gathered.paths.merge(mine.paths, uniquingKeysWith: +)
+            gathered.transitions.merge(mine.transitions, uniquingKeysWith: +)
+            gathered.entries.merge(mine.entries, uniquingKeysWith: +)
+            gathered.exits.merge(mine.exits, uniquingKeysWith: +)
+            gathered.views.merge(mine.views, uniquingKeysWith: +)
+            gathered.depths.merge(mine.depths) { old, new in
+                var sum = old.count >= new.count ? old : new
+                for (index, count) in (old.count >= new.count ? new : old).enumerated() { sum[index] += count }
+                return sum
+            }
+            gathered.lengths.append(Int64(audit.events))
+            if let duration = audit.durationMilliseconds { gathered.durations.append(duration) }
+            gathered.findingTimes += mine.findingTimes
+            gathered.untimedFindings += mine.untimedFindings
+            gathered.sessionsByRule.merge(mine.sessionsByRule, uniquingKeysWith: +)
+            if audit.findingCount > 0 { gathered.sessionsWithFindings += 1 }
+            if let candidate, worstCount > 0 {
+                let index = gathered.worst.firstIndex { ReportAccumulator.isWorse(candidate, than: $0) } ?? gathered.worst.count
+                if index < worstCount {
+                    gathered.worst.insert(candidate, at: index)
+                    if gathered.worst.count > worstCount { gathered.worst.removeLast() }
+                }
+            }
+        }
+    }
+
+    /// Most errors, then warnings, then findings (dropped ones included); then session order.
+    static func isWorse(_ a: ReportData.WorstSession, than b: ReportData.WorstSession) -> Bool {
+        (a.errors, a.warnings, a.audit.findingCount, b.audit.sessionID) > (b.errors, b.warnings, b.audit.findingCount, a.audit.sessionID)
     }
 }

@@ -90,7 +90,7 @@ public enum HTMLReport {
             ("Findings", grouped(counts.findings), counts.findings > 0 ? "hot" : ""),
             ("Errors", grouped(data.errors), data.errors > 0 ? "err" : ""),
             ("Warnings", grouped(data.warnings), data.warnings > 0 ? "warn" : ""),
-            ("Sessions with findings", grouped(data.run.sessions.filter { $0.findingCount > 0 }.count), ""),
+            ("Sessions with findings", grouped(data.sessionsWithFindings), ""),
             ("Lines read", grouped(counts.lines), ""),
             ("Invalid lines", grouped(counts.invalidLines), counts.invalidLines > 0 ? "err" : ""),
             ("Redeliveries", grouped(counts.redeliveries), ""),
@@ -196,7 +196,7 @@ public enum HTMLReport {
             "Most errors first. Each event with the state after it; offending events are highlighted with the rule’s explanation, "
                 + "witnesses (the events that set up the broken expectation) are marked.")
         if data.worst.isEmpty {
-            let any = data.run.sessions.contains { $0.findingCount > 0 }
+            let any = data.sessionsWithFindings > 0
             return html + "<p class=\"empty\">\(any ? "No timelines asked for (--worst 0)." : "No session has a finding.")</p></section>"
         }
         for (index, worst) in data.worst.enumerated() {

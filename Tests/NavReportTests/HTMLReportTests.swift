@@ -21,6 +21,31 @@ import Testing
         return (try audit([path], recordSteps: true), directory)
     }
 
+    @Test func sessionsGatheredInAnyOrderGiveTheSameReport() throws {
+        // `navreplay report` adds each session as it folds (from any fold job, in any order)
+        // and keeps only the worst: the page must be the one made from the whole run.
+        let run = try audit(
+            [Repository.path("SampleLogs/clean"), Repository.path("SampleLogs/violations")].flatMap { directory in
+                try FileManager.default.contentsOfDirectory(atPath: directory).filter { $0.hasSuffix(".ndjson") }.sorted().map { directory + "/" + $0 }
+            }, recordSteps: true)
+        #expect(run.sessions.count >= 10)
+        for worstCount in [0, 3, 50] {
+            let whole = HTMLReport.html(ReportData(run: run, worstCount: worstCount), toolVersion: "test")
+            var random = SeededRandom(seed: UInt64(worstCount))
+            for order in [Array(run.sessions.reversed()), run.sessions.shuffled(using: &random)] {
+                let sessions = ReportAccumulator(worstCount: worstCount)
+                DispatchQueue.concurrentPerform(iterations: 2) { half in
+                    for (index, audit) in order.enumerated() where index % 2 == half { sessions.add(audit) }
+                }
+                var streamed = run
+                streamed.sessions = []
+                let page = HTMLReport.html(ReportData(run: streamed, sessions: sessions), toolVersion: "test")
+                let same = page == whole
+                #expect(same, "worst \(worstCount)")
+            }
+        }
+    }
+
     @Test func dataCountsFindingsPathsScreensDepthsAndLengths() throws {
         let (run, _) = try twoSessions()
         let data = ReportData(run: run)
