@@ -27,6 +27,9 @@ import Testing
         return paths
     }
 
+    /// A valid event of one of the replicated sessions, to damage in tests.
+    static let validEvent = #"{"schema_version":1,"event_id":"e-1","event_name":"screen_view","session_id":"c0-s-clean-onboarding","seq":900,"timestamp":"2026-11-20T10:00:00Z","correlation_id":"c","stack":"onboarding","to_route":null}"#
+
     static func run(_ paths: [String], configure: (inout AuditConfiguration) -> Void = { _ in }) throws -> (findings: [UInt8], summary: [UInt8], run: AuditRun) {
         var configuration = AuditConfiguration()
         configure(&configuration)
@@ -116,7 +119,7 @@ import Testing
         let directory = try Self.scratch()
         defer { try? FileManager.default.removeItem(at: directory) }
         var paths = try Self.replicatedLogs(copies: 30, in: directory)
-        let valid = #"{"schema_version":1,"event_id":"e-1","event_name":"screen_view","session_id":"c0-s-clean-onboarding","seq":900,"timestamp":"2026-11-20T10:00:00Z","correlation_id":"c","stack":"onboarding","to_route":null}"#
+        let valid = Self.validEvent
         let bad = [
             valid.replacingOccurrences(of: "\"seq\":900", with: "\"seq\":\"900\""),  // a session_id, a broken field
             valid.replacingOccurrences(of: "\"session_id\":\"c0", with: "\"session\\u005fid\":\"c0"),  // an escaped key
@@ -156,7 +159,7 @@ import Testing
         let directory = try Self.scratch()
         defer { try? FileManager.default.removeItem(at: directory) }
         var paths = try Self.replicatedLogs(copies: 30, in: directory)
-        let valid = #"{"schema_version":1,"event_id":"e-1","event_name":"screen_view","session_id":"c0-s-clean-onboarding","seq":900,"timestamp":"2026-11-20T10:00:00Z","correlation_id":"c","stack":"onboarding","to_route":null}"#
+        let valid = Self.validEvent
         let tricky = [
             valid.replacingOccurrences(of: "e-1", with: "e-crlf") + "\r",  // a CRLF line end
             "",
