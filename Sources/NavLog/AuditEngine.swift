@@ -276,7 +276,7 @@ public struct AuditEngine {
                 for (index, pending) in batch.lines.enumerated() {
                     let location = LineLocation(file: pending.fileID, line: pending.number)
                     switch decoded[index] ?? .overlong {
-                    case .routed(let sessionHash) where pending.isMapped:
+                    case .routed(let sessionHash) where pending.isMapped && pending.count <= Int(UInt32.max):
                         try spilling?.addReference(
                             model: modelID, sessionHash: sessionHash, location: location, offset: pending.start, length: pending.count)
                     case .routed(let sessionHash):
