@@ -35,8 +35,8 @@ public struct AuditConfiguration: Sendable {
     public var batchBytes = AuditConfiguration.defaultBatchBytes
     public static let defaultBatchBytes = 4 << 20
     /// How many bytes of partitions may stay in memory before all go to files; `nil` is the
-    /// memory limit less what folding needs, or none when the inputs' size says they will not
-    /// fit. For tests and the fuzzer, which cover both.
+    /// memory limit less what folding needs and the mapped inputs when every input is mapped
+    /// (the partitions then hold references), else none. Tests set it, to cover both.
     public var partitionMemory: Int?
     /// Map plain input files into memory when they fit the memory limit, for a partitioned
     /// audit (`--no-mmap` turns it off: a mapped file that shrinks while it is audited ends

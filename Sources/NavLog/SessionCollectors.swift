@@ -418,7 +418,7 @@ final class SpillingCollector: SessionCollector {
         if spill == nil {
             var plan = self.plan
             // Partitions of references alone (every input mapped) stay in memory while the
-            // budget holds them: a 1 GB log's are 190 MB, spared the kernel's copy in and out
+            // budget holds them: a 1 GB log's are 110 MB, spared the kernel's copy in and out
             // of the page cache. Copied lines go to files: kept in memory, they cost more (the
             // kernel zeroing fresh pages: 6.9 to 7.9 s on a 1 GB log, files 5.2 to 6.6 s).
             let fitting = max(0, memoryLimit - plan.reserve - Int(mappedBytes))
