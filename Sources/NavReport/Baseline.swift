@@ -29,32 +29,34 @@ public enum FindingFingerprint {
     /// - Complexity: O(findings); re-reads each file that has invalid lines, once.
     public static func compute(_ run: AuditRun) -> [String] {
         let raw = invalidLineBytes(run)
-        var seen: [String: Int] = [:]
-        var result: [String] = []
-        result.reserveCapacity(run.invalidFindings.count)
-        for finding in run.findings {
-            let parts: [String]
-            if let session = finding.sessionID {
-                parts = ["session", finding.rule.rawValue, session, finding.eventID ?? ""]
-            } else if let location = finding.location, let bytes = raw[location] {
-                parts = ["line", finding.rule.rawValue, hex(bytes.withUnsafeBufferPointer { StableHash.string($0) }) + ":" + String(bytes.count)]
-            } else {
-                parts = ["message", finding.rule.rawValue, finding.message]
+        var occurrences = Occurrences()
+        return run.findings.map { finding in
+            if let parts = sessionParts(finding) { return occurrences.fingerprint(parts) }
+            if let location = finding.location, let bytes = raw[location] {
+                return occurrences.fingerprint(
+                    ["line", finding.rule.rawValue, hex(bytes.withUnsafeBufferPointer { StableHash.string($0) }) + ":" + String(bytes.count)])
             }
-            let key = parts.joined(separator: "\u{0}")
-            let occurrence = seen[key, default: 0]
-            seen[key] = occurrence + 1
-            result.append(digest(parts + [String(occurrence)]))
+            return occurrences.fingerprint(["message", finding.rule.rawValue, finding.message])
         }
-        return result
     }
 
     /// The fingerprints of one session's findings, in the same order: as `compute(_:)` gives
     /// them, since a session finding's parts (and so its occurrence count) name its session.
     public static func compute(sessionFindings findings: [Finding]) -> [String] {
-        var seen: [String: Int] = [:]
-        return findings.map { finding in
-            let parts = ["session", finding.rule.rawValue, finding.sessionID ?? "", finding.eventID ?? ""]
+        var occurrences = Occurrences()
+        return findings.map { occurrences.fingerprint(sessionParts($0) ?? ["message", $0.rule.rawValue, $0.message]) }
+    }
+
+    /// What names a finding of a session; `nil` for a line that is not an event.
+    static func sessionParts(_ finding: Finding) -> [String]? {
+        finding.sessionID.map { ["session", finding.rule.rawValue, $0, finding.eventID ?? ""] }
+    }
+
+    /// Counts the findings named by the same parts, so that each gets its own fingerprint.
+    struct Occurrences {
+        private var seen: [String: Int] = [:]
+
+        mutating func fingerprint(_ parts: [String]) -> String {
             let key = parts.joined(separator: "\u{0}")
             let occurrence = seen[key, default: 0]
             seen[key] = occurrence + 1

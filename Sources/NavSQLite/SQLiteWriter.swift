@@ -130,10 +130,6 @@ public final class SQLiteSessionsWriter {
     /// A session's rows (the session, its events with the state after each, its findings with
     /// their fingerprints), encoded for `insert(_:)`.
     public static func rows(of audit: SessionAudit, files: [String]) -> [UInt8] {
-        func path(_ location: LineLocation?) -> String? {
-            guard let location, location.file >= 0, Int(location.file) < files.count else { return nil }
-            return files[Int(location.file)]
-        }
         var writer = RowWriter()
         let errors = audit.findings.filter { $0.severity == .error }.count
             + audit.droppedFindings.filter { $0.key.severity == .error }.values.reduce(0, +)
@@ -159,7 +155,7 @@ public final class SQLiteSessionsWriter {
                 .text(audit.sessionID), .integer(step.event.seq), .text(step.event.eventID),
                 .text(step.event.name.rawValue), .text(step.event.timestamp.text),
                 .integer(step.event.timestamp.epochMilliseconds), .text(step.event.correlationID),
-                .optional(step.event.payload.stack), .optional(path(step.location)),
+                .optional(step.event.payload.stack), .optional(path(of: step.location, in: files)),
                 .integer(step.location.line), .text(step.event.canonicalJSON), .text(step.stateAfter.json),
                 .text(changes.string), .integer(Int64(step.findings.count)),
             ])
@@ -170,12 +166,16 @@ public final class SQLiteSessionsWriter {
         return writer.bytes
     }
 
+    /// The input path a location names, as `AuditRun.path(of:)` (no run is at hand on a fold job).
+    static func path(of location: LineLocation?, in files: [String]) -> String? {
+        guard let location, location.file >= 0, Int(location.file) < files.count else { return nil }
+        return files[Int(location.file)]
+    }
+
     static func findingRow(_ finding: Finding, fingerprint: String, files: [String]) -> [SQLiteValue] {
-        var path: String?
-        if let location = finding.location, location.file >= 0, Int(location.file) < files.count { path = files[Int(location.file)] }
-        return [
+        [
             .text(finding.rule.rawValue), .text(finding.severity.rawValue), .optional(finding.sessionID),
-            .optional(finding.seq), .optional(finding.eventID), .optional(path),
+            .optional(finding.seq), .optional(finding.eventID), .optional(path(of: finding.location, in: files)),
             .optional(finding.location?.line), .text(finding.message), .optional(finding.expected.map(SQLiteWriter.jsonText)),
             .optional(finding.found.map(SQLiteWriter.jsonText)), .integer(finding.afterGap ? 1 : 0), .text(fingerprint),
         ]
