@@ -218,10 +218,10 @@ public struct AuditEngine {
         // Plain files that fit the memory limit are mapped: their routed lines are references.
         var mapped: [MappedInput?] = Array(repeating: nil, count: physical.count)
         if routing, let spilling {
-            if configuration.mapsInputs, located == nil,
-                spilling.mayMap(bytes: physical.reduce(0) { $0 + (MappedInput.mappableSize($1) ?? 0) })
-            {
-                mapped = physical.map { MappedInput(path: $0) }
+            if configuration.mapsInputs, located == nil {
+                // Mapping reads nothing yet: map, then keep the mappings only if they fit.
+                let candidates = physical.map { MappedInput(path: $0) }
+                if spilling.mayMap(bytes: candidates.reduce(0) { $0 + Int64($1?.bytes.count ?? 0) }) { mapped = candidates }
             }
             spilling.prepareRouting(files: files, quarantine: quarantine, mapped: mapped)
         }

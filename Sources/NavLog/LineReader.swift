@@ -149,6 +149,7 @@ public struct LineReader {
     /// Reads every line of a mapped file. A line's bytes point into the mapping, unless the
     /// reader had to assemble them (an over-long line, an unterminated last line).
     func readLines(of mapped: MappedInput, _ body: (RawLine) throws -> Void) throws -> Int64 {
+        mapped.willRead()
         var splitter = LineSplitter(maxLineBytes: maxLineBytes)
         try splitter.feed(mapped.bytes, body)
         try splitter.finish(body)

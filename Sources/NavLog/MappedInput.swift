@@ -36,8 +36,6 @@ final class MappedInput: @unchecked Sendable {
             munmap(base, size)
             return nil
         }
-        // Read ahead: the reading pass goes through it in order.
-        _ = madvise(base, size, MADV_WILLNEED)
         self.path = path
         bytes = mapped
         MappedInput.register(self)
@@ -48,12 +46,9 @@ final class MappedInput: @unchecked Sendable {
         munmap(UnsafeMutableRawPointer(mutating: bytes.baseAddress!), bytes.count)
     }
 
-    /// The file's size, when `path` is one that `init` would map.
-    static func mappableSize(_ path: String) -> Int64? {
-        guard path != "-", !path.hasSuffix(".gz") else { return nil }
-        var status = stat()
-        guard stat(path, &status) == 0, (status.st_mode & S_IFMT) == S_IFREG, status.st_size > 0 else { return nil }
-        return Int64(status.st_size)
+    /// Asks the kernel to read the file ahead: the reading pass goes through it in order.
+    func willRead() {
+        _ = madvise(UnsafeMutableRawPointer(mutating: bytes.baseAddress!), bytes.count, MADV_WILLNEED)
     }
 
     /// The offset of `line` in the mapping, when the bytes lie inside it (lines the reader
