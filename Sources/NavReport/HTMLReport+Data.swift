@@ -241,14 +241,8 @@ public final class ReportAccumulator: @unchecked Sendable {
         let candidate = audit.findingCount > 0 ? ReportData.WorstSession(audit: audit, errors: errors, warnings: audit.findings.count - errors) : nil
 
         lock.withLock {
-            func earlier(_ a: (timestamp: Timestamp, session: String), than b: (timestamp: Timestamp, session: String)) -> Bool {
-                a.timestamp < b.timestamp || (a.timestamp.isSameInstant(as: b.timestamp) && a.session.utf8.lexicographicallyPrecedes(b.session.utf8))
-            }
-            func later(_ a: (timestamp: Timestamp, session: String), than b: (timestamp: Timestamp, session: String)) -> Bool {
-                b.timestamp < a.timestamp || (a.timestamp.isSameInstant(as: b.timestamp) && a.session.utf8.lexicographicallyPrecedes(b.session.utf8))
-            }
-            if let first = mine.first, gathered.first.map({ earlier(first, than: $0) }) ?? true { gathered.first = first }
-            if let last = mine.last, gathered.last.map({ later(last, than: $0) }) ?? true { gathered.last = last }
+            if let first = mine.first, gathered.first.map({ ReportAccumulator.replaces(first, $0, latest: false) }) ?? true { gathered.first = first }
+            if let last = mine.last, gathered.last.map({ ReportAccumulator.replaces(last, $0, latest: true) }) ?? true { gathered.last = last }
             gathered.paths.merge(mine.paths, uniquingKeysWith: +)
             gathered.transitions.merge(mine.transitions, uniquingKeysWith: +)
             gathered.entries.merge(mine.entries, uniquingKeysWith: +)
@@ -273,6 +267,13 @@ public final class ReportAccumulator: @unchecked Sendable {
                 }
             }
         }
+    }
+
+    /// Whether `a` is earlier (or, `latest`, later) than `b`; among equal instants, the first
+    /// in session order wins, as a walk in that order keeps the first it meets.
+    static func replaces(_ a: (timestamp: Timestamp, session: String), _ b: (timestamp: Timestamp, session: String), latest: Bool) -> Bool {
+        if a.timestamp.isSameInstant(as: b.timestamp) { return a.session.utf8.lexicographicallyPrecedes(b.session.utf8) }
+        return latest ? b.timestamp < a.timestamp : a.timestamp < b.timestamp
     }
 
     /// Most errors, then warnings, then findings (dropped ones included); then session order.
