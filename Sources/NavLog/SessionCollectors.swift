@@ -265,7 +265,8 @@ final class SpillingCollector: SessionCollector {
     /// Sessions met so far, for the progress line: the distinct `session_id`s of the lines
     /// taken (a routed line found invalid later may add one), up to `countedSessionsCap`.
     var sessionCount: Int { max(held.count, seenSessions.count) }
-    private var seenSessions = Set<UInt64>()
+    /// Keyed by the session hash itself (one mix, not a SipHash per routed line).
+    private var seenSessions = Set<PrehashedKey>()
     private static let countedSessionsCap = 1 << 20
 
     private func count(_ key: SessionKey) {
@@ -274,7 +275,7 @@ final class SpillingCollector: SessionCollector {
 
     private func count(sessionHash: UInt64, model: Int) {
         if seenSessions.count < SpillingCollector.countedSessionsCap {
-            seenSessions.insert(sessionHash &+ UInt64(model))
+            seenSessions.insert(PrehashedKey(sessionHash &+ UInt64(model)))
         }
     }
 
@@ -795,8 +796,9 @@ final class SpillPartitions: @unchecked Sendable {
                     }
                 default: throw corrupt(partition)
                 }
-                sessions[SessionKey(model: model, id: decoded.event.sessionID), default: []].append(
-                    SessionLine(decoded: decoded, location: location))
+                // Moved, not copied, into its session (a copy retained and released every string).
+                let key = SessionKey(model: model, id: decoded.event.sessionID)
+                sessions[key, default: []].append(SessionLine(decoded: consume decoded, location: location))
             }
         }
         if let kept {

@@ -154,6 +154,37 @@ struct SessionIdentityTests {
         #expect(result.finalState.stacks["tab1"] == ["detail", "settings"])
     }
 
+    /// The auditor groups lines by the hashes the decoder gave their `event_id` and
+    /// `correlation_id`, and compares the texts only where hashes are equal: with every hash
+    /// forced equal, as if every id collided, nothing may change.
+    @Test func collidingIDHashesChangeNothing() throws {
+        var log = SessionLog.authorized(tab: "tab1")
+        log.add(.push("tab1", from: nil, to: "detail"), eventID: "x")
+        log.add(.push("tab1", from: "detail", to: "settings"), eventID: "y")
+        // Two conflicts: "x" and "y" again with other contents.
+        log.add(.view("tab1", "settings"), eventID: "x")
+        log.add(.view("tab1", "settings"), eventID: "y")
+        // A command whose group ends at once (its tab is not reached), then groups of others.
+        log.add(.command("goAuthorizedTab2Root", from: "authorized", to: "authorized"), group: "cmd")
+        log.add(.view("tab1", "settings"), group: "other")
+        log.add(.view("tab1", "settings"), group: "other")
+        let lines = try sessionLines(log.lines)
+        var colliding = lines
+        for index in colliding.indices {
+            colliding[index].decoded.eventIDHash = 42
+            colliding[index].decoded.correlationIDHash = 42
+        }
+
+        let expected = SessionAuditor.audit(sessionID: "s1", lines: lines, model: .poc)
+        let result = SessionAuditor.audit(sessionID: "s1", lines: colliding, model: .poc)
+
+        #expect(summary(expected) == ["event_id.conflict@3", "event_id.conflict@4", "command.postcondition@5", "analytics.duplicate@7"])
+        #expect(summary(result) == summary(expected))
+        #expect(result.findings.map(\.message) == expected.findings.map(\.message))
+        #expect(result.findings.map(\.witness?.seq) == expected.findings.map(\.witness?.seq))
+        #expect(result.finalState == expected.finalState)
+    }
+
     @Test func distinctEventIDsWithTheSameContentAreNotAConflict() throws {
         var log = SessionLog.authorized()
         log.add(.push("tab1", from: nil, to: "detail"), eventID: "a")
