@@ -4,8 +4,10 @@
 /// whitespace do not matter, strings compare by their decoded content and numbers by their text.
 /// The scanner computes this hash while it validates, so deduplication needs no second pass and
 /// no canonical copy of the line. Object members combine by wrapping addition, so their order
-/// does not matter (keys are unique, so nothing cancels). It is FNV-1a with a SplitMix64
-/// finaliser: not cryptographic, but the same in every process, which keeps audits reproducible.
+/// does not matter (keys are unique, so nothing cancels). Bytes are mixed by wyhash's round,
+/// tags and counts by SplitMix64's finaliser: not cryptographic, but the same in every process
+/// and on every platform, which keeps audits reproducible. Nothing a run writes depends on it
+/// (finding fingerprints have their own, frozen hash: `FindingFingerprint`).
 public struct StableHash: Sendable {
     private var state: UInt64
 
@@ -26,25 +28,57 @@ public struct StableHash: Sendable {
         state = (state ^ UInt64(byte)) &* 0x0000_0100_0000_01B3
     }
 
-    /// Mixes bytes eight at a time (then the tail byte by byte), with the length, so that no
-    /// two different byte strings are combined alike by construction.
+    /// Mixes bytes sixteen at a time with one folded 128-bit multiply each (wyhash's round),
+    /// then the last sixteen (overlapping) and the length: no byte-by-byte tail. This is the
+    /// decoder's innermost hash, of every string on every line: the SplitMix round per eight
+    /// bytes and the FNV tail it replaced were a twentieth of the fold's time on 1 GB.
     @inline(__always)
     public mutating func combine(_ bytes: UnsafeBufferPointer<UInt8>) {
-        guard let base = bytes.baseAddress else {
+        let count = bytes.count
+        guard let base = bytes.baseAddress, count > 0 else {
             combine(UInt64(0))
             return
         }
-        var index = 0
-        while index + 8 <= bytes.count {
-            let word = UInt64(littleEndian: UnsafeRawPointer(base + index).loadUnaligned(as: UInt64.self))
-            state = StableHash.mix(state ^ word)
-            index += 8
+        let raw = UnsafeRawPointer(base)
+        @inline(__always) func word(_ offset: Int) -> UInt64 {
+            UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: offset, as: UInt64.self))
         }
-        while index < bytes.count {
-            combineByte(bytes[index])
-            index += 1
+        @inline(__always) func half(_ offset: Int) -> UInt64 {
+            UInt64(UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: offset, as: UInt32.self)))
         }
-        combine(UInt64(bytes.count))
+        var seed = state
+        let a: UInt64
+        let b: UInt64
+        if count <= 16 {
+            if count >= 8 {
+                a = word(0)
+                b = word(count - 8)
+            } else if count >= 4 {
+                a = half(0)
+                b = half(count - 4)
+            } else {
+                a = UInt64(base[0]) << 16 | UInt64(base[count >> 1]) << 8 | UInt64(base[count - 1])
+                b = 0
+            }
+        } else {
+            var offset = 0
+            while count - offset > 16 {
+                seed = StableHash.fold(word(offset) ^ StableHash.p1, word(offset + 8) ^ seed)
+                offset += 16
+            }
+            a = word(count - 16)
+            b = word(count - 8)
+        }
+        state = StableHash.fold(StableHash.p1 ^ UInt64(count), StableHash.fold(a ^ StableHash.p1, b ^ seed))
+    }
+
+    private static let p1: UInt64 = 0xE703_7ED1_A0B4_28DB
+
+    /// The high and low halves of the full product, combined.
+    @inline(__always)
+    static func fold(_ a: UInt64, _ b: UInt64) -> UInt64 {
+        let product = a.multipliedFullWidth(by: b)
+        return product.high ^ product.low
     }
 
     @inline(__always)

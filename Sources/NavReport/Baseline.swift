@@ -34,7 +34,7 @@ public enum FindingFingerprint {
             if let parts = sessionParts(finding) { return occurrences.fingerprint(parts) }
             if let location = finding.location, let bytes = raw[location] {
                 return occurrences.fingerprint(
-                    ["line", finding.rule.rawValue, hex(bytes.withUnsafeBufferPointer { StableHash.string($0) }) + ":" + String(bytes.count)])
+                    ["line", finding.rule.rawValue, hex(bytes.withUnsafeBufferPointer { lineHash($0) }) + ":" + String(bytes.count)])
             }
             return occurrences.fingerprint(["message", finding.rule.rawValue, finding.message])
         }
@@ -72,6 +72,29 @@ public enum FindingFingerprint {
             hasher.combineByte(0)
         }
         return prefix + hex(hasher.finish())
+    }
+
+    /// The hash of an invalid line's bytes, frozen: what `StableHash.string` was when
+    /// fingerprints were introduced (FNV-1a of a tag, a SplitMix64 round per eight bytes, FNV-1a
+    /// per remaining byte, the length, a final round). The identity hash has since changed for
+    /// speed; this one must not, or stored baselines would stop matching.
+    static func lineHash(_ bytes: UnsafeBufferPointer<UInt8>) -> UInt64 {
+        var state: UInt64 = 0xCBF2_9CE4_8422_2325
+        func fnv(_ byte: UInt8) { state = (state ^ UInt64(byte)) &* 0x0000_0100_0000_01B3 }
+        fnv(StableHash.Tag.string)
+        var index = 0
+        if let base = bytes.baseAddress {
+            while index + 8 <= bytes.count {
+                state = StableHash.mix(state ^ UInt64(littleEndian: UnsafeRawPointer(base + index).loadUnaligned(as: UInt64.self)))
+                index += 8
+            }
+        }
+        while index < bytes.count {
+            fnv(bytes[index])
+            index += 1
+        }
+        state = StableHash.mix(state ^ UInt64(bytes.count)) &+ 0x9E37_79B9_7F4A_7C15
+        return StableHash.mix(state)
     }
 
     static func hex(_ value: UInt64) -> String {
