@@ -94,8 +94,8 @@ public struct FuzzHarness: Sendable {
         }
 
         // Partitioned as a large input is (lines routed by their session_id, decoded when
-        // their partition folds; a plain file mapped and its lines referenced, or copied): the
-        // same findings, counts and quarantine, byte for byte.
+        // their partition folds; a plain file mapped and its lines referenced, routed in chunks
+        // on every core, or copied): the same findings, counts and quarantine, byte for byte.
         let quarantines = (temporaryPath(), temporaryPath())
         defer {
             unlink(quarantines.0)
@@ -109,6 +109,8 @@ public struct FuzzHarness: Sendable {
             var partitioned = parallel
             partitioned.partitionedInputBytes = 0
             partitioned.mapsInputs = mapped
+            // A mapped input routed on every core, cut into chunks of a few lines.
+            partitioned.routingChunkBytes = 512
             partitioned.quarantinePath = quarantines.1
             let how = mapped ? "a partitioned audit (mapped)" : "a partitioned audit (copied)"
             if let inMemory, let routed = try? AuditEngine(configuration: partitioned).run(paths: [path]) {

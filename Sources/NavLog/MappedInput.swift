@@ -60,11 +60,6 @@ final class MappedInput: @unchecked Sendable {
         return base.distance(to: start)
     }
 
-    func line(at offset: Int, count: Int) -> UnsafeBufferPointer<UInt8>? {
-        guard offset >= 0, count >= 0, offset + count <= bytes.count else { return nil }
-        return UnsafeBufferPointer(rebasing: bytes[offset..<(offset + count)])
-    }
-
     // MARK: A file that shrinks while mapped
 
     // A page past a mapped file's new end raises SIGBUS. The handler names the file and ends

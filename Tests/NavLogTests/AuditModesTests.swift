@@ -203,6 +203,13 @@ import Testing
             ("mapped, partitions in memory", inMemory, { $0.partitionedInputBytes = 0; $0.jobs = 2 }),
             ("mapped, partitions leave memory", leftMemory, { $0.partitionedInputBytes = 0; $0.partitionMemory = 64 << 10; $0.jobs = 2 }),
             ("mapped, one job", inMemory, { $0.partitionedInputBytes = 0; $0.jobs = 1 }),
+            // Routed in chunks of 4 KiB (one line can be most of one), on 2 jobs and on 1, in
+            // and out of memory; and on the reading thread alone.
+            ("mapped, small chunks", inMemory, { $0.partitionedInputBytes = 0; $0.routingChunkBytes = 4096; $0.jobs = 2 }),
+            ("mapped, small chunks, one job", inMemory, { $0.partitionedInputBytes = 0; $0.routingChunkBytes = 4096; $0.jobs = 1 }),
+            ("mapped, small chunks, partitions leave memory", leftMemory,
+             { $0.partitionedInputBytes = 0; $0.routingChunkBytes = 4096; $0.partitionMemory = 64 << 10; $0.jobs = 2 }),
+            ("mapped, routed serially", inMemory, { $0.partitionedInputBytes = 0; $0.routesInParallel = false; $0.jobs = 2 }),
             ("copied", copied, { $0.partitionedInputBytes = 0; $0.mapsInputs = false; $0.jobs = 2 }),
         ]
         for (name, storage, configure) in variants {

@@ -171,3 +171,26 @@ import Testing
         #expect(Array(nested.utf8)[range] == Array("real".utf8)[...])
     }
 }
+
+/// How a mapped input is cut for routing on every core.
+@Suite struct ChunkRouterTests {
+    func chunks(_ text: String, target: Int) -> [String] {
+        let bytes = Array(text.utf8)
+        return bytes.withUnsafeBufferPointer { buffer in
+            ChunkRouter.chunks(of: buffer, target: target).map { String(decoding: bytes[$0], as: UTF8.self) }
+        }
+    }
+
+    @Test func chunksEndAfterALineEndAndCoverTheFile() {
+        #expect(chunks("ab\ncd\nef\n", target: 3) == ["ab\n", "cd\n", "ef\n"])
+        // A chunk runs on to the end of the line its target falls in.
+        #expect(chunks("ab\ncd\nef\n", target: 4) == ["ab\ncd\n", "ef\n"])
+        #expect(chunks("abcdefgh\nij\n", target: 2) == ["abcdefgh\n", "ij\n"])
+        // No line end at the end: the last chunk is the rest.
+        #expect(chunks("ab\ncd", target: 1) == ["ab\n", "cd"])
+        #expect(chunks("abcd", target: 2) == ["abcd"])
+        #expect(chunks("\n\n\n", target: 1) == ["\n", "\n", "\n"])
+        #expect(chunks("", target: 4) == [])
+        #expect(chunks("ab\ncd\n", target: 100) == ["ab\ncd\n"])
+    }
+}
