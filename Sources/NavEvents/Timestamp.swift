@@ -1,7 +1,13 @@
 /// An RFC 3339 timestamp with offset, kept as written and as an instant for comparisons.
 public struct Timestamp: Sendable, Hashable, Comparable, CustomStringConvertible {
     /// The text as it appeared in the log.
-    public var text: String
+    public var text: String {
+        get { storage.string }
+        set { storage = TimestampText(newValue) }
+    }
+    /// The text, inline when it is short (every timestamp a router writes): decoding an event
+    /// then allocates nothing for it, and copying one retains nothing.
+    private var storage: TimestampText
     /// Seconds since 1970-01-01T00:00:00Z.
     public var epochSeconds: Int64
     /// The fraction of a second in units of 10^-18 (digits past the 18th are ignored).
@@ -20,10 +26,10 @@ public struct Timestamp: Sendable, Hashable, Comparable, CustomStringConvertible
     }
 
     public static func == (lhs: Timestamp, rhs: Timestamp) -> Bool {
-        lhs.text == rhs.text
+        lhs.storage == rhs.storage
     }
 
-    public func hash(into hasher: inout Hasher) { hasher.combine(text) }
+    public func hash(into hasher: inout Hasher) { hasher.combine(storage) }
 
     /// Whether two timestamps name the same instant.
     public func isSameInstant(as other: Timestamp) -> Bool {
@@ -37,7 +43,11 @@ public struct Timestamp: Sendable, Hashable, Comparable, CustomStringConvertible
     }
 
     init(text: String, epochSeconds: Int64, attoseconds: UInt64) {
-        self.text = text
+        self.init(storage: TimestampText(text), epochSeconds: epochSeconds, attoseconds: attoseconds)
+    }
+
+    private init(storage: TimestampText, epochSeconds: Int64, attoseconds: UInt64) {
+        self.storage = storage
         self.epochSeconds = epochSeconds
         self.attoseconds = attoseconds
     }
@@ -113,8 +123,58 @@ public struct Timestamp: Sendable, Hashable, Comparable, CustomStringConvertible
         guard index == bytes.count else { return nil }
         let days = daysFromCivil(year: year, month: month, day: day)
         let epochSeconds = days * 86_400 + hour * 3600 + minute * 60 + second - offsetSeconds
-        return Timestamp(
-            text: String(decoding: bytes, as: UTF8.self), epochSeconds: epochSeconds, attoseconds: attoseconds)
+        return Timestamp(storage: TimestampText(bytes), epochSeconds: epochSeconds, attoseconds: attoseconds)
+    }
+}
+
+/// A timestamp's text: up to 32 bytes inline (a router's `2026-11-20T10:00:00.000Z` is 24),
+/// longer ones (many fraction digits) as a `String`. A text is always kept the same way, so
+/// two texts are equal exactly when their storage is.
+private enum TimestampText: Sendable, Hashable {
+    case inline(InlineBytes)
+    case string(String)
+
+    struct InlineBytes: Sendable, Hashable {
+        static let capacity = 32
+        var words: (UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0)
+        var count: UInt8 = 0
+
+        static func == (lhs: InlineBytes, rhs: InlineBytes) -> Bool {
+            lhs.count == rhs.count && lhs.words.0 == rhs.words.0 && lhs.words.1 == rhs.words.1
+                && lhs.words.2 == rhs.words.2 && lhs.words.3 == rhs.words.3
+        }
+
+        func hash(into hasher: inout Hasher) {
+            hasher.combine(count)
+            hasher.combine(words.0)
+            hasher.combine(words.1)
+            hasher.combine(words.2)
+            hasher.combine(words.3)
+        }
+    }
+
+    init(_ bytes: UnsafeBufferPointer<UInt8>) {
+        guard bytes.count <= InlineBytes.capacity, let base = bytes.baseAddress else {
+            self = .string(String(decoding: bytes, as: UTF8.self))
+            return
+        }
+        var inline = InlineBytes()
+        inline.count = UInt8(bytes.count)
+        withUnsafeMutableBytes(of: &inline.words) { $0.baseAddress!.copyMemory(from: base, byteCount: bytes.count) }
+        self = .inline(inline)
+    }
+
+    init(_ text: String) {
+        var copy = text
+        self = copy.withUTF8 { TimestampText($0) }
+    }
+
+    var string: String {
+        switch self {
+        case .string(let text): return text
+        case .inline(let inline):
+            return withUnsafeBytes(of: inline.words) { String(decoding: $0.prefix(Int(inline.count)), as: UTF8.self) }
+        }
     }
 }
 

@@ -224,6 +224,31 @@ struct BadLine: CustomTestStringConvertible, Sendable {
         #expect(Timestamp(epochMilliseconds: 1_763_633_730_123).text == "2025-11-20T10:15:30.123Z")
     }
 
+    /// A timestamp keeps its text as written, whether it is short (kept inline) or long (many
+    /// fraction digits, kept as a string): read back, compared and hashed by that text.
+    @Test func timestampsKeepTheirTextShortOrLong() throws {
+        let short = "2026-11-20T10:00:00.000Z"
+        let edge = "2026-11-20T10:00:00.0000000+01:00"  // 33 bytes: one past inline
+        let inline = "2026-11-20T10:00:00.000000+01:00"  // 32 bytes: the longest inline
+        let long = "2026-11-20T10:00:00.123456789012345678901234+05:30"
+        for text in [short, edge, inline, long] {
+            let timestamp = try #require(Timestamp(text))
+            #expect(timestamp.text == text)
+            #expect(timestamp.description == text)
+            #expect(timestamp == Timestamp(text))
+            #expect(Set([timestamp, try #require(Timestamp(text))]).count == 1)
+        }
+        // Same instant, other text: not equal (texts differ), the same instant.
+        let a = try #require(Timestamp(inline))
+        let b = try #require(Timestamp(edge))
+        #expect(a != b)
+        #expect(a.isSameInstant(as: b))
+        var changed = try #require(Timestamp(short))
+        changed.text = long
+        #expect(changed.text == long)
+        #expect(changed != Timestamp(short))
+    }
+
     /// Every known field is recognised as known (an array is the wrong type for each of them),
     /// and a near-miss key is not.
     @Test(arguments: [
