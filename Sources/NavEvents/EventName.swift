@@ -64,6 +64,7 @@ public enum EventName: String, Sendable, CaseIterable, Hashable {
         var hash: UInt64
     }
 
+    /// Made once and never freed: it lives as long as the process.
     nonisolated(unsafe) private static let wireTable: UnsafeBufferPointer<WireEntry> = {
         let table = UnsafeMutableBufferPointer<WireEntry>.allocate(capacity: allCases.count)
         for (index, name) in allCases.enumerated() {

@@ -274,9 +274,11 @@ final class SpillingCollector: SessionCollector {
     }
 
     private func count(sessionHash: UInt64, model: Int) {
-        if seenSessions.count < SpillingCollector.countedSessionsCap {
-            seenSessions.insert(PrehashedKey(sessionHash &+ UInt64(model)))
-        }
+        count(PrehashedKey(sessionHash &+ UInt64(model)))
+    }
+
+    private func count(_ session: PrehashedKey) {
+        if seenSessions.count < SpillingCollector.countedSessionsCap { seenSessions.insert(session) }
     }
 
     // MARK: Routed lines
@@ -325,9 +327,7 @@ final class SpillingCollector: SessionCollector {
         for (partition, records) in chunk.references.enumerated() {
             if let records, records.count > 0 { try spill.append(records: records, to: partition) }
         }
-        for session in chunk.sessions where seenSessions.count < SpillingCollector.countedSessionsCap {
-            seenSessions.insert(session)
-        }
+        for session in chunk.sessions { count(session) }
         routedLines += chunk.referenceCount
         referencedLines += chunk.referenceCount
     }
@@ -652,7 +652,8 @@ final class SpillPartitions: @unchecked Sendable {
     func append(records: ByteBuffer, to partition: Int) throws {
         let writer = writers[partition]
         if inMemory {
-            if keptBytes + records.capacity + writer.buffer.count <= memoryBudget {
+            // What `keep` adds: these records, and the writer's buffer if it holds any.
+            if keptBytes + records.capacity + (writer.buffer.count > 0 ? writer.buffer.capacity : 0) <= memoryBudget {
                 keptBytes += writer.keep(records)
                 return
             }
