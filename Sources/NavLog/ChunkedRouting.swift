@@ -117,13 +117,8 @@ struct RoutedChunk {
             buffer = ByteBuffer(capacity: estimate)
             references[partition] = buffer
         }
-        buffer.append(UInt32(SpillPartitions.referenceBytes))
-        buffer.append(Int32(model))
-        buffer.append(file)
-        buffer.append(line)
-        buffer.append(UInt8(4))
-        buffer.append(UInt64(offset))
-        buffer.append(UInt32(length))
+        SpillPartitions.appendReference(
+            to: buffer, model: model, location: LineLocation(file: file, line: line), offset: offset, length: length)
         referenceCount += 1
     }
 
@@ -131,7 +126,7 @@ struct RoutedChunk {
     mutating func renumber(after linesBefore: Int64) {
         guard linesBefore != 0 else { return }
         let record = 4 + SpillPartitions.referenceBytes
-        let lineField = 4 + 4 + 4
+        let lineField = SpillPartitions.referenceLineOffset
         for case let buffer? in references {
             var offset = 0
             while offset + record <= buffer.count {

@@ -636,16 +636,24 @@ final class SpillPartitions: @unchecked Sendable {
     /// Writes a reference to a line of a mapped input (form 4): its offset and length.
     func writeReference(sessionHash: UInt64, model: Int, location: LineLocation, offset: Int, length: Int) throws {
         let writer = writers[Int(sessionHash % UInt64(count))]
-        let buffer = writer.buffer
-        buffer.append(UInt32(SpillPartitions.referenceBytes))
+        SpillPartitions.appendReference(to: writer.buffer, model: model, location: location, offset: offset, length: length)
+        if writer.isFull { try flush(writer) }
+    }
+
+    /// A reference record (form 4), `4 + referenceBytes` bytes; its line number is at
+    /// `referenceLineOffset`.
+    static func appendReference(to buffer: ByteBuffer, model: Int, location: LineLocation, offset: Int, length: Int) {
+        buffer.append(UInt32(referenceBytes))
         buffer.append(Int32(model))
         buffer.append(location.file)
         buffer.append(location.line)
         buffer.append(UInt8(4))
         buffer.append(UInt64(offset))
         buffer.append(UInt32(length))
-        if writer.isFull { try flush(writer) }
     }
+
+    /// Where a record's line number lies, from the record's start: after its length, model and file.
+    static let referenceLineOffset = 4 + 4 + 4
 
     /// Appends a buffer of whole records (a chunk's references) to a partition, after what it
     /// holds: kept in memory while the budget allows, else written.

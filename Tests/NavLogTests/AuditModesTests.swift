@@ -37,6 +37,18 @@ import Testing
         return (FindingWriter.ndjson(run, explain: true), SummaryWriter.json(run), run)
     }
 
+    /// `run(_:configure:)` with a quarantine file in `directory`, whose text it returns too.
+    static func runQuarantined(
+        _ paths: [String], in directory: URL, configure: (inout AuditConfiguration) -> Void
+    ) throws -> (findings: [UInt8], summary: [UInt8], quarantine: String, run: AuditRun) {
+        let quarantine = directory.appendingPathComponent("q-\(UUID().uuidString).ndjson").path
+        let result = try run(paths) {
+            $0.quarantinePath = quarantine
+            configure(&$0)
+        }
+        return (result.findings, result.summary, try String(contentsOfFile: quarantine, encoding: .utf8), result.run)
+    }
+
     static func scratch() throws -> URL {
         let url = FileManager.default.temporaryDirectory.appendingPathComponent("navreplay-modes-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
@@ -133,13 +145,8 @@ import Testing
         let damaged = directory.appendingPathComponent("damaged.ndjson").path
         try Data((bad.joined(separator: "\n")).utf8).write(to: URL(fileURLWithPath: damaged))
         paths.append(damaged)
-        func audit(_ configure: (inout AuditConfiguration) -> Void) throws -> (findings: [UInt8], summary: [UInt8], quarantine: String) {
-            let quarantine = directory.appendingPathComponent("q-\(UUID().uuidString).ndjson").path
-            let result = try Self.run(paths) {
-                $0.quarantinePath = quarantine
-                configure(&$0)
-            }
-            return (result.findings, result.summary, try String(contentsOfFile: quarantine, encoding: .utf8))
+        func audit(_ configure: (inout AuditConfiguration) -> Void) throws -> (findings: [UInt8], summary: [UInt8], quarantine: String, run: AuditRun) {
+            try Self.runQuarantined(paths, in: directory, configure: configure)
         }
         let inMemory = try audit { _ in }
         let routed = try audit { $0.memoryLimit = 1 << 20; $0.jobs = 2 }
@@ -173,13 +180,10 @@ import Testing
         try Data(tricky.joined(separator: "\n").utf8).write(to: URL(fileURLWithPath: trickyPath))
         paths.append(trickyPath)
         func audit(_ configure: (inout AuditConfiguration) -> Void) throws -> (findings: [UInt8], summary: [UInt8], quarantine: String, run: AuditRun) {
-            let quarantine = directory.appendingPathComponent("q-\(UUID().uuidString).ndjson").path
-            let result = try Self.run(paths) {
-                $0.quarantinePath = quarantine
+            try Self.runQuarantined(paths, in: directory) {
                 $0.maxLineBytes = 2048
                 configure(&$0)
             }
-            return (result.findings, result.summary, try String(contentsOfFile: quarantine, encoding: .utf8), result.run)
         }
         let reference = try audit { _ in }
         #expect(reference.run.storage == AuditRun.Storage())

@@ -18,14 +18,8 @@ import Testing
         // Sessions are added to the report as they fold: partitioned on two jobs, the page is
         // the in-memory one, byte for byte.
         let scratch = try ScratchDirectory()
-        let log = try StreamedOutputTests.replicated(scratch, copies: 150)
-        var pages: [String] = []
-        for (name, options) in [("memory.html", [String]()), ("spilled.html", ["--memory-limit", "1M", "--jobs", "2"])] {
-            let path = scratch.path(name)
-            let result = try navreplay(["report", "--quiet", "--worst", "7", "--output", path] + options + [log])
-            #expect(result.status == 1, "\(result.stderr)")
-            pages.append(try String(contentsOfFile: path, encoding: .utf8))
-        }
+        let pages = try StreamedOutputTests.writtenInMemoryAndSpilled(["report", "--quiet", "--worst", "7"], scratch, extension: "html")
+            .map { try String(contentsOfFile: $0, encoding: .utf8) }
         #expect(pages[0].contains("c0-s-bad"), "a worst session's timeline")
         let same = pages[0] == pages[1]
         #expect(same, "the two pages differ")

@@ -27,12 +27,8 @@ import Testing
         // The database is written as the sessions fold (no session kept): partitioned and
         // merged back in session order, it holds exactly the rows of an in-memory run.
         let scratch = try ScratchDirectory()
-        let log = try StreamedOutputTests.replicated(scratch, copies: 150)
         var dumps: [String] = []
-        for (name, options) in [("memory.db", [String]()), ("spilled.db", ["--memory-limit", "1M", "--jobs", "2"])] {
-            let path = scratch.path(name)
-            let result = try navreplay(["sessions", "--quiet", "--format", "sqlite", "--output", path] + options + [log])
-            #expect(result.status == 1, "\(result.stderr)")
+        for path in try StreamedOutputTests.writtenInMemoryAndSpilled(["sessions", "--quiet", "--format", "sqlite"], scratch, extension: "db") {
             let dump = try run("/usr/bin/env", ["sqlite3", path, ".dump"])
             #expect(dump.status == 0, "\(dump.stderr)")
             dumps.append(dump.stdout)

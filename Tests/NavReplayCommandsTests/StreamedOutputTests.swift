@@ -16,6 +16,20 @@ import Testing
         return try scratch.write("big.ndjson", text + "not json\n")
     }
 
+    /// Runs `command` (which writes `--output`) on the replicated log in memory, then spilled on
+    /// two jobs; returns the two output files, each checked to have exited 1 (the findings).
+    static func writtenInMemoryAndSpilled(_ command: [String], _ scratch: ScratchDirectory, extension: String) throws -> [String] {
+        let log = try replicated(scratch, copies: 150)
+        var outputs: [String] = []
+        for (name, options) in [("memory", [String]()), ("spilled", ["--memory-limit", "1M", "--jobs", "2"])] {
+            let path = scratch.path(name + "." + `extension`)
+            let result = try navreplay(command + ["--output", path] + options + [log])
+            #expect(result.status == 1, "\(result.stderr)")
+            outputs.append(path)
+        }
+        return outputs
+    }
+
     @Test(arguments: [
         ["audit", "--format", "ndjson"], ["audit", "--format", "ndjson", "--explain"], ["audit", "--format", "text"],
         ["sessions", "--format", "ndjson"], ["sessions", "--format", "csv"],
