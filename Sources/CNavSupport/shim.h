@@ -3,6 +3,7 @@
 
 // Header-only (a system-library target): nothing is compiled here, so the binary's debug
 // information stays in the form valgrind reads (clang's own objects would bring DWARF 5).
+// An incremental build does not notice an edit here: touch the Swift files that call it.
 
 /// Asks the processor to start loading `count` bytes at `address` into the cache: Swift has no
 /// prefetch of its own. Used for the lines of a mapped input that a partition references, which
@@ -21,6 +22,128 @@ static inline void navreplay_prefetch(const void *address, long count) {
 static inline int navreplay_claim_once(void) {
     static int claimed;
     return __atomic_exchange_n(&claimed, 1, __ATOMIC_SEQ_CST) == 0;
+}
+
+// MARK: Spill cleanup on a signal
+
+/// Removing spill partitions when a signal ends the run (Ctrl-C, SIGTERM, a closed output pipe).
+/// It is in C because a signal handler may call only async-signal-safe functions: it must not
+/// allocate (the interrupted thread may hold malloc's lock) nor touch Swift's runtime (metadata,
+/// retains). Here it only reads this fixed registry and calls `unlink`, `rmdir`, `nanosleep` and
+/// `_exit`. Other threads go on running meanwhile, so creators of spill files and the handler
+/// meet at a gate: a creator enters before its `mkdir` or `open` (and its registration) and
+/// leaves after; the handler closes the gate, which no creator enters again, and waits until
+/// none is inside before it unlinks: so no file appears after its unlink, and the registry does
+/// not change under it. Entering and closing are sequentially consistent, so a creator and the
+/// handler cannot both miss each other. (The state is these inline functions' own: they are
+/// called from one Swift file only, `SessionCollectors.swift`.)
+
+#include <time.h>
+#include <unistd.h>
+
+#define NAVREPLAY_SPILL_SLOTS 64
+#define NAVREPLAY_SPILL_PATH 4096
+
+struct navreplay_spill_registry {
+    long inside;
+    int closed;
+    /// 1 while a slot holds a registered directory.
+    int active[NAVREPLAY_SPILL_SLOTS];
+    long partitions[NAVREPLAY_SPILL_SLOTS];
+    char directories[NAVREPLAY_SPILL_SLOTS][NAVREPLAY_SPILL_PATH];
+};
+
+static inline struct navreplay_spill_registry *navreplay_spill_registry(void) {
+    static struct navreplay_spill_registry registry;  // zero pages until a run spills
+    return &registry;
+}
+
+/// Returns 1 when the caller may create a spill file or directory (then it calls
+/// `navreplay_spill_leave`), 0 when the process is exiting and it must create nothing.
+static inline int navreplay_spill_enter(void) {
+    struct navreplay_spill_registry *registry = navreplay_spill_registry();
+    __atomic_add_fetch(&registry->inside, 1, __ATOMIC_SEQ_CST);
+    if (__atomic_load_n(&registry->closed, __ATOMIC_SEQ_CST)) {
+        __atomic_sub_fetch(&registry->inside, 1, __ATOMIC_SEQ_CST);
+        return 0;
+    }
+    return 1;
+}
+
+static inline void navreplay_spill_leave(void) {
+    __atomic_sub_fetch(&navreplay_spill_registry()->inside, 1, __ATOMIC_SEQ_CST);
+}
+
+/// Registers a directory and how many partitions it holds; call it inside the gate, one thread
+/// at a time. Returns its slot, or -1 when every slot is taken or the path is too long.
+static inline int navreplay_spill_register(const char *directory, long partitions) {
+    struct navreplay_spill_registry *registry = navreplay_spill_registry();
+    long length = 0;
+    while (directory[length] != 0) length++;
+    if (length >= NAVREPLAY_SPILL_PATH - 32) return -1;
+    for (int slot = 0; slot < NAVREPLAY_SPILL_SLOTS; slot++) {
+        if (__atomic_load_n(&registry->active[slot], __ATOMIC_ACQUIRE)) continue;
+        for (long index = 0; index <= length; index++) registry->directories[slot][index] = directory[index];
+        registry->partitions[slot] = partitions;
+        __atomic_store_n(&registry->active[slot], 1, __ATOMIC_RELEASE);
+        return slot;
+    }
+    return -1;
+}
+
+/// Call it inside the gate.
+static inline void navreplay_spill_unregister(int slot) {
+    if (slot >= 0) __atomic_store_n(&navreplay_spill_registry()->active[slot], 0, __ATOMIC_RELEASE);
+}
+
+/// `directory` + `/` + `name` + the decimal `number` (none when negative), into `path`.
+static inline void navreplay_spill_path(char *path, const char *directory, const char *name, long number) {
+    long at = 0;
+    while (directory[at] != 0) { path[at] = directory[at]; at++; }
+    path[at++] = '/';
+    for (; *name != 0; name++) path[at++] = *name;
+    if (number >= 0) {
+        char digits[24];
+        int count = 0;
+        do { digits[count++] = (char)('0' + number % 10); number /= 10; } while (number > 0);
+        while (count > 0) path[at++] = digits[--count];
+    }
+    path[at] = 0;
+}
+
+/// Closes the gate for good, waits (a second at most: the creator inside may be the very
+/// thread this handler interrupted) until no creator is inside, then removes every registered
+/// directory: its partition, output and quarantine files, then itself.
+static inline void navreplay_spill_remove_all(void) {
+    struct navreplay_spill_registry *registry = navreplay_spill_registry();
+    __atomic_store_n(&registry->closed, 1, __ATOMIC_SEQ_CST);
+    for (int waited = 0; __atomic_load_n(&registry->inside, __ATOMIC_SEQ_CST) > 0 && waited < 1000; waited++) {
+        struct timespec millisecond = {0, 1000000};
+        nanosleep(&millisecond, 0);
+    }
+    char path[NAVREPLAY_SPILL_PATH];
+    for (int slot = 0; slot < NAVREPLAY_SPILL_SLOTS; slot++) {
+        if (!__atomic_load_n(&registry->active[slot], __ATOMIC_ACQUIRE)) continue;
+        const char *directory = registry->directories[slot];
+        for (long partition = 0; partition < registry->partitions[slot]; partition++) {
+            navreplay_spill_path(path, directory, "part-", partition);
+            unlink(path);
+            navreplay_spill_path(path, directory, "out-", partition);
+            unlink(path);
+            navreplay_spill_path(path, directory, "bad-", partition);
+            unlink(path);
+        }
+        navreplay_spill_path(path, directory, "bad-reading", -1);
+        unlink(path);
+        rmdir(directory);
+    }
+}
+
+/// The handler for SIGINT, SIGTERM and SIGPIPE: removes the partitions and exits with
+/// 128 + the signal, as a shell reports it.
+static inline void navreplay_spill_on_signal(int signal) {
+    navreplay_spill_remove_all();
+    _exit(128 + signal);
 }
 
 #endif

@@ -562,6 +562,8 @@ final class SpillPartitions: @unchecked Sendable {
     // job folding partition `n`.
     let count: Int
     let directory: String
+    /// Where the signal handler finds this directory (-1: not registered).
+    private var cleanupSlot: Int32 = -1
     private var writers: [SpillFileWriter]
     private let bufferBytes: Int
     private var removed = false
@@ -586,13 +588,17 @@ final class SpillPartitions: @unchecked Sendable {
         var made: String?
         for _ in 0..<64 {
             let candidate = base + "/navreplay-spill-" + String(UInt64.random(in: 0...UInt64.max), radix: 36)
-            SpillCleanup.register(candidate, partitions: count)
-            if mkdir(candidate, 0o700) == 0 {
+            var failure: Int32 = 0
+            let (result, slot) = SpillCleanup.makeDirectory(candidate, partitions: count) {
+                let result = mkdir(candidate, 0o700)
+                failure = errno
+                return result
+            }
+            if result == 0 {
                 made = candidate
+                cleanupSlot = slot
                 break
             }
-            let failure = errno
-            SpillCleanup.unregister(candidate)
             if failure != EEXIST {
                 throw InputError(code: .unreadable, path: base, message: "cannot create a spill directory: \(String(cString: strerror(failure)))")
             }
@@ -932,7 +938,7 @@ final class SpillPartitions: @unchecked Sendable {
         }
         unlink(readingQuarantinePath)
         rmdir(directory)
-        SpillCleanup.unregister(directory)
+        SpillCleanup.unregister(cleanupSlot)
     }
 }
 
@@ -967,7 +973,7 @@ final class SpillFileWriter {
     }
 
     private func create() throws {
-        descriptor = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
+        descriptor = SpillCleanup.creating { open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600) }
         guard descriptor >= 0 else {
             throw InputError(code: .unreadable, path: path, message: "cannot create a spill file: \(String(cString: strerror(errno)))")
         }
@@ -1185,53 +1191,64 @@ extension UnsafeBufferPointer<UInt8> {
 }
 
 /// Removes spill partitions when the process is interrupted (Ctrl-C, SIGTERM) or its output
-/// pipe closes (SIGPIPE).
+/// pipe closes (SIGPIPE). The handler and the registry it reads are in C (`shim.h`): a handler
+/// may not allocate nor enter Swift's runtime, since the thread it interrupts may hold a lock.
 enum SpillCleanup {
     private static let lock = NSLockLike()
-    nonisolated(unsafe) private static var active: [String: Int] = [:]
     nonisolated(unsafe) private static var installed = false
 
-    static func register(_ directory: String, partitions: Int) {
+    /// Makes a spill directory with `mkdir` (which returns 0 when it made it), registered for
+    /// removal before it exists, so that no signal can come in between; returns the result and
+    /// the registration (-1 when the registry is full: that run's partitions then survive an
+    /// interrupt, as a `kill -9` leaves them).
+    static func makeDirectory(_ path: String, partitions: Int, _ mkdir: () -> Int32) -> (result: Int32, slot: Int32) {
         lock.withLock {
-            active[directory] = partitions
-            if !installed {
-                installed = true
-                signal(SIGINT, handler)
-                signal(SIGTERM, handler)
-                // Output is streamed while partitions exist: a reader that goes away
-                // (`| head`) ends the run, and the partitions go with it. An ignored SIGPIPE
-                // stays ignored (then the write fails and the run unwinds normally).
-                let previous = signal(SIGPIPE, handler)
-                if let previous, unsafeBitCast(previous, to: UnsafeRawPointer.self) == unsafeBitCast(SIG_IGN, to: UnsafeRawPointer.self) {
-                    signal(SIGPIPE, SIG_IGN)
+            installHandlers()
+            var slot: Int32 = -1
+            let result = creating {
+                slot = navreplay_spill_register(path, partitions)
+                let result = mkdir()
+                if result != 0 {
+                    navreplay_spill_unregister(slot)
+                    slot = -1
                 }
+                return result
             }
+            return (result, slot)
         }
     }
 
-    static func unregister(_ directory: String) {
-        lock.withLock { _ = active.removeValue(forKey: directory) }
+    static func unregister(_ slot: Int32) {
+        lock.withLock { _ = creating { navreplay_spill_unregister(slot); return 0 } }
     }
 
-    /// Not strictly async-signal-safe (it walks a dictionary), but the process is exiting and
-    /// the reading thread is the only writer of the registry.
-    private static let handler: @convention(c) (Int32) -> Void = { signal in
-        removeAll()
-        _exit(128 + signal)
-    }
-
-    /// Removes every registered spill directory (the process is about to exit).
-    static func removeAll() {
-        for (directory, count) in active {
-            for partition in 0..<count {
-                unlink(directory + "/part-" + String(partition))
-                unlink(directory + "/out-" + String(partition))
-                unlink(directory + "/bad-" + String(partition))
-            }
-            unlink(directory + "/bad-reading")
-            rmdir(directory)
+    private static func installHandlers() {
+        guard !installed else { return }
+        installed = true
+        signal(SIGINT, navreplay_spill_on_signal)
+        signal(SIGTERM, navreplay_spill_on_signal)
+        // Output is streamed while partitions exist: a reader that goes away (`| head`) ends
+        // the run, and the partitions go with it. An ignored SIGPIPE stays ignored (then the
+        // write fails and the run unwinds normally).
+        let previous = signal(SIGPIPE, navreplay_spill_on_signal)
+        if let previous, unsafeBitCast(previous, to: UnsafeRawPointer.self) == unsafeBitCast(SIG_IGN, to: UnsafeRawPointer.self) {
+            signal(SIGPIPE, SIG_IGN)
         }
     }
+
+    /// Creates a spill file or directory, unless the process is exiting: then the calling
+    /// thread waits for the exit instead, so that nothing appears after the handler's unlinks.
+    static func creating(_ create: () -> Int32) -> Int32 {
+        guard navreplay_spill_enter() != 0 else {
+            while true { pause() }
+        }
+        defer { navreplay_spill_leave() }
+        return create()
+    }
+
+    /// Removes every registered spill directory (for a fatal signal's handler: the process is
+    /// about to exit).
+    static func removeAll() { navreplay_spill_remove_all() }
 }
 
 /// A pthread mutex, so the core of NavLog needs no Foundation.

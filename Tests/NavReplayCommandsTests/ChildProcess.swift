@@ -105,10 +105,15 @@ final class ChildProcess {
     /// until the child exits; it only grows, so the last reading is the peak). `ru_maxrss` is
     /// only the fallback: Linux carries it across `execve` from the spawning process, so it
     /// would count the test runner's own memory at the moment of the spawn.
-    func wait() -> Outcome {
+    ///
+    /// `killingAfter`: a child still running after that many seconds is hung; it is killed
+    /// (the outcome then has `signal` 9), so that the test fails instead of waiting for good.
+    func wait(killingAfter limit: Double? = nil) -> Outcome {
         var polledPeak = 0
+        let start = Date()
         while let highWater = ChildProcess.highWaterBytes(of: pid) {
             polledPeak = max(polledPeak, highWater)
+            if let limit, Date().timeIntervalSince(start) > limit { send(SIGKILL) }
             usleep(2000)
         }
         var status: Int32 = 0

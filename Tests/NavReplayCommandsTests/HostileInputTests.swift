@@ -8,6 +8,9 @@ import NavLog
 import NavTestSupport
 import Testing
 
+// File scope: inside `FIFO`, which has a `write` of its own, the C call would not resolve.
+private func systemWrite(_ descriptor: Int32, _ bytes: UnsafeRawPointer?, _ count: Int) -> Int { write(descriptor, bytes, count) }
+
 /// One hostile line, placed as line 2 of a log after a valid `session_start`.
 struct HostileLine: CustomTestStringConvertible, Sendable {
     var id: String
@@ -362,14 +365,7 @@ struct HostileLine: CustomTestStringConvertible, Sendable {
         func feed(_ chunks: [[UInt8]], waitingFor reader: pid_t? = nil) {
             for chunk in chunks {
                 if let reader { waitUntilBlockedReading(reader) }
-                chunk.withUnsafeBytes { buffer in
-                    var done = 0
-                    while done < buffer.count {
-                        let written = write(descriptor, buffer.baseAddress.map { $0 + done }, buffer.count - done)
-                        if written <= 0 { break }
-                        done += written
-                    }
-                }
+                write(chunk)
                 usleep(20_000)
             }
             // Close only once the reader has the FIFO open and has drained it: closing first
@@ -377,6 +373,29 @@ struct HostileLine: CustomTestStringConvertible, Sendable {
             if let reader { waitUntilBlockedReading(reader) }
             close(descriptor)
         }
+
+        /// Writes all the bytes (waiting while the FIFO is full) and keeps the FIFO open: the
+        /// reader, once it has read them, waits for more. Gives up if the `reader` process
+        /// ends first (a full FIFO would otherwise block the test for good).
+        func write(_ bytes: [UInt8], reader: pid_t? = nil) {
+            if reader != nil { _ = fcntl(descriptor, F_SETFL, fcntl(descriptor, F_GETFL) | O_NONBLOCK) }
+            bytes.withUnsafeBytes { buffer in
+                var done = 0
+                while done < buffer.count {
+                    let written = systemWrite(descriptor, buffer.baseAddress.map { $0 + done }, buffer.count - done)
+                    if written > 0 {
+                        done += written
+                    } else if written < 0, errno == EAGAIN, let reader, ChildProcess.highWaterBytes(of: reader) != nil {
+                        usleep(1000)
+                    } else {
+                        break
+                    }
+                }
+            }
+        }
+
+        /// Closes the writing end: the reader sees the end of input.
+        func hangUp() { close(descriptor) }
 
         /// Waits (at most 10 s) until the process sleeps in a pipe read: it has consumed
         /// everything written so far, so the next write is what its next `read` returns.
