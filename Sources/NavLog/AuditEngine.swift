@@ -282,7 +282,7 @@ public struct AuditEngine {
                 for (index, pending) in batch.lines.enumerated() {
                     let location = LineLocation(file: pending.fileID, line: pending.number)
                     switch decoded[index] ?? .overlong {
-                    case .routed(let sessionHash) where pending.isMapped && pending.count <= Int(UInt32.max):
+                    case .routed(let sessionHash) where pending.isMapped && SpillPartitions.canReference(length: pending.count):
                         try spilling?.addReference(
                             model: modelID, sessionHash: sessionHash, location: location, offset: pending.start, length: pending.count)
                     case .routed(let sessionHash):
@@ -418,11 +418,11 @@ public struct AuditEngine {
                         }
                         fileID = locatedIndex[place.file]
                         locatedReports[Int(fileID)].lines += 1
-                        locatedReports[Int(fileID)].bytes += Int64(line.overlongLength ?? line.bytes.count) + 1
+                        locatedReports[Int(fileID)].bytes += line.inputBytes
                     }
                     counts.lines += 1
-                    report.bytes += Int64(line.overlongLength ?? line.bytes.count) + 1
-                    tracker.bytes += Int64(line.overlongLength ?? line.bytes.count) + 1
+                    report.bytes += line.inputBytes
+                    tracker.bytes += line.inputBytes
                     tracker.lines += 1
                     if let progress, tracker.lines % 65_536 == 0 {
                         tracker.findings = invalid.count
@@ -831,11 +831,7 @@ struct LineBatch: Sendable {
                 let pending = lines[index]
                 let source = pending.isMapped ? mapped!.bytes : buffer
                 let line = UnsafeBufferPointer(rebasing: source[pending.start..<(pending.start + pending.count)])
-                if routing, let session = SessionIDScanner.sessionID(in: line) {
-                    results[index] = .routed(sessionHash: StableHash.string(UnsafeBufferPointer(rebasing: line[session])))
-                } else {
-                    results[index] = .decoded(decoder.decode(line))
-                }
+                results[index] = LineOutcome.of(line, routing: routing, decoder: decoder)
             }
         }
         bytes.withUnsafeBufferPointer { buffer in
@@ -866,6 +862,15 @@ enum LineOutcome: Sendable {
     case routed(sessionHash: UInt64)
     /// Over `--max-line-bytes`: not decoded.
     case overlong
+
+    /// What a line (not over-long) becomes: with `routing`, routed when the `SessionIDScanner`
+    /// finds its session, else decoded now.
+    static func of(_ line: UnsafeBufferPointer<UInt8>, routing: Bool, decoder: EventDecoder) -> LineOutcome {
+        if routing, let session = SessionIDScanner.sessionID(in: line) {
+            return .routed(sessionHash: StableHash.string(UnsafeBufferPointer(rebasing: line[session])))
+        }
+        return .decoded(decoder.decode(line))
+    }
 }
 
 /// Why a line is unreadable, as its `schema.invalid` finding says.

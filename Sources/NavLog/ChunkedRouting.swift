@@ -7,7 +7,6 @@
 #endif
 import Dispatch
 import NavEvents
-import NavJSON
 import NavReplay
 
 /// The reading pass over a mapped input, on every core: the file is cut into chunks at line
@@ -58,14 +57,15 @@ enum ChunkRouter {
         var splitter = LineSplitter(maxLineBytes: maxLineBytes)
         let take = { (line: RawLine) -> Void in
             chunk.lines += 1
-            chunk.bytes += Int64(line.overlongLength ?? line.bytes.count) + 1
+            chunk.bytes += line.inputBytes
             if line.overlongLength == nil && line.isBlank {
                 chunk.blankLines += 1
                 return
             }
-            let session = line.overlongLength == nil ? SessionIDScanner.sessionID(in: line.bytes) : nil
-            let sessionHash = session.map { StableHash.string(UnsafeBufferPointer(rebasing: line.bytes[$0])) }
-            if let sessionHash, line.bytes.count <= Int(UInt32.max), let offset = input.offset(of: line.bytes) {
+            let outcome = line.overlongLength == nil ? LineOutcome.of(line.bytes, routing: true, decoder: decoder) : .overlong
+            if case .routed(let sessionHash) = outcome, SpillPartitions.canReference(length: line.bytes.count),
+                let offset = input.offset(of: line.bytes)
+            {
                 chunk.addReference(
                     partition: Int(sessionHash % UInt64(partitions)), model: model, file: fileID, line: line.number,
                     offset: offset, length: line.bytes.count, estimate: estimate)
@@ -73,13 +73,7 @@ enum ChunkRouter {
                 return
             }
             chunk.others.append(line, fileID: fileID)
-            if line.overlongLength != nil {
-                chunk.outcomes.append(.overlong)
-            } else if let sessionHash {
-                chunk.outcomes.append(.routed(sessionHash: sessionHash))
-            } else {
-                chunk.outcomes.append(.decoded(decoder.decode(line.bytes)))
-            }
+            chunk.outcomes.append(outcome)
         }
         // `take` throws nothing, so neither do these.
         try? splitter.feed(UnsafeBufferPointer(rebasing: input.bytes[range]), take)

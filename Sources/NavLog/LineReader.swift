@@ -26,6 +26,10 @@ public struct RawLine {
     /// The full length when the line was longer than the limit (its tail was skipped, never held).
     public var overlongLength: Int?
 
+    /// The bytes it took in the input, its line end included (as file reports and the
+    /// progress line count them).
+    public var inputBytes: Int64 { Int64(overlongLength ?? bytes.count) + 1 }
+
     /// Empty, or only spaces, tabs and `\r` (CONTRACT §7).
     public var isBlank: Bool {
         for byte in bytes where byte != 0x20 && byte != 0x09 && byte != 0x0D { return false }

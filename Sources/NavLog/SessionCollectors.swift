@@ -658,6 +658,9 @@ final class SpillPartitions: @unchecked Sendable {
         buffer.append(UInt32(length))
     }
 
+    /// Whether a line can be referenced in place (its length fits the record's 32 bits).
+    static func canReference(length: Int) -> Bool { length <= Int(UInt32.max) }
+
     /// Where a record's line number lies, from the record's start: after its length, model and file.
     static let referenceLineOffset = 4 + 4 + 4
 
