@@ -15,14 +15,6 @@ static inline void navreplay_prefetch(const void *address, long count) {
     }
 }
 
-/// Returns 1 to the first caller, 0 to every later one (any thread, a signal handler
-/// included): one thread reports a fatal signal while the others wait. Swift's `Atomic` needs
-/// macOS 15, and the package supports macOS 13. (The flag is this inline function's own: it is
-/// called from one Swift file only, `MappedInput.swift`.)
-static inline int navreplay_claim_once(void) {
-    static int claimed;
-    return __atomic_exchange_n(&claimed, 1, __ATOMIC_SEQ_CST) == 0;
-}
 
 // MARK: Spill cleanup on a signal
 
@@ -144,6 +136,106 @@ static inline void navreplay_spill_remove_all(void) {
 static inline void navreplay_spill_on_signal(int signal) {
     navreplay_spill_remove_all();
     _exit(128 + signal);
+}
+
+// MARK: A mapped input that shrinks
+
+/// A page past a mapped file's new end raises SIGBUS. The handler finds the mapped input the
+/// faulting address lies in, writes that input's message (which names the file), removes the
+/// spill partitions through `cleanup`, and exits with status 2 (an input that cannot be read
+/// completely) instead of a crash. In C for the reasons the spill handler below is: the
+/// registry is fixed memory that registering never moves, so the handler reads no Swift array
+/// that another thread may be growing. (The state is these inline functions' own: they are
+/// called from one Swift file only, `MappedInput.swift`.)
+
+#include <signal.h>
+
+#define NAVREPLAY_MAPPED_SLOTS 64
+#define NAVREPLAY_MAPPED_MESSAGE 4608
+
+struct navreplay_mapped_registry {
+    int installed;
+    int claimed;
+    void (*cleanup)(void);
+    /// 1 while a slot holds a mapped input.
+    int active[NAVREPLAY_MAPPED_SLOTS];
+    unsigned long start[NAVREPLAY_MAPPED_SLOTS];
+    unsigned long end[NAVREPLAY_MAPPED_SLOTS];
+    long length[NAVREPLAY_MAPPED_SLOTS];
+    char message[NAVREPLAY_MAPPED_SLOTS][NAVREPLAY_MAPPED_MESSAGE];
+};
+
+static inline struct navreplay_mapped_registry *navreplay_mapped_registry(void) {
+    static struct navreplay_mapped_registry registry;  // zero pages until a file is mapped
+    return &registry;
+}
+
+static inline void navreplay_mapped_on_bus(int signal, siginfo_t *info, void *context) {
+    (void)signal;
+    (void)context;
+    struct navreplay_mapped_registry *registry = navreplay_mapped_registry();
+    unsigned long address = (unsigned long)info->si_addr;
+    int found = -1;
+    for (int slot = 0; slot < NAVREPLAY_MAPPED_SLOTS && found < 0; slot++) {
+        if (__atomic_load_n(&registry->active[slot], __ATOMIC_ACQUIRE) && address >= registry->start[slot]
+            && address < registry->end[slot])
+            found = slot;
+    }
+    if (found < 0) {
+        // Not a mapped input: the default action, when the instruction runs again.
+        struct sigaction action;
+        sigemptyset(&action.sa_mask);
+        action.sa_flags = 0;
+        action.sa_handler = SIG_DFL;
+        sigaction(SIGBUS, &action, 0);
+        return;
+    }
+    // Threads that fault at once: one reports and exits, the others wait for it.
+    if (__atomic_exchange_n(&registry->claimed, 1, __ATOMIC_SEQ_CST) != 0) {
+        for (;;) pause();
+    }
+    const char *message = registry->message[found];
+    for (long written = 0, count = 0; written < registry->length[found]; written += count) {
+        count = write(2, message + written, (size_t)(registry->length[found] - written));
+        if (count <= 0) break;
+    }
+    if (registry->cleanup) registry->cleanup();
+    _exit(2);
+}
+
+/// Registers the mapping of `count` bytes at `start` and the message naming its file (installing
+/// the handler the first time); `cleanup` must be async-signal-safe. Call it one thread at a
+/// time. Returns the slot, or -1 when every slot is taken or the message is too long (that
+/// file's SIGBUS then takes the default action, a crash, as an unmapped read error would not).
+static inline int navreplay_mapped_register(const void *start, long count, const char *message, void (*cleanup)(void)) {
+    struct navreplay_mapped_registry *registry = navreplay_mapped_registry();
+    long length = 0;
+    while (message[length] != 0) length++;
+    if (length >= NAVREPLAY_MAPPED_MESSAGE) return -1;
+    if (!registry->installed) {
+        registry->installed = 1;
+        registry->cleanup = cleanup;
+        struct sigaction action;
+        sigemptyset(&action.sa_mask);
+        action.sa_flags = SA_SIGINFO;
+        action.sa_sigaction = navreplay_mapped_on_bus;
+        sigaction(SIGBUS, &action, 0);
+    }
+    for (int slot = 0; slot < NAVREPLAY_MAPPED_SLOTS; slot++) {
+        if (__atomic_load_n(&registry->active[slot], __ATOMIC_ACQUIRE)) continue;
+        for (long index = 0; index < length; index++) registry->message[slot][index] = message[index];
+        registry->length[slot] = length;
+        registry->start[slot] = (unsigned long)start;
+        registry->end[slot] = (unsigned long)start + (unsigned long)count;
+        __atomic_store_n(&registry->active[slot], 1, __ATOMIC_RELEASE);
+        return slot;
+    }
+    return -1;
+}
+
+/// Call it one thread at a time, before the mapping goes.
+static inline void navreplay_mapped_unregister(int slot) {
+    if (slot >= 0) __atomic_store_n(&navreplay_mapped_registry()->active[slot], 0, __ATOMIC_RELEASE);
 }
 
 #endif

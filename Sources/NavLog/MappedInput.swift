@@ -62,53 +62,20 @@ final class MappedInput: @unchecked Sendable {
 
     // MARK: A file that shrinks while mapped
 
-    // A page past a mapped file's new end raises SIGBUS. The handler names the file and ends
-    // the run with status 2 (an input that cannot be read completely) instead of a crash.
+    // A page past a mapped file's new end raises SIGBUS. The handler (in C, `shim.h`) names the
+    // file and ends the run with status 2 (an input that cannot be read completely) instead of
+    // a crash, removing the spill partitions first.
     private static let lock = NSLockLike()
-    nonisolated(unsafe) private static var ranges: [(start: UInt, end: UInt, message: [UInt8])] = []
-    nonisolated(unsafe) private static var installed = false
+    private var slot: Int32 = -1
 
     private static func register(_ input: MappedInput) {
-        let start = UInt(bitPattern: input.bytes.baseAddress!)
-        let message = Array("navreplay: \(input.path): the file shrank while it was being audited, so the audit stopped (run it again, or with --no-mmap)\n".utf8)
+        let message = "navreplay: \(input.path): the file shrank while it was being audited, so the audit stopped (run it again, or with --no-mmap)\n"
         lock.withLock {
-            ranges.append((start, start + UInt(input.bytes.count), message))
-            if !installed {
-                installed = true
-                var action = sigaction()
-                action.sa_flags = SA_SIGINFO
-                #if canImport(Glibc)
-                    action.__sigaction_handler.sa_sigaction = busHandler
-                #else
-                    action.__sigaction_u.__sa_sigaction = busHandler
-                #endif
-                sigaction(SIGBUS, &action, nil)
-            }
+            input.slot = navreplay_mapped_register(input.bytes.baseAddress!, input.bytes.count, message, SpillCleanup.removeAllOnSignal)
         }
     }
 
     private static func unregister(_ input: MappedInput) {
-        let start = UInt(bitPattern: input.bytes.baseAddress!)
-        lock.withLock { ranges.removeAll { $0.start == start } }
-    }
-
-    private static let busHandler: @convention(c) (Int32, UnsafeMutablePointer<siginfo_t>?, UnsafeMutableRawPointer?) -> Void = { _, info, _ in
-        #if canImport(Glibc)
-            let address = UInt(bitPattern: info?.pointee._sifields._sigfault.si_addr)
-        #else
-            let address = UInt(bitPattern: info?.pointee.si_addr)
-        #endif
-        guard let range = ranges.first(where: { address >= $0.start && address < $0.end }) else {
-            // Not a mapped input: the default action, when the instruction runs again.
-            signal(SIGBUS, SIG_DFL)
-            return
-        }
-        // Threads that fault at once: one reports and exits, the others wait for it.
-        guard navreplay_claim_once() != 0 else {
-            while true { pause() }
-        }
-        _ = range.message.withUnsafeBytes { write(2, $0.baseAddress, $0.count) }
-        SpillCleanup.removeAll()
-        _exit(2)
+        lock.withLock { navreplay_mapped_unregister(input.slot) }
     }
 }

@@ -1249,9 +1249,9 @@ enum SpillCleanup {
         return create()
     }
 
-    /// Removes every registered spill directory (for a fatal signal's handler: the process is
-    /// about to exit).
-    static func removeAll() { navreplay_spill_remove_all() }
+    /// Removes every registered spill directory, for another signal's handler (the process is
+    /// about to exit): a C function, since the registry's state is this file's (`shim.h`).
+    static let removeAllOnSignal: @convention(c) () -> Void = { navreplay_spill_remove_all() }
 }
 
 /// A pthread mutex, so the core of NavLog needs no Foundation.
