@@ -180,10 +180,10 @@ public struct AuditEngine {
     ) throws -> AuditRun {
         var modelOfPath: [String: Int] = [:]
         for input in inputs where modelOfPath[input.path] == nil { modelOfPath[input.path] = input.model }
-        let physical = modelOfPath.keys.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
+        let physical = modelOfPath.keys.sorted { $0.utf8Precedes($1) }
         // With located input, locations name the original files, numbered in sorted order.
         let located = configuration.locatedPaths.map { paths in
-            (sorted: paths.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }, given: paths)
+            (sorted: paths.sorted { $0.utf8Precedes($1) }, given: paths)
         }
         let files = located?.sorted ?? physical
         let locatedIndex: [Int32] = located.map { located in
@@ -558,7 +558,7 @@ struct SessionKey: Hashable, Comparable, Sendable {
     var id: String
 
     static func < (lhs: SessionKey, rhs: SessionKey) -> Bool {
-        if lhs.id != rhs.id { return lhs.id.utf8.lexicographicallyPrecedes(rhs.id.utf8) }
+        if lhs.id != rhs.id { return lhs.id.utf8Precedes(rhs.id) }
         return lhs.model < rhs.model
     }
 }

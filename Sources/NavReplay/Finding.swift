@@ -88,7 +88,7 @@ public struct Finding: Sendable {
         case (nil, _?): return true
         case (_?, nil): return false
         case (let left?, let right?):
-            if left != right { return left.utf8.lexicographicallyPrecedes(right.utf8) }
+            if left != right { return left.utf8Precedes(right) }
             let leftSeq = lhs.seq ?? -1
             let rightSeq = rhs.seq ?? -1
             if leftSeq != rightSeq { return leftSeq < rightSeq }

@@ -295,7 +295,7 @@ public enum SessionAuditor {
         let right = rhs.decoded.event
         if left.seq != right.seq { return left.seq < right.seq }
         if !left.timestamp.isSameInstant(as: right.timestamp) { return left.timestamp < right.timestamp }
-        if left.eventID != right.eventID { return left.eventID.utf8.lexicographicallyPrecedes(right.eventID.utf8) }
+        if left.eventID != right.eventID { return left.eventID.utf8Precedes(right.eventID) }
         if lhs.decoded.identity != rhs.decoded.identity { return lhs.decoded.identity < rhs.decoded.identity }
         return lhs.location < rhs.location
     }

@@ -272,7 +272,7 @@ public final class ReportAccumulator: @unchecked Sendable {
     /// Whether `a` is earlier (or, `latest`, later) than `b`; among equal instants, the first
     /// in session order wins, as a walk in that order keeps the first it meets.
     static func replaces(_ a: (timestamp: Timestamp, session: String), _ b: (timestamp: Timestamp, session: String), latest: Bool) -> Bool {
-        if a.timestamp.isSameInstant(as: b.timestamp) { return a.session.utf8.lexicographicallyPrecedes(b.session.utf8) }
+        if a.timestamp.isSameInstant(as: b.timestamp) { return a.session.utf8Precedes(b.session) }
         return latest ? b.timestamp < a.timestamp : a.timestamp < b.timestamp
     }
 
