@@ -758,7 +758,6 @@ public struct NavigationFold: Sendable {
                 found: .string(stack))
             return
         }
-        let spec = stacks.specs[number]
         // 2. Owned by the current flow (a to_root pop of a stack its command resets is exempt),
         //    or, for a modal's own stack, by its presented modal.
         if let modal = stacks.owningModals[number] {

@@ -1,5 +1,5 @@
 import NavEvents
-public import NavJSON
+import NavJSON
 public import NavLog
 import NavModel
 public import NavReplay

@@ -2,7 +2,7 @@ import NavEvents
 import NavJSON
 public import NavLog
 import NavModel
-public import NavReplay
+import NavReplay
 
 /// GitHub Actions workflow commands: one annotation a finding, shown on the pull request's
 /// files and in the job summary.

@@ -1,6 +1,6 @@
 import NavEvents
 import NavJSON
-public import NavLog
+import NavLog
 import NavModel
 import NavReplay
 

@@ -2,7 +2,7 @@ import NavEvents
 import NavJSON
 public import NavLog
 import NavModel
-public import NavReplay
+import NavReplay
 
 /// JUnit XML, the test report that CI systems render (Jenkins, GitLab, Azure, CircleCI,
 /// Buildkite, GitHub test-report actions).

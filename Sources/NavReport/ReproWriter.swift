@@ -1,4 +1,4 @@
-public import NavEvents
+import NavEvents
 import NavJSON
 public import NavLog
 public import NavModel

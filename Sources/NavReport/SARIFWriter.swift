@@ -1,8 +1,8 @@
 import NavEvents
-public import NavJSON
+import NavJSON
 public import NavLog
 import NavModel
-public import NavReplay
+import NavReplay
 
 /// SARIF 2.1.0 (OASIS), the format code-scanning services read (GitHub code scanning, Azure
 /// DevOps, SonarQube, VS Code's SARIF viewer).

@@ -1,5 +1,5 @@
 import Foundation
-public import NavEvents
+import NavEvents
 import NavJSON
 import NavLog
 import NavModel

@@ -109,7 +109,7 @@ func act(_ router: NavigationRouter, _ random: inout SplitMix64) {
 do {
     let options = try Options(Array(CommandLine.arguments.dropFirst()))
     guard let handle = options.output == "-" ? FileHandle.standardOutput : FileHandle(forWritingAtPath: options.output)
-        ?? { FileManager.default.createFile(atPath: options.output, contents: nil); return FileHandle(forWritingAtPath: options.output) }()
+        ?? { _ = FileManager.default.createFile(atPath: options.output, contents: nil); return FileHandle(forWritingAtPath: options.output) }()
     else { throw UsageError("cannot write \(options.output)") }
     var random = SplitMix64(seed: options.seed)
     var now: Int64 = 1_795_680_000_000  // 2026-11-26T08:00:00Z

@@ -124,7 +124,7 @@ struct HostileLine: CustomTestStringConvertible, Sendable {
     @Test func aHundredMegabyteLineIsRejectedWithoutBeingHeld() throws {
         let scratch = try ScratchDirectory()
         let path = scratch.path("huge.ndjson")
-        FileManager.default.createFile(atPath: path, contents: nil)
+        _ = FileManager.default.createFile(atPath: path, contents: nil)
         let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
         let prefix = #"{"schema_version":1,"event_id":""#
         let size = 100 * 1_048_576

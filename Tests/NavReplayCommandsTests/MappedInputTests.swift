@@ -13,7 +13,7 @@ import Testing
     static func largeLog(in scratch: ScratchDirectory) throws -> String {
         let sample = try String(contentsOfFile: Repository.path("SampleLogs/clean/app-2026-11-20-upload1.ndjson"), encoding: .utf8)
         let path = scratch.path("large.ndjson")
-        FileManager.default.createFile(atPath: path, contents: nil)
+        _ = FileManager.default.createFile(atPath: path, contents: nil)
         let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
         var written = 0
         var copy = 0

@@ -115,8 +115,8 @@ func run(_ executable: String, _ arguments: [String], directory: URL? = nil, env
     let scratch = try ScratchDirectory()
     let out = scratch.url.appendingPathComponent("out")
     let err = scratch.url.appendingPathComponent("err")
-    FileManager.default.createFile(atPath: out.path, contents: nil)
-    FileManager.default.createFile(atPath: err.path, contents: nil)
+    _ = FileManager.default.createFile(atPath: out.path, contents: nil)
+    _ = FileManager.default.createFile(atPath: err.path, contents: nil)
     process.standardOutput = try FileHandle(forWritingTo: out)
     process.standardError = try FileHandle(forWritingTo: err)
     process.standardInput = FileHandle.nullDevice

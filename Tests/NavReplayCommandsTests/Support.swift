@@ -20,8 +20,8 @@ func navreplay(_ arguments: [String], stdin: Data? = nil, environment: [String: 
     process.environment = env
     let output = FileManager.default.temporaryDirectory.appendingPathComponent("navreplay-out-\(UUID().uuidString)")
     let errors = FileManager.default.temporaryDirectory.appendingPathComponent("navreplay-err-\(UUID().uuidString)")
-    FileManager.default.createFile(atPath: output.path, contents: nil)
-    FileManager.default.createFile(atPath: errors.path, contents: nil)
+    _ = FileManager.default.createFile(atPath: output.path, contents: nil)
+    _ = FileManager.default.createFile(atPath: errors.path, contents: nil)
     defer {
         try? FileManager.default.removeItem(at: output)
         try? FileManager.default.removeItem(at: errors)
