@@ -109,6 +109,8 @@ public struct FuzzHarness: Sendable {
             var partitioned = parallel
             partitioned.partitionedInputBytes = 0
             partitioned.mapsInputs = mapped
+            // Copied lines in shorthand (`LineShorthand`); a mapped input's stay references.
+            partitioned.shorthandFromBytes = 0
             // A mapped input routed on every core, cut into chunks of a few lines.
             partitioned.routingChunkBytes = 512
             partitioned.quarantinePath = quarantines.1

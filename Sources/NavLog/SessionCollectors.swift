@@ -301,6 +301,7 @@ final class SpillingCollector: SessionCollector {
     private var mapped: [MappedInput?] = []
     private(set) var routedLines: Int64 = 0
     private(set) var referencedLines: Int64 = 0
+    private(set) var shortenedLines: Int64 = 0
     private var mappedBytes: Int64 = 0
 
     /// Takes a line of a mapped input by reference; it is decoded in place when its partition
@@ -330,6 +331,16 @@ final class SpillingCollector: SessionCollector {
         for session in chunk.sessions { count(session) }
         routedLines += chunk.referenceCount
         referencedLines += chunk.referenceCount
+    }
+
+    /// Takes a line routed by its session only, in shorthand; it is decoded when its partition
+    /// folds.
+    func addShortened(model: Int, sessionHash: UInt64, location: LineLocation, short: UnsafeBufferPointer<UInt8>) throws {
+        if spill == nil { try spillHeld() }
+        try spill?.writeShortened(sessionHash: sessionHash, model: model, location: location, short: short)
+        count(sessionHash: sessionHash, model: model)
+        routedLines += 1
+        shortenedLines += 1
     }
 
     /// Takes a line routed by its session only; it is decoded when its partition folds.
@@ -549,7 +560,8 @@ struct FoldedPartition: Sendable {
 ///   JSON (form 0: the original line when it is at hand, else the canonical form, which decodes
 ///   into the same event). The hashes are the original line's, so redeliveries are still
 ///   recognised after the round trip;
-/// - a line routed by its session only: its raw bytes (form 2, or 3 with no line end);
+/// - a line routed by its session only: in `LineShorthand` (form 5), or its raw bytes when the
+///   shorthand cannot hold it (form 2, or 3 with no line end);
 /// - a line of a mapped input: `[u64 offset][u32 length]` in the file (form 4), 33 bytes in
 ///   all (53 with the hashes' slots, which routed lines never need: a 1 GB log's references
 ///   went from 177 to 110 MB).
@@ -636,6 +648,19 @@ final class SpillPartitions: @unchecked Sendable {
         buffer.append(location.line)
         buffer.append(UInt8(unterminated ? 3 : 2))
         buffer.append(UnsafeRawBufferPointer(raw))
+        if writer.isFull { try flush(writer) }
+    }
+
+    /// Writes a routed line in `LineShorthand` (form 5), made by the decoding jobs.
+    func writeShortened(sessionHash: UInt64, model: Int, location: LineLocation, short: UnsafeBufferPointer<UInt8>) throws {
+        let writer = writers[Int(sessionHash % UInt64(count))]
+        let buffer = writer.buffer
+        buffer.append(UInt32(SpillPartitions.headerBytes + short.count))
+        buffer.append(Int32(model))
+        buffer.append(location.file)
+        buffer.append(location.line)
+        buffer.append(UInt8(5))
+        buffer.append(UnsafeRawBufferPointer(short))
         if writer.isFull { try flush(writer) }
     }
 
@@ -790,6 +815,7 @@ final class SpillPartitions: @unchecked Sendable {
         // The mappings' bytes, not the `MappedInput`s (which `mapped` keeps alive): retaining
         // one per line, from every job at once, was 2.4% of a 1 GB audit.
         let mappedBytes = mapped.map { $0?.bytes }
+        let expanded = ByteBuffer(capacity: 4096)
         func parse(_ buffer: UnsafeBufferPointer<UInt8>) throws {
             var offset = 0
             while offset + 4 + SpillPartitions.headerBytes <= buffer.count {
@@ -805,6 +831,12 @@ final class SpillPartitions: @unchecked Sendable {
                 if form == 0 || form == 1 {
                     guard length >= SpillPartitions.headerBytes + SpillPartitions.hashBytes else { throw corrupt(partition) }
                     body = UnsafeBufferPointer(rebasing: buffer[(fields + SpillPartitions.hashBytes)..<(start + length)])
+                } else if form == 5 {
+                    // A line in shorthand, expanded to its own bytes.
+                    expanded.removeAll()
+                    guard expanded.append(upTo: LineShorthand.expandedCapacity(body.count), { LineShorthand.expand(body, into: $0) }) != nil
+                    else { throw corrupt(partition) }
+                    body = expanded.byteBuffer
                 } else if form == 4 {
                     // A line of a mapped input, decoded in place. The lines a few references on
                     // are loaded meanwhile: they lie far apart in the file.
@@ -836,7 +868,7 @@ final class SpillPartitions: @unchecked Sendable {
                     event.identity = buffer.load(UInt64.self, at: fields)
                     event.contentIdentity = buffer.load(UInt64.self, at: fields + 8)
                     decoded = event
-                case 2, 3, 4:
+                case 2, 3, 4, 5:
                     switch decoder.decode(body) {
                     case .success(let event): decoded = event
                     case .failure(let error):

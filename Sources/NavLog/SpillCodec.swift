@@ -409,6 +409,16 @@ final class ByteBuffer {
         bytes.withUnsafeBytes { append($0) }
     }
 
+    /// Lets `write` fill up to `maximum` bytes at the end and keeps the count it returns
+    /// (nothing when it returns `nil`).
+    func append(upTo maximum: Int, _ write: (UnsafeMutablePointer<UInt8>) -> Int?) -> Int? {
+        reserve(maximum)
+        guard let written = write((base + count).assumingMemoryBound(to: UInt8.self)) else { return nil }
+        precondition(written <= maximum)
+        count += written
+        return written
+    }
+
     func truncate(to length: Int) { count = min(count, length) }
     func removeAll() { count = 0 }
 

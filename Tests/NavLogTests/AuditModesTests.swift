@@ -203,6 +203,9 @@ import Testing
         var copied = leftMemory
         copied.mappedInputs = 0
         copied.referencedLines = 0
+        // In shorthand: all but the torn last line (kept as it is, with no line end).
+        var shortened = copied
+        shortened.shortenedLines = routed - 1
         let variants: [(String, AuditRun.Storage, (inout AuditConfiguration) -> Void)] = [
             ("mapped, partitions in memory", inMemory, { $0.partitionedInputBytes = 0; $0.jobs = 2 }),
             ("mapped, partitions leave memory", leftMemory, { $0.partitionedInputBytes = 0; $0.partitionMemory = 64 << 10; $0.jobs = 2 }),
@@ -214,7 +217,10 @@ import Testing
             ("mapped, small chunks, partitions leave memory", leftMemory,
              { $0.partitionedInputBytes = 0; $0.routingChunkBytes = 4096; $0.partitionMemory = 64 << 10; $0.jobs = 2 }),
             ("mapped, routed serially", inMemory, { $0.partitionedInputBytes = 0; $0.routesInParallel = false; $0.jobs = 2 }),
-            ("copied", copied, { $0.partitionedInputBytes = 0; $0.mapsInputs = false; $0.jobs = 2 }),
+            ("copied", copied, { $0.partitionedInputBytes = 0; $0.mapsInputs = false; $0.shorthandFromBytes = .max; $0.jobs = 2 }),
+            ("copied in shorthand", shortened, { $0.partitionedInputBytes = 0; $0.mapsInputs = false; $0.shorthandFromBytes = 0; $0.jobs = 2 }),
+            ("copied in shorthand, one job", shortened,
+             { $0.partitionedInputBytes = 0; $0.mapsInputs = false; $0.shorthandFromBytes = 0; $0.jobs = 1 }),
         ]
         for (name, storage, configure) in variants {
             let result = try audit(configure)
@@ -272,6 +278,8 @@ import Testing
         #expect(held.run.storage == AuditRun.Storage())
         let switched = try audit { $0.partitionedInputBytes = 64 << 10; $0.batchBytes = 16 << 10 }
         #expect(switched.run.storage.partitioned && switched.run.storage.mappedInputs == 0)
+        // Input of unknown size is copied to its partitions in shorthand.
+        #expect(switched.run.storage.shortenedLines == switched.run.storage.routedLines)
         // Lines from the batch after the one that spilled are routed: most of them.
         let lines = Int64(text.split(separator: "\n").count)
         #expect(switched.run.storage.routedLines > lines / 2 && switched.run.storage.routedLines < lines, "\(switched.run.storage.routedLines) of \(lines)")

@@ -1,0 +1,124 @@
+import Foundation
+import NavEvents
+@testable import NavLog
+import NavTestSupport
+import Testing
+
+/// Lines copied to partition files are kept in `LineShorthand`: every line must expand back to
+/// exactly its own bytes, valid event or not.
+@Suite struct LineShorthandTests {
+    static func shorten(_ line: [UInt8]) -> [UInt8]? {
+        var out = [UInt8](repeating: 0, count: line.count)
+        let written = line.withUnsafeBufferPointer { source in
+            out.withUnsafeMutableBufferPointer { LineShorthand.shorten(source, into: $0.baseAddress!) }
+        }
+        return written.map { Array(out[..<$0]) }
+    }
+
+    static func expand(_ short: [UInt8]) -> [UInt8]? {
+        var out = [UInt8](repeating: 0, count: LineShorthand.expandedCapacity(short.count))
+        let written = short.withUnsafeBufferPointer { source in
+            out.withUnsafeMutableBufferPointer { LineShorthand.expand(source, into: $0.baseAddress!) }
+        }
+        return written.map { Array(out[..<$0]) }
+    }
+
+    static func roundTrip(_ line: [UInt8]) -> [UInt8]? {
+        shorten(line).flatMap(expand)
+    }
+
+    @Test func everySampleLineComesBackByteForByte() throws {
+        let root = Repository.path("SampleLogs")
+        var lines = 0
+        var bytes = 0
+        var shortBytes = 0
+        let walker = FileManager.default.enumerator(atPath: root)
+        while let relative = walker?.nextObject() as? String {
+            guard relative.hasSuffix(".ndjson") else { continue }
+            let data = try Data(contentsOf: URL(fileURLWithPath: root + "/" + relative))
+            for line in data.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false) {
+                let line = Array(line)
+                guard !line.isEmpty else { continue }
+                guard let short = Self.shorten(line) else {
+                    #expect(line.contains(LineShorthand.marker), "only a line with the marker is refused")
+                    continue
+                }
+                #expect(Self.expand(short) == line, "\(relative): \(String(decoding: line, as: UTF8.self))")
+                lines += 1
+                bytes += line.count
+                shortBytes += short.count
+            }
+        }
+        #expect(lines > 400)
+        // The keys are about 40% of a line: the shorthand must save at least a third.
+        #expect(shortBytes * 3 < bytes * 2, "\(shortBytes) of \(bytes) bytes")
+    }
+
+    @Test func aTypicalLineShrinksAndEveryKeyIsShortened() throws {
+        let line = Array(
+            #"{"schema_version":1,"event_id":"a7cf06f6-7e95-4588-9d6e-10b363169aa3","event_name":"route_push","session_id":"s-1","seq":7,"timestamp":"2026-11-26T08:00:00.000Z","correlation_id":"76bc6945-d48d-4165-9074-30c3d58e8258","app_version":"3.2.0","platform":"ios","stack":"tab1","from_route":null,"to_route":"detail","route_params":{"id":"42"}}"#
+                .utf8)
+        let short = try #require(Self.shorten(line))
+        #expect(Self.expand(short) == line)
+        // 13 keys (event_name with its value): two bytes each.
+        var codes = 0
+        var at = 0
+        while at < short.count {
+            if short[at] == LineShorthand.marker { codes += 1; at += 1 }  // and the entry after it
+            at += 1
+        }
+        #expect(codes == 13)
+        #expect(short.count < line.count * 6 / 10, "\(short.count) of \(line.count)")
+    }
+
+    @Test func escapesQuotesAndKeysInsideValuesRoundTrip() {
+        let cases = [
+            #"{"to_route":"a\"to_route\":b","seq":1}"#,
+            #"{"to_route":"a\\","seq":1}"#,
+            #"{"to_route":"\\\"","event_name":"route_pop_to"}"#,
+            #"{"event_name":"route_pop","event_name":"route_pop_toX","event_name":7}"#,
+            #""seq":"#, #"""#, #""""#, #"":"#, "", "x", #"{"unknown_key":"seq","seq":}"#,
+            #"{"event_name":"#, #"{"event_name":""#, #"{"event_name":"route_pu"#, #"{"correlation_id""#,
+            "{\"platform\":\"ios\u{00E9}\",\"url\":\"\u{1F600}\"}", "\t{ \"seq\" : 1 }\r",
+        ]
+        for text in cases {
+            let line = Array(text.utf8)
+            if line.isEmpty {
+                #expect(Self.shorten(line) == nil)
+                continue
+            }
+            #expect(Self.roundTrip(line) == line, "\(text)")
+        }
+    }
+
+    @Test func randomBytesAndFragmentsRoundTrip() {
+        var random = SeededRandom(seed: 11)
+        let fragments: [[UInt8]] =
+            ["\"", "\\", ":", ",", "{", "}", "\"seq\":", "\"event_name\":\"", "route_pop", "\"event_name\":\"screen_view\"", "\"to_route\":",
+             "\"correlation_id\"", "null", "\"url\":\"", "é", "\n", "\u{0}"].map { Array($0.utf8) }
+        for _ in 0..<5_000 {
+            var line: [UInt8] = []
+            for _ in 0..<Int.random(in: 0...40, using: &random) {
+                if Bool.random(using: &random) {
+                    line += fragments.randomElement(using: &random)!
+                } else {
+                    var byte = UInt8.random(in: 0...255, using: &random)
+                    if byte == LineShorthand.marker { byte = 0x02 }
+                    line.append(byte)
+                }
+            }
+            guard !line.isEmpty else { continue }
+            #expect(Self.roundTrip(line) == line, "\(line)")
+        }
+    }
+
+    @Test func aLineHoldingTheMarkerIsKeptWhole() {
+        #expect(Self.shorten(Array("{\"seq\":1,\"x\":\"\u{1}\"}".utf8)) == nil)
+    }
+
+    @Test func shorthandThatIsNotOneIsRefused() {
+        #expect(Self.expand([LineShorthand.marker]) == nil)
+        #expect(Self.expand([UInt8(ascii: "{"), LineShorthand.marker, 250]) == nil)
+        #expect(Self.expand([UInt8(ascii: "{"), LineShorthand.marker, 0]) == Array("{\"schema_version\":".utf8))
+    }
+}
