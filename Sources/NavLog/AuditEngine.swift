@@ -232,7 +232,7 @@ public struct AuditEngine {
         // Lines copied to partitions go in shorthand when there are enough of them to pass the
         // kernel's dirty threshold (gzip counted as 6 times its file, a typical ratio).
         let inputBytes = InputSize.estimate(physical, gzipRatio: 6)
-        let shorthand = inputBytes == 0 || inputBytes >= configuration.shorthandFromBytes ?? System.dirtyBackgroundBytes
+        let shorthand = mayRoute && (inputBytes == 0 || inputBytes >= configuration.shorthandFromBytes ?? System.dirtyBackgroundBytes)
         // Plain files that fit the memory limit are mapped: their routed lines are references.
         var mapped: [MappedInput?] = Array(repeating: nil, count: physical.count)
         if routing, let spilling {
@@ -776,8 +776,8 @@ final class PartitionWriter: @unchecked Sendable {
 
 /// One batch being decoded on other threads while the reading thread goes on.
 final class DecodeTask: @unchecked Sendable {
-    // @unchecked: `decoded` is written once by the decoding job before `done` is signalled,
-    // and read only after waiting for it.
+    // @unchecked: `decoded` and `shorthand` are written once by the decoding job before `done`
+    // is signalled, and read only after waiting for it.
     let batch: LineBatch
     let modelID: Int
     private var decoded: ParallelResults<LineOutcome>?
