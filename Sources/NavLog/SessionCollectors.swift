@@ -640,27 +640,23 @@ final class SpillPartitions: @unchecked Sendable {
     /// Writes a line routed by its session only (form 2, or 3 if it has no line end), to be
     /// decoded when its partition folds.
     func writeUndecoded(sessionHash: UInt64, model: Int, location: LineLocation, unterminated: Bool, raw: UnsafeBufferPointer<UInt8>) throws {
-        let writer = writers[Int(sessionHash % UInt64(count))]
-        let buffer = writer.buffer
-        buffer.append(UInt32(SpillPartitions.headerBytes + raw.count))
-        buffer.append(Int32(model))
-        buffer.append(location.file)
-        buffer.append(location.line)
-        buffer.append(UInt8(unterminated ? 3 : 2))
-        buffer.append(UnsafeRawBufferPointer(raw))
-        if writer.isFull { try flush(writer) }
+        try writeLine(sessionHash: sessionHash, model: model, location: location, form: unterminated ? 3 : 2, bytes: raw)
     }
 
     /// Writes a routed line in `LineShorthand` (form 5), made by the decoding jobs.
     func writeShortened(sessionHash: UInt64, model: Int, location: LineLocation, short: UnsafeBufferPointer<UInt8>) throws {
+        try writeLine(sessionHash: sessionHash, model: model, location: location, form: 5, bytes: short)
+    }
+
+    private func writeLine(sessionHash: UInt64, model: Int, location: LineLocation, form: UInt8, bytes: UnsafeBufferPointer<UInt8>) throws {
         let writer = writers[Int(sessionHash % UInt64(count))]
         let buffer = writer.buffer
-        buffer.append(UInt32(SpillPartitions.headerBytes + short.count))
+        buffer.append(UInt32(SpillPartitions.headerBytes + bytes.count))
         buffer.append(Int32(model))
         buffer.append(location.file)
         buffer.append(location.line)
-        buffer.append(UInt8(5))
-        buffer.append(UnsafeRawBufferPointer(short))
+        buffer.append(form)
+        buffer.append(UnsafeRawBufferPointer(bytes))
         if writer.isFull { try flush(writer) }
     }
 
