@@ -11,7 +11,9 @@ import NavEvents
 /// schema (and `"event_name":"<name>"` whole) becomes two bytes, a marker and the entry's
 /// number. The keys are about 40% of a line's bytes, so a large input that is not mapped (gzip,
 /// standard input, or any input with a small `--memory-limit`) copies that much less through the
-/// kernel's page cache and, past its dirty threshold, to the disk (see `BENCHMARKS.md`).
+/// kernel's page cache and to the disk. Used only past the kernel's dirty threshold (and for
+/// standard input): below it, the copies never reach the disk and the shorthand's CPU time
+/// costs more than it saves (`AuditConfiguration.shorthandFromBytes`, `BENCHMARKS.md`).
 ///
 /// It is a substitution of bytes, not of JSON: a line is expanded to exactly its own bytes, so
 /// the decoder sees the original line (valid or not, its errors and their columns unchanged).

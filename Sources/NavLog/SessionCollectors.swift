@@ -560,8 +560,8 @@ struct FoldedPartition: Sendable {
 ///   JSON (form 0: the original line when it is at hand, else the canonical form, which decodes
 ///   into the same event). The hashes are the original line's, so redeliveries are still
 ///   recognised after the round trip;
-/// - a line routed by its session only: in `LineShorthand` (form 5), or its raw bytes when the
-///   shorthand cannot hold it (form 2, or 3 with no line end);
+/// - a line routed by its session only: its raw bytes (form 2, or 3 with no line end), or in
+///   `LineShorthand` (form 5) when the inputs are large (`AuditConfiguration.shorthandFromBytes`);
 /// - a line of a mapped input: `[u64 offset][u32 length]` in the file (form 4), 33 bytes in
 ///   all (53 with the hashes' slots, which routed lines never need: a 1 GB log's references
 ///   went from 177 to 110 MB).
