@@ -122,3 +122,13 @@ import Testing
         #expect(Self.expand([UInt8(ascii: "{"), LineShorthand.marker, 0]) == Array("{\"schema_version\":".utf8))
     }
 }
+
+/// When lines go in shorthand: past the kernel's dirty-page threshold, read from `/proc`.
+@Suite struct ShorthandThresholdTests {
+    @Test func theDirtyThresholdIsAPartOfTheMemory() {
+        let threshold = System.dirtyBackgroundBytes
+        #expect(threshold > 0)
+        #expect(threshold <= System.physicalMemory)
+        #expect(System.availableMemory > 0 && System.availableMemory <= System.physicalMemory)
+    }
+}
