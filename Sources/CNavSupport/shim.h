@@ -143,7 +143,7 @@ static inline void navreplay_spill_on_signal(int signal) {
 /// A page past a mapped file's new end raises SIGBUS. The handler finds the mapped input the
 /// faulting address lies in, writes that input's message (which names the file), removes the
 /// spill partitions through `cleanup`, and exits with status 2 (an input that cannot be read
-/// completely) instead of a crash. In C for the reasons the spill handler below is: the
+/// completely) instead of a crash. In C for the reasons the spill handler above is: the
 /// registry is fixed memory that registering never moves, so the handler reads no Swift array
 /// that another thread may be growing. (The state is these inline functions' own: they are
 /// called from one Swift file only, `MappedInput.swift`.)
@@ -205,8 +205,8 @@ static inline void navreplay_mapped_on_bus(int signal, siginfo_t *info, void *co
 
 /// Registers the mapping of `count` bytes at `start` and the message naming its file (installing
 /// the handler the first time); `cleanup` must be async-signal-safe. Call it one thread at a
-/// time. Returns the slot, or -1 when every slot is taken or the message is too long (that
-/// file's SIGBUS then takes the default action, a crash, as an unmapped read error would not).
+/// time. Returns the slot, or -1 when every slot is taken or the message is too long (a SIGBUS
+/// in that file then takes the default action: the process dies of the signal).
 static inline int navreplay_mapped_register(const void *start, long count, const char *message, void (*cleanup)(void)) {
     struct navreplay_mapped_registry *registry = navreplay_mapped_registry();
     long length = 0;

@@ -63,6 +63,9 @@ public struct EventDecoder: Sendable {
     public func decode(_ line: String) -> Result<DecodedEvent, EventDecodingError> {
         decode(Array(line.utf8))
     }
+
+    /// The keys of contract v1 that the decoder knows, as they are written.
+    package static var knownKeys: [String] { EventField.allCases.map(\.wireName) }
 }
 
 /// The fields of contract v1 that the decoder knows. A known field is type-checked on every

@@ -22,17 +22,11 @@ import NavEvents
 enum LineShorthand {
     static let marker: UInt8 = 0x01
 
-    /// The patterns, by entry number: every known key, then every event name with its key.
-    private static let patterns: [[UInt8]] = {
-        let keys = [
-            "schema_version", "event_id", "event_name", "session_id", "seq", "timestamp", "correlation_id", "app_version",
-            "platform", "snapshot", "stack", "from_route", "to_route", "count", "to_root", "index", "route_params",
-            "from_flow", "to_flow", "from_tab", "to_tab", "command", "modal", "style", "url", "outcome",
-        ]
-        return keys.map { Array("\"\($0)\":".utf8) } + EventName.allCases.map { Array("\"event_name\":\"\($0.rawValue)\"".utf8) }
-    }()
-
-    private static let table = Table(patterns: patterns)
+    /// The patterns, by entry number: every key the decoder knows, then every event name with
+    /// its key.
+    private static let table = Table(
+        keys: EventDecoder.knownKeys.map { Array("\"\($0)\":".utf8) },
+        names: EventName.allCases.map { Array("\"event_name\":\"\($0.rawValue)\"".utf8) })
 
     /// The longest pattern, and the room each takes in the table (whole words, so that one is
     /// compared and copied eight bytes at a time).
@@ -63,8 +57,10 @@ enum LineShorthand {
             (Int(first) &* 31 &+ Int(second)) & (slotCount - 1)
         }
 
-        init(patterns: [[UInt8]]) {
+        init(keys: [[UInt8]], names: [[UInt8]]) {
+            let patterns = keys + names
             entryCount = patterns.count
+            keyCount = keys.count
             precondition(entryCount < 256 && patterns.allSatisfy { $0.count <= LineShorthand.patternRoom && $0.count >= 3 })
             bytes = .allocate(capacity: entryCount * LineShorthand.patternRoom)
             bytes.initialize(repeating: 0, count: entryCount * LineShorthand.patternRoom)
@@ -78,28 +74,23 @@ enum LineShorthand {
                 for byte in 0..<pattern.count { masks[entry * (LineShorthand.patternRoom / 8) + byte / 8] |= UInt64(0xFF) << UInt64(byte % 8 * 8) }
                 (bytes + entry * LineShorthand.patternRoom).update(from: pattern, count: pattern.count)
             }
-            eventNameKey = patterns.firstIndex(of: Array("\"event_name\":".utf8))!
-            let keyPrefix = Array("\"event_name\":\"".utf8)
+            eventNameKey = keys.firstIndex(of: Array("\"event_name\":".utf8))!
+            // Keys are found by the two bytes after their quote; event names by the two bytes
+            // after `"event_name":"`.
+            let namePrefix = Array("\"event_name\":\"".utf8).count
             var ordered: [Int] = []
-            func index(_ entries: [Int], skip: Int) -> UnsafeMutablePointer<(start: Int, count: Int)> {
+            func index(_ entries: Range<Int>, skip: Int) -> UnsafeMutablePointer<(start: Int, count: Int)> {
                 let slots = UnsafeMutablePointer<(start: Int, count: Int)>.allocate(capacity: Table.slotCount)
-                slots.initialize(repeating: (0, 0), count: Table.slotCount)
                 var bySlot: [[Int]] = Array(repeating: [], count: Table.slotCount)
                 for entry in entries { bySlot[Table.slot(patterns[entry][skip], patterns[entry][skip + 1])].append(entry) }
-                var start = ordered.count
                 for slot in 0..<Table.slotCount {
-                    slots[slot] = (start, bySlot[slot].count)
+                    slots[slot] = (ordered.count, bySlot[slot].count)
                     ordered += bySlot[slot]
-                    start += bySlot[slot].count
                 }
                 return slots
             }
-            let names = patterns.indices.filter { patterns[$0].starts(with: keyPrefix) }
-            let firstName = names.min() ?? patterns.count
-            precondition(names.allSatisfy { $0 >= firstName })
-            keyCount = firstName
-            keySlots = index(patterns.indices.filter { !names.contains($0) }, skip: 1)
-            nameSlots = index(names, skip: keyPrefix.count)
+            keySlots = index(0..<keyCount, skip: 1)
+            nameSlots = index(keyCount..<entryCount, skip: namePrefix)
             candidates = .allocate(capacity: ordered.count)
             candidates.initialize(from: ordered, count: ordered.count)
         }
