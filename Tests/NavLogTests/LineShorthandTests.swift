@@ -1,3 +1,4 @@
+import CNavSupport
 import Foundation
 import NavEvents
 @testable import NavLog
@@ -21,6 +22,17 @@ import Testing
             out.withUnsafeMutableBufferPointer { LineShorthand.expand(source, into: $0.baseAddress!) }
         }
         return written.map { Array(out[..<$0]) }
+    }
+
+    /// How many patterns `short` holds (an entry byte may be the marker's value).
+    static func codes(_ short: [UInt8]) -> Int {
+        var codes = 0
+        var at = 0
+        while at < short.count {
+            if short[at] == LineShorthand.marker { codes += 1; at += 1 }  // and the entry after it
+            at += 1
+        }
+        return codes
     }
 
     static func roundTrip(_ line: [UInt8]) -> [UInt8]? {
@@ -61,13 +73,7 @@ import Testing
         let short = try #require(Self.shorten(line))
         #expect(Self.expand(short) == line)
         // 13 keys (event_name with its value): two bytes each.
-        var codes = 0
-        var at = 0
-        while at < short.count {
-            if short[at] == LineShorthand.marker { codes += 1; at += 1 }  // and the entry after it
-            at += 1
-        }
-        #expect(codes == 13)
+        #expect(Self.codes(short) == 13)
         #expect(short.count < line.count * 6 / 10, "\(short.count) of \(line.count)")
     }
 
@@ -109,6 +115,67 @@ import Testing
             }
             guard !line.isEmpty else { continue }
             #expect(Self.roundTrip(line) == line, "\(line)")
+        }
+    }
+
+    /// The keys are found 64 bytes at a time: a key whose `,` ends one block and whose quote
+    /// starts the next, or whose pattern runs past a block's end, is still shortened.
+    @Test func keysAcrossBlockBoundariesAreShortened() throws {
+        for padding in 0..<130 {
+            let text =
+                #"{"schema_version":1,"event_id":"\#(String(repeating: "a", count: padding))","event_name":"route_push","session_id":"s-1","seq":7,"#
+                + #""timestamp":"2026-11-26T08:00:00.000Z","correlation_id":"c","app_version":"3.2.0","platform":"ios","stack":"tab1","#
+                + #""from_route":null,"to_route":"detail"}"#
+            let line = Array(text.utf8)
+            let short = try #require(Self.shorten(line))
+            #expect(Self.expand(short) == line, "padding \(padding)")
+            #expect(Self.codes(short) == 12, "padding \(padding)")
+        }
+    }
+
+    /// Shortening writes only the room it is given: the next line's shorthand, which another
+    /// job writes at the same time, lies right after it.
+    @Test func shorteningWritesNothingPastTheLine() throws {
+        var random = SeededRandom(seed: 5)
+        let sample = Array(
+            #"{"schema_version":1,"event_id":"e","event_name":"screen_view","session_id":"s","seq":1,"stack":"tab1","to_route":null}"#.utf8)
+        for length in 1...sample.count {
+            let line = Array(sample[..<length])
+            let guardBytes = 64
+            var out = [UInt8](repeating: 0xEE, count: length + guardBytes)
+            for index in 0..<length { out[index] = UInt8.random(in: 0...255, using: &random) }
+            let written = line.withUnsafeBufferPointer { source in
+                out.withUnsafeMutableBufferPointer { LineShorthand.shorten(source, into: $0.baseAddress!) }
+            }
+            let count = try #require(written)
+            #expect(count <= length)
+            #expect(out[length...].allSatisfy { $0 == 0xEE }, "length \(length)")
+            #expect(Self.expand(Array(out[..<count])) == line)
+        }
+    }
+
+    /// Processors without SSE2 use the portable masks: they must find the same bytes.
+    @Test func portableMasksMatchTheVectorOnes() {
+        var random = SeededRandom(seed: 17)
+        let interesting: [UInt8] = [UInt8(ascii: "\""), UInt8(ascii: ","), UInt8(ascii: "{"), LineShorthand.marker, 0x00, 0x7F, 0x80, 0xFF]
+        for _ in 0..<2_000 {
+            var block = [UInt8](repeating: 0, count: 64)
+            for index in 0..<64 {
+                block[index] = Bool.random(using: &random) ? interesting.randomElement(using: &random)! : UInt8.random(in: 0...255, using: &random)
+            }
+            block.withUnsafeBufferPointer { bytes in
+                let base = bytes.baseAddress!
+                for byte in interesting {
+                    var expected: UInt64 = 0
+                    for index in 0..<64 where bytes[index] == byte { expected |= 1 << UInt64(index) }
+                    #expect(navreplay_mask64_portable(base, byte) == expected)
+                    #expect(navreplay_mask64(base, byte) == expected)
+                }
+                let masks = navreplay_key_masks64(base)
+                #expect(masks.quotes == navreplay_mask64_portable(base, UInt8(ascii: "\"")))
+                #expect(masks.openers == navreplay_mask64_portable(base, UInt8(ascii: ",")) | navreplay_mask64_portable(base, UInt8(ascii: "{")))
+                #expect((masks.markers != 0) == bytes.contains(LineShorthand.marker))
+            }
         }
     }
 
