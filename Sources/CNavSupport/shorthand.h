@@ -4,9 +4,9 @@
 // The loops of `LineShorthand` (NavLog/LineShorthand.swift), which says what the shorthand is.
 //
 // In C because they need the processor's byte-compare-to-bitmask (SSE2 `movemask`), which
-// Swift's SIMD types do not expose: the quotes, commas and braces of 64 bytes are found in a
-// few instructions, and only the quotes that may open a key are visited. Callgrind on the
-// 10 MB profile input, through the copying path (BENCHMARKS.md): about 1,860 instructions a
+// Swift's SIMD types do not expose: the quotes, commas, braces and spaces of 64 bytes are found
+// in a few instructions, and only the quotes that may open a key are visited. Callgrind on the
+// 10 MB profile input, through the copying path (BENCHMARKS.md): about 1,940 instructions a
 // line to shorten and 690 to expand, against 2,550 and 840 for the Swift loops this replaced
 // (which visited every quote and compared word by word). Other processors use the portable
 // word-at-a-time masks below, which a test compares with these.
@@ -130,8 +130,8 @@ static inline uint64_t navreplay_mask64(const uint8_t *bytes, uint8_t byte) {
 #endif
 }
 
-/// What `navreplay_shorten` looks for in 64 bytes: the quotes, the `{` and `,` that may come
-/// before a key's quote, and whether there is a marker. One load of each 16 bytes for all.
+/// What `navreplay_shorten` looks for in 64 bytes: the quotes, the `{`, `,` and spaces that may
+/// come before a key's quote, and whether there is a marker. One load of each 16 bytes for all.
 typedef struct {
     uint64_t quotes, openers, markers;
 } navreplay_key_masks;
@@ -139,14 +139,15 @@ typedef struct {
 static inline navreplay_key_masks navreplay_key_masks64(const uint8_t *bytes) {
     navreplay_key_masks masks;
 #if defined(__SSE2__)
-    const __m128i quote = _mm_set1_epi8('"'), comma = _mm_set1_epi8(','), brace = _mm_set1_epi8('{');
+    const __m128i quote = _mm_set1_epi8('"'), comma = _mm_set1_epi8(','), brace = _mm_set1_epi8('{'), space = _mm_set1_epi8(' ');
     const __m128i marker = _mm_set1_epi8(NAVREPLAY_SHORTHAND_MARKER);
     __m128i parts[4];
     for (int part = 0; part < 4; part++) parts[part] = _mm_loadu_si128((const __m128i *)(bytes + part * 16));
 #define NAVREPLAY_EACH(expression) navreplay_movemask64( \
         expression(parts[0]), expression(parts[1]), expression(parts[2]), expression(parts[3]))
 #define NAVREPLAY_QUOTE(part) _mm_cmpeq_epi8(part, quote)
-#define NAVREPLAY_OPENER(part) _mm_or_si128(_mm_cmpeq_epi8(part, comma), _mm_cmpeq_epi8(part, brace))
+#define NAVREPLAY_OPENER(part) \
+    _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(part, comma), _mm_cmpeq_epi8(part, brace)), _mm_cmpeq_epi8(part, space))
     masks.quotes = NAVREPLAY_EACH(NAVREPLAY_QUOTE);
     masks.openers = NAVREPLAY_EACH(NAVREPLAY_OPENER);
     __m128i markers = _mm_or_si128(
@@ -158,7 +159,7 @@ static inline navreplay_key_masks navreplay_key_masks64(const uint8_t *bytes) {
 #undef NAVREPLAY_OPENER
 #else
     masks.quotes = navreplay_mask64_portable(bytes, '"');
-    masks.openers = navreplay_mask64_portable(bytes, ',') | navreplay_mask64_portable(bytes, '{');
+    masks.openers = navreplay_mask64_portable(bytes, ',') | navreplay_mask64_portable(bytes, '{') | navreplay_mask64_portable(bytes, ' ');
     masks.markers = navreplay_mask64_portable(bytes, NAVREPLAY_SHORTHAND_MARKER);
 #endif
     return masks;
@@ -226,7 +227,8 @@ static inline int navreplay_shorthand_find(
 /// Writes the shorthand of the `count` bytes at `line` to `out` (room for `count` bytes, and
 /// nothing past them is touched) and returns its length; -1 when the line holds the marker.
 ///
-/// Every `"key":` of the table that follows a `{` or a `,` becomes the marker and its entry,
+/// Every `"key":` of the table that follows a `{`, a `,` or a space (`{"a": 1, "b": 2}`, as
+/// Python's `json.dumps` writes) becomes the marker and its entry,
 /// and `"event_name":"<name>"` whole when the name is in the table. Only those quotes are
 /// looked at (about one in three of a line's quotes), whether in a string or not: which
 /// occurrences are replaced only changes how short the line gets, as each one replaced is
@@ -235,7 +237,7 @@ static inline long navreplay_shorten(const navreplay_shorthand_table *table, con
     uint8_t spare[64];
     long copied = 0;   // line[..<copied] is out[..<written]
     long written = 0;
-    uint64_t carry = 0;  // whether the last byte of the previous block is `{` or `,`
+    uint64_t carry = 0;  // whether the last byte of the previous block is `{`, `,` or a space
     for (long block = 0; block < count; block += 64) {
         const uint8_t *bytes = navreplay_block64(line + block, count - block, spare);
         navreplay_key_masks masks = navreplay_key_masks64(bytes);

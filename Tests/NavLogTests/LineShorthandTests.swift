@@ -133,6 +133,16 @@ import Testing
         }
     }
 
+    /// Keys are looked for after `{`, `,` and a space: lines written with spaces between members
+    /// (Python's `json.dumps` by default) are shortened as much as compact ones.
+    @Test func linesWithSpacesBetweenMembersAreShortened() throws {
+        let line = Array(
+            #"{"schema_version": 1, "event_id": "e-1", "event_name": "route_push", "session_id": "s-1", "seq": 7, "to_route": "detail"}"#.utf8)
+        let short = try #require(Self.shorten(line))
+        #expect(Self.expand(short) == line)
+        #expect(Self.codes(short) == 6)
+    }
+
     /// Shortening writes only the room it is given: the next line's shorthand, which another
     /// job writes at the same time, lies right after it.
     @Test func shorteningWritesNothingPastTheLine() throws {
@@ -157,7 +167,7 @@ import Testing
     /// Processors without SSE2 use the portable masks: they must find the same bytes.
     @Test func portableMasksMatchTheVectorOnes() {
         var random = SeededRandom(seed: 17)
-        let interesting: [UInt8] = [UInt8(ascii: "\""), UInt8(ascii: ","), UInt8(ascii: "{"), LineShorthand.marker, 0x00, 0x7F, 0x80, 0xFF]
+        let interesting: [UInt8] = [UInt8(ascii: "\""), UInt8(ascii: ","), UInt8(ascii: "{"), UInt8(ascii: " "), LineShorthand.marker, 0x00, 0x7F, 0x80, 0xFF]
         for _ in 0..<2_000 {
             var block = [UInt8](repeating: 0, count: 64)
             for index in 0..<64 {
@@ -173,7 +183,10 @@ import Testing
                 }
                 let masks = navreplay_key_masks64(base)
                 #expect(masks.quotes == navreplay_mask64_portable(base, UInt8(ascii: "\"")))
-                #expect(masks.openers == navreplay_mask64_portable(base, UInt8(ascii: ",")) | navreplay_mask64_portable(base, UInt8(ascii: "{")))
+                #expect(
+                    masks.openers
+                        == navreplay_mask64_portable(base, UInt8(ascii: ",")) | navreplay_mask64_portable(base, UInt8(ascii: "{"))
+                        | navreplay_mask64_portable(base, UInt8(ascii: " ")))
                 #expect((masks.markers != 0) == bytes.contains(LineShorthand.marker))
             }
         }
