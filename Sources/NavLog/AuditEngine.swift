@@ -48,7 +48,7 @@ public struct AuditConfiguration: Sendable {
     /// The size of those chunks; `nil` is about a 64th of the file, at least 4 MiB. Tests
     /// lower it, to cut small files into many chunks.
     public var routingChunkBytes: Int?
-    /// Lines copied to partitions are put in `LineShorthand` (about 40% fewer bytes, for some
+    /// Lines copied to partitions are put in `LineShorthand` (about 60% fewer bytes, for some
     /// CPU time) when the inputs are at least this large, or of unknown size (standard input);
     /// `nil` is the kernel's dirty-page threshold (`System.dirtyBackgroundBytes`): below it the
     /// copies stay in the page cache and shorthand costs more than it saves, past it they are

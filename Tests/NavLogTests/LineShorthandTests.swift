@@ -25,14 +25,25 @@ import Testing
     }
 
     /// How many patterns `short` holds (an entry byte may be the marker's value).
-    static func codes(_ short: [UInt8]) -> Int {
-        var codes = 0
+    static func codes(_ short: [UInt8]) -> Int { parts(short).codes }
+
+    /// How many patterns and packed values (UUIDs, timestamps) `short` holds: a packed value's
+    /// bytes may be anything, the marker included.
+    static func parts(_ short: [UInt8]) -> (codes: Int, uuids: Int, timestamps: Int) {
+        var parts = (codes: 0, uuids: 0, timestamps: 0)
         var at = 0
         while at < short.count {
-            if short[at] == LineShorthand.marker { codes += 1; at += 1 }  // and the entry after it
+            if short[at] == LineShorthand.marker, at + 1 < short.count {
+                switch Int32(short[at + 1]) {
+                case NAVREPLAY_SHORTHAND_UUID: parts.uuids += 1; at += 16
+                case NAVREPLAY_SHORTHAND_TIME: parts.timestamps += 1; at += 9
+                default: parts.codes += 1
+                }
+                at += 1
+            }
             at += 1
         }
-        return codes
+        return parts
     }
 
     static func roundTrip(_ line: [UInt8]) -> [UInt8]? {
@@ -72,9 +83,66 @@ import Testing
                 .utf8)
         let short = try #require(Self.shorten(line))
         #expect(Self.expand(short) == line)
-        // 13 keys (event_name with its value): two bytes each.
-        #expect(Self.codes(short) == 13)
-        #expect(short.count < line.count * 6 / 10, "\(short.count) of \(line.count)")
+        // 13 keys (event_name with its value): two bytes each; two UUIDs in 18 bytes instead of
+        // 38, the timestamp in 11 instead of 26.
+        #expect(Self.parts(short) == (codes: 13, uuids: 2, timestamps: 1))
+        #expect(short.count < line.count * 45 / 100, "\(short.count) of \(line.count)")
+    }
+
+    /// A value is packed only when it is exactly a lowercase UUID or a `...mmmZ` timestamp:
+    /// any other byte in any place, or a value of another length, keeps it as it is, and every
+    /// line still comes back byte for byte.
+    @Test func valuesThatAreAlmostUUIDsOrTimestampsRoundTrip() throws {
+        let uuid = Array("a7cf06f6-7e95-4588-9d6e-10b363169aa3".utf8)
+        let timestamp = Array("2026-11-26T08:00:00.123Z".utf8)
+        let replacements = Array("0f9aAFgG-:.TZz \\\"/{,é".utf8) + [0x00, 0x01, 0x0A, 0x7F, 0xFF]
+        for (value, isUUID) in [(uuid, true), (timestamp, false)] {
+            for position in value.indices {
+                for replacement in replacements {
+                    var changed = value
+                    changed[position] = replacement
+                    let line = Array(#"{"seq":1,"event_id":""#.utf8) + changed + Array(#"","seq":2}"#.utf8)
+                    guard let short = Self.shorten(line) else {
+                        #expect(replacement == LineShorthand.marker)
+                        continue
+                    }
+                    #expect(Self.expand(short) == line, "\(String(decoding: line, as: UTF8.self))")
+                    let stillOne =
+                        isUUID
+                        ? changed.enumerated().allSatisfy { [8, 13, 18, 23].contains($0) ? $1 == UInt8(ascii: "-") : Array("0123456789abcdef".utf8).contains($1) }
+                        : changed.enumerated().allSatisfy { Self.timestampShape($0, $1) }
+                    let parts = Self.parts(short)
+                    #expect((isUUID ? parts.uuids : parts.timestamps) == (stillOne ? 1 : 0), "\(String(decoding: line, as: UTF8.self))")
+                }
+            }
+            // Shorter and longer values are not packed either.
+            for line in [Array(#"{"event_id":""#.utf8) + value.dropLast() + [34], Array(#"{"event_id":""#.utf8) + value + Array("0\"".utf8)] {
+                let short = try #require(Self.shorten(line))
+                #expect(Self.expand(short) == line)
+                #expect(Self.parts(short).uuids + Self.parts(short).timestamps == 0)
+            }
+        }
+    }
+
+    /// Whether `byte` may be at `index` of a packed timestamp (`YYYY-MM-DDTHH:MM:SS.mmmZ`).
+    static func timestampShape(_ index: Int, _ byte: UInt8) -> Bool {
+        let separators: [Int: Character] = [4: "-", 7: "-", 10: "T", 13: ":", 16: ":", 19: ".", 23: "Z"]
+        if let separator = separators[index] { return byte == separator.asciiValue }
+        return byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9")
+    }
+
+    /// Packed bytes may be the marker or a line end: they are skipped, not read as codes, in
+    /// whichever 64-byte block they fall.
+    @Test func packedBytesThatAreTheMarkerOrALineEndRoundTrip() throws {
+        for padding in 0..<80 {
+            let line = Array(
+                (#"{"to_route":"\#(String(repeating: "x", count: padding))","event_id":"01010101-0101-0a0a-0a01-010a01010101","#
+                    + #""timestamp":"0101-01-01T01:01:01.001Z","correlation_id":"01010101-0101-0101-0101-010101010101","seq":1}"#).utf8)
+            let short = try #require(Self.shorten(line))
+            #expect(short.contains(LineShorthand.marker) && short.contains(0x0A))
+            #expect(Self.expand(short) == line, "padding \(padding)")
+            #expect(Self.parts(short) == (codes: 5, uuids: 2, timestamps: 1), "padding \(padding)")
+        }
     }
 
     @Test func escapesQuotesAndKeysInsideValuesRoundTrip() {
@@ -200,6 +268,13 @@ import Testing
         #expect(Self.expand([LineShorthand.marker]) == nil)
         #expect(Self.expand([UInt8(ascii: "{"), LineShorthand.marker, 250]) == nil)
         #expect(Self.expand([UInt8(ascii: "{"), LineShorthand.marker, 0]) == Array("{\"schema_version\":".utf8))
+        // A packed value cut short, and a packed timestamp whose last digit is not one.
+        #expect(Self.expand([LineShorthand.marker, UInt8(NAVREPLAY_SHORTHAND_UUID)] + [UInt8](repeating: 0x11, count: 15)) == nil)
+        #expect(Self.expand([LineShorthand.marker, UInt8(NAVREPLAY_SHORTHAND_TIME)] + [UInt8](repeating: 0x11, count: 8)) == nil)
+        #expect(Self.expand([LineShorthand.marker, UInt8(NAVREPLAY_SHORTHAND_TIME)] + [UInt8](repeating: 0x11, count: 8) + [10]) == nil)
+        #expect(
+            Self.expand([LineShorthand.marker, UInt8(NAVREPLAY_SHORTHAND_TIME)] + [0x20, 0x26, 0x11, 0x26, 0x08, 0x00, 0x00, 0x12, 3])
+                == Array(#""2026-11-26T08:00:00.123Z""#.utf8))
     }
 }
 
