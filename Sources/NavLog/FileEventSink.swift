@@ -16,7 +16,12 @@ public import NavEvents
 /// by further `write(2)` calls for the rest of the same line.
 ///
 /// It is safe to use from several threads: writes are serialised by a lock, so lines from
-/// different threads never mix. (The lock is a `pthread_mutex_t`, as
+/// different threads never mix. Several processes may append to one log too: each line is
+/// written holding a shared `flock(2)` on the file, and a sink that opens the log checks its
+/// last line holding an exclusive one, so it waits for a line another sink is writing instead
+/// of taking it for a torn one. (A writer that is not a `FileEventSink` takes no lock: a sink
+/// opening the log in the middle of such a writer's line ends that line early, a blank line
+/// after it, which readers count and skip.) (The lock is a `pthread_mutex_t`, as
 /// `Synchronization.Mutex` needs macOS 15 / iOS 18 and the package supports macOS 13 /
 /// iOS 16; that is why the class is `@unchecked Sendable`.)
 ///
@@ -98,12 +103,15 @@ public final class FileEventSink: @unchecked Sendable {
 
     /// A crash may have left the log ending in the middle of a line. Close that line first, so
     /// it stays one torn line (reported as invalid) and the first new event starts on a line of
-    /// its own instead of being glued to the torn piece. (If another process appends a whole
-    /// line in between, the extra line end only makes a blank line, which readers skip.)
+    /// its own instead of being glued to the torn piece. Checked under an exclusive `flock(2)`:
+    /// other sinks write each line under a shared one, so a line one of them is writing is
+    /// finished before the check sees it (without it, CI once saw a blank line here).
     private static func closeTornLastLine(path: String, descriptor: Int32) {
         let reader = systemOpen(path, O_RDONLY | O_CLOEXEC, 0)
         guard reader >= 0 else { return }
         defer { _ = systemClose(reader) }
+        let locked = fileLock(descriptor, LOCK_EX)
+        defer { if locked { _ = fileLock(descriptor, LOCK_UN) } }
         var status = stat()
         guard fstat(reader, &status) == 0, status.st_size > 0 else { return }
         var last: UInt8 = 0
@@ -139,6 +147,11 @@ public final class FileEventSink: @unchecked Sendable {
                 return record(
                     WriteError(path: path, operation: "write", code: 0, message: "the line contains a line feed; not written"))
             }
+            // Shared: sinks in other processes write their lines meanwhile; only one checking
+            // for a torn last line (at its start) waits. Without a lock (a file system without
+            // `flock`), the line is written all the same.
+            let shared = fileLock(descriptor, LOCK_SH)
+            defer { if shared { _ = fileLock(descriptor, LOCK_UN) } }
             if let error = writeAll(bytes) { return record(error) }
             written += 1
             unsyncedLines += 1
@@ -257,6 +270,16 @@ func systemWrite(_ fd: Int32, _ bytes: UnsafeRawPointer, _ count: Int) -> Int {
     #else
     Musl.write(fd, bytes, count)
     #endif
+}
+
+/// `flock(2)`, retried when a signal interrupts it; `false` when the lock was not taken.
+private func fileLock(_ fd: Int32, _ operation: Int32) -> Bool {
+    // Named by its type: a plain `flock(fd, operation)` is taken for `struct flock` (fcntl's).
+    let lock: (Int32, Int32) -> Int32 = flock
+    while true {
+        if lock(fd, operation) == 0 { return true }
+        if errno != EINTR { return false }
+    }
 }
 
 private func systemFsync(_ fd: Int32) -> Int32 {

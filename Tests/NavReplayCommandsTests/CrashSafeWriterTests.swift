@@ -159,11 +159,10 @@ import Testing
         }
         let content = LogContent([UInt8](try Data(contentsOf: URL(fileURLWithPath: log))))
         #expect(content.tail == nil, "the log does not end with a line feed")
-        // A writer that opens the log while another is in the middle of a line takes that line
-        // for a torn one and ends it: a blank line (after the other's whole line), at most one
-        // per writer, which readers count and skip (`FileEventSink.closeTornLastLine`).
+        // No blank line either: a writer that opens the log while another is in the middle of
+        // a line waits for it (`flock`), instead of taking it for a torn one and ending it.
         let lines = content.complete.filter { !$0.isEmpty }
-        #expect(content.complete.count - lines.count <= writers)
+        #expect(content.complete.count == lines.count, "\(content.complete.count - lines.count) blank lines")
         #expect(lines.count == writers * events)
         var perWriter: [String: [Int64]] = [:]
         let decoder = EventDecoder()

@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import Dispatch
 import NavEvents
 import NavLog
 import NavModel
@@ -109,6 +110,42 @@ struct FileEventSinkTests {
         second.write(events[1])
         try second.close()
         #expect(readLines(path) == events.map(\.canonicalJSON))
+    }
+
+    /// A sink in another process writes each line holding a shared `flock` on the log: a sink
+    /// opening the log meanwhile waits for that line to end, instead of taking it for a torn
+    /// one and ending it early (which split the other's line, or left a blank line after it).
+    @Test func aSinkOpeningTheLogWaitsForALineBeingWritten() throws {
+        let path = temporaryPath("being-written")
+        defer { unlink(path) }
+        let other = open(path, O_WRONLY | O_APPEND | O_CREAT, 0o644)
+        try #require(other >= 0)
+        defer { close(other) }
+        let lock: (Int32, Int32) -> Int32 = flock
+        try #require(lock(other, LOCK_SH) == 0)
+        let firstHalf = Array(#"{"half":"#.utf8)
+        let secondHalf = Array(#""line"}"#.utf8) + [0x0A]
+        #expect(write(other, firstHalf, firstHalf.count) == firstHalf.count)
+
+        final class Opened: @unchecked Sendable {
+            // @unchecked: set before `done` is signalled, read after it.
+            var sink: FileEventSink?
+            let done = DispatchSemaphore(value: 0)
+        }
+        let opened = Opened()
+        DispatchQueue.global().async {
+            opened.sink = try? FileEventSink(path: path)
+            opened.done.signal()
+        }
+        let waited = opened.done.wait(timeout: .now() + .milliseconds(300)) == .timedOut
+        #expect(waited, "the sink did not wait for the line")
+        #expect(write(other, secondHalf, secondHalf.count) == secondHalf.count)
+        _ = lock(other, LOCK_UN)
+        if waited { try #require(opened.done.wait(timeout: .now() + .seconds(10)) == .success) }
+        let sink = try #require(opened.sink)
+        sink.write(line: #"{"next":1}"#)
+        try sink.close()
+        #expect(readLines(path) == [#"{"half":"line"}"#, #"{"next":1}"#])
     }
 
     @Test func errorsAreReportedNotThrownOrFatal() throws {
