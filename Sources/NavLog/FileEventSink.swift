@@ -16,14 +16,16 @@ public import NavEvents
 /// by further `write(2)` calls for the rest of the same line.
 ///
 /// It is safe to use from several threads: writes are serialised by a lock, so lines from
-/// different threads never mix. Several processes may append to one log too: each line is
-/// written holding a shared `flock(2)` on the file, and a sink that opens the log checks its
-/// last line holding an exclusive one, so it waits for a line another sink is writing instead
-/// of taking it for a torn one. (A writer that is not a `FileEventSink` takes no lock: a sink
-/// opening the log in the middle of such a writer's line ends that line early, a blank line
-/// after it, which readers count and skip.) (The lock is a `pthread_mutex_t`, as
+/// different threads never mix. (The lock is a `pthread_mutex_t`, as
 /// `Synchronization.Mutex` needs macOS 15 / iOS 18 and the package supports macOS 13 /
 /// iOS 16; that is why the class is `@unchecked Sendable`.)
+///
+/// Several processes may append to one log too: each line is written holding a shared
+/// `flock(2)` on the file, and a sink that opens the log checks its last line holding an
+/// exclusive one, so it waits for a line another sink is writing instead of taking it for a
+/// torn one. A writer that is not a `FileEventSink` takes no lock: a sink opening the log in
+/// the middle of such a writer's line ends that line early, leaving a blank line after it,
+/// which readers count and skip.
 ///
 /// **Durability.** `SyncPolicy` says when the file is `fsync(2)`ed: `.none` leaves it to the
 /// operating system (fastest; a power loss may lose the last seconds, a crash of the app

@@ -7,9 +7,9 @@ import NavEvents
 /// is packed in binary after a marker of its own (38 bytes as 18, 26 as 11). On the benchmark's
 /// lines that is 59% fewer bytes (the keys alone, 41%), so a large input that is not mapped
 /// (gzip, standard input, or any input with a small `--memory-limit`) copies that much less
-/// through the kernel's page cache and to the disk. Used only past the kernel's dirty threshold (and for
-/// standard input): below it, the copies never reach the disk and the shorthand's CPU time
-/// costs more than it saves (`AuditConfiguration.shorthandFromBytes`, `BENCHMARKS.md`).
+/// through the kernel's page cache and to the disk. Used only past the kernel's dirty threshold
+/// (and for standard input): below it, the copies never reach the disk and the shorthand's CPU
+/// time costs more than it saves (`AuditConfiguration.shorthandFromBytes`, `BENCHMARKS.md`).
 ///
 /// It is a substitution of bytes, not of JSON: a line is expanded to exactly its own bytes, so
 /// the decoder sees the original line (valid or not, its errors and their columns unchanged).
