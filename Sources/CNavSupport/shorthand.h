@@ -237,12 +237,18 @@ static inline uint64_t navreplay_load_word(const uint8_t *bytes, int count) {
     return word;
 }
 
+/// A packed value's two forms: its text (with its quotes) and its shorthand (the marker, the
+/// code and the packed bytes); both 0 when there is none.
+typedef struct {
+    long text, shorthand;
+} navreplay_packed;
+
 /// Packs the value at `value` (`room` bytes readable) when it is a UUID or a timestamp of the
-/// forms above: writes the marker, the code and the packed bytes to `out` (18 or 11 bytes, no
-/// more) and returns how many bytes of `value` they stand for; 0 when it is neither.
-static inline long navreplay_pack_value(const uint8_t *value, long room, uint8_t *out) {
+/// forms above: writes its shorthand to `out` (18 or 11 bytes, no more) and returns both sizes.
+static inline navreplay_packed navreplay_pack_value(const uint8_t *value, long room, uint8_t *out) {
+    navreplay_packed none = {0, 0};
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-    if (room < 26 || value[0] != '"') return 0;
+    if (room < 26 || value[0] != '"') return none;
     if (room >= 38 && value[37] == '"' && value[9] == '-' && value[14] == '-' && value[19] == '-' && value[24] == '-') {
         int64_t words[4] = {
             navreplay_pack8(navreplay_load_word(value + 1, 8), 1),
@@ -250,13 +256,14 @@ static inline long navreplay_pack_value(const uint8_t *value, long room, uint8_t
             navreplay_pack8(navreplay_load_word(value + 20, 4) | navreplay_load_word(value + 25, 4) << 32, 1),
             navreplay_pack8(navreplay_load_word(value + 29, 8), 1),
         };
-        if ((words[0] | words[1] | words[2] | words[3]) < 0) return 0;
+        if ((words[0] | words[1] | words[2] | words[3]) < 0) return none;
         out[0] = NAVREPLAY_SHORTHAND_MARKER, out[1] = NAVREPLAY_SHORTHAND_UUID;
         for (int word = 0; word < 4; word++) {
             uint32_t packed = (uint32_t)words[word];
             memcpy(out + 2 + word * 4, &packed, 4);
         }
-        return 38;
+        navreplay_packed uuid = {38, 18};
+        return uuid;
     }
     if (value[25] == '"' && value[24] == 'Z' && value[5] == '-' && value[8] == '-' && value[11] == 'T' && value[14] == ':'
         && value[17] == ':' && value[20] == '.' && value[23] >= '0' && value[23] <= '9') {
@@ -266,24 +273,30 @@ static inline long navreplay_pack_value(const uint8_t *value, long room, uint8_t
             navreplay_load_word(value + 12, 2) | navreplay_load_word(value + 15, 2) << 16 | navreplay_load_word(value + 18, 2) << 32
                 | navreplay_load_word(value + 21, 2) << 48,
             0);
-        if ((date | time) < 0) return 0;
+        if ((date | time) < 0) return none;
         uint32_t packed[2] = {(uint32_t)date, (uint32_t)time};
         out[0] = NAVREPLAY_SHORTHAND_MARKER, out[1] = NAVREPLAY_SHORTHAND_TIME;
         memcpy(out + 2, packed, 8);
         out[10] = (uint8_t)(value[23] - '0');
-        return 26;
+        navreplay_packed timestamp = {26, 11};
+        return timestamp;
     }
 #else
     (void)value, (void)room, (void)out;
 #endif
-    return 0;
+    return none;
 }
 
-/// Writes the value that the packed bytes after a marker and `code` stand for (38 or 26 bytes)
-/// and returns how many packed bytes that took, or -1 when fewer than that are left.
-static inline long navreplay_unpack_value(int code, const uint8_t *packed, long left, uint8_t *out) {
+/// Writes the text of the packed value whose shorthand is at `short_value` (`left` bytes
+/// readable: the marker, its code, the packed bytes) and returns both sizes; a text of -1 when
+/// it is not one (an unknown code, cut short, or a timestamp's last digit that is not one).
+static inline navreplay_packed navreplay_unpack_value(const uint8_t *short_value, long left, uint8_t *out) {
+    navreplay_packed invalid = {-1, 0};
+    if (left < 2) return invalid;
+    int code = short_value[1];
+    const uint8_t *packed = short_value + 2;
     if (code == NAVREPLAY_SHORTHAND_UUID) {
-        if (left < 16) return -1;
+        if (left < 18) return invalid;
         uint32_t words[4];
         memcpy(words, packed, 16);
         uint64_t chars[4] = {navreplay_unpack8(words[0]), navreplay_unpack8(words[1]), navreplay_unpack8(words[2]), navreplay_unpack8(words[3])};
@@ -299,9 +312,10 @@ static inline long navreplay_unpack_value(int code, const uint8_t *packed, long 
         memcpy(out + 25, (const uint8_t *)&chars[2] + 4, 4);
         memcpy(out + 29, &chars[3], 8);
         out[37] = '"';
-        return 16;
+        navreplay_packed uuid = {38, 18};
+        return uuid;
     }
-    if (left < 9 || packed[8] > 9) return -1;
+    if (code != NAVREPLAY_SHORTHAND_TIME || left < 11 || packed[8] > 9) return invalid;
     uint32_t words[2];
     memcpy(words, packed, 8);
     uint64_t date = navreplay_unpack8(words[0]), time = navreplay_unpack8(words[1]);
@@ -310,7 +324,8 @@ static inline long navreplay_unpack_value(int code, const uint8_t *packed, long 
         '"', d[0], d[1], d[2], d[3], '-', d[4], d[5], '-', d[6], d[7], 'T', t[0], t[1], ':', t[2], t[3], ':', t[4], t[5], '.', t[6], t[7],
         (uint8_t)('0' + packed[8]), 'Z', '"'};
     memcpy(out, text, 26);
-    return 9;
+    navreplay_packed timestamp = {26, 11};
+    return timestamp;
 }
 
 /// Whether entry's pattern is at `text`, which has `room` bytes.
@@ -386,8 +401,8 @@ static inline long navreplay_shorten(const navreplay_shorthand_table *table, con
             out[written++] = (uint8_t)entry;
             copied = end;
             if (entry < table->keys) {
-                long packed = navreplay_pack_value(line + end, count - end, out + written);
-                if (packed > 0) written += packed == 38 ? 18 : 11, copied = end + packed;
+                navreplay_packed packed = navreplay_pack_value(line + end, count - end, out + written);
+                written += packed.shorthand, copied += packed.text;
             }
         }
     }
@@ -397,7 +412,8 @@ static inline long navreplay_shorten(const navreplay_shorthand_table *table, con
 
 /// Writes the line that the `count` bytes of shorthand at `short_line` stand for to `out`
 /// (room for `count / 2 * ROOM + count + ROOM` bytes: patterns are stored as whole rooms) and
-/// returns its length; -1 when it is not shorthand (a marker with no known entry after it).
+/// returns its length; -1 when it is not shorthand (a marker with no known entry after it, or
+/// a packed value that is not one).
 static inline long navreplay_expand(const navreplay_shorthand_table *table, const uint8_t *short_line, long count, uint8_t *out) {
     uint8_t spare[64];
     long copied = 0;
@@ -408,22 +424,18 @@ static inline long navreplay_expand(const navreplay_shorthand_table *table, cons
             long marker = block + __builtin_ctzll(markers);
             if (marker < copied) continue;  // an entry byte or a packed byte that is 1
             if (marker + 1 >= count) return -1;
+            navreplay_copy_exact(out + written, short_line + copied, marker - copied);
+            written += marker - copied;
             int entry = short_line[marker + 1];
             if (entry < table->entries) {
-                navreplay_copy_exact(out + written, short_line + copied, marker - copied);
-                written += marker - copied;
                 memcpy(out + written, table->patterns[entry], NAVREPLAY_SHORTHAND_ROOM);
                 written += table->lengths[entry];
                 copied = marker + 2;
-            } else if (entry == NAVREPLAY_SHORTHAND_UUID || entry == NAVREPLAY_SHORTHAND_TIME) {
-                navreplay_copy_exact(out + written, short_line + copied, marker - copied);
-                written += marker - copied;
-                long packed = navreplay_unpack_value(entry, short_line + marker + 2, count - marker - 2, out + written);
-                if (packed < 0) return -1;
-                written += entry == NAVREPLAY_SHORTHAND_UUID ? 38 : 26;
-                copied = marker + 2 + packed;
             } else {
-                return -1;
+                navreplay_packed packed = navreplay_unpack_value(short_line + marker, count - marker, out + written);
+                if (packed.text < 0) return -1;
+                written += packed.text;
+                copied = marker + packed.shorthand;
             }
         }
     }

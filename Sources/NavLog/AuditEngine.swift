@@ -636,12 +636,9 @@ enum System {
     /// visible from Swift's Glibc module).
     static func allowedCores() -> Int? {
         #if canImport(Glibc)
-            var bytes: [UInt8] = []
-            guard (try? LineReader.readWholeFile("/proc/self/status", into: &bytes)) != nil else { return nil }
-            let text = String(decoding: bytes, as: UTF8.self)
-            guard let line = text.split(separator: "\n").first(where: { $0.hasPrefix("Cpus_allowed:") }) else { return nil }
+            guard let mask = procValue("/proc/self/status", field: "Cpus_allowed:") else { return nil }
             var count = 0
-            for character in line.dropFirst("Cpus_allowed:".count) {
+            for character in mask {
                 if let digit = character.hexDigitValue { count += digit.nonzeroBitCount }
             }
             return count
@@ -655,11 +652,7 @@ enum System {
     /// elsewhere than Linux, a tenth of the memory.
     static var dirtyBackgroundBytes: Int64 {
         #if canImport(Glibc)
-            func number(_ path: String) -> Int64? {
-                var bytes: [UInt8] = []
-                guard (try? LineReader.readWholeFile(path, into: &bytes)) != nil else { return nil }
-                return Int64(String(decoding: bytes.filter { $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }, as: UTF8.self))
-            }
+            func number(_ path: String) -> Int64? { procValue(path).flatMap { Int64($0.filter(\.isNumber)) } }
             if let fixed = number("/proc/sys/vm/dirty_background_bytes"), fixed > 0 { return fixed }
             let ratio = number("/proc/sys/vm/dirty_background_ratio") ?? 10
             return max(0, ratio) * availableMemory / 100
@@ -671,15 +664,20 @@ enum System {
     /// `MemAvailable` of `/proc/meminfo`, else the physical memory.
     static var availableMemory: Int64 {
         #if canImport(Glibc)
-            var bytes: [UInt8] = []
-            if (try? LineReader.readWholeFile("/proc/meminfo", into: &bytes)) != nil,
-                let line = String(decoding: bytes, as: UTF8.self).split(separator: "\n").first(where: { $0.hasPrefix("MemAvailable:") }),
-                let kilobytes = Int64(line.dropFirst("MemAvailable:".count).filter(\.isNumber))
-            {
+            if let kilobytes = procValue("/proc/meminfo", field: "MemAvailable:").flatMap({ Int64($0.filter(\.isNumber)) }) {
                 return kilobytes * 1024
             }
         #endif
         return physicalMemory
+    }
+
+    /// What follows `field` on the line of a `/proc` file that starts with it (the first line
+    /// with no field); `nil` when the file or the line is not there.
+    static func procValue(_ path: String, field: String = "") -> Substring? {
+        var bytes: [UInt8] = []
+        guard (try? LineReader.readWholeFile(path, into: &bytes)) != nil else { return nil }
+        let lines = String(decoding: bytes, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false)
+        return lines.first { $0.hasPrefix(field) }?.dropFirst(field.count)
     }
 
     static var physicalMemory: Int64 {

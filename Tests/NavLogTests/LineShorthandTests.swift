@@ -286,4 +286,16 @@ import Testing
         #expect(threshold <= System.physicalMemory)
         #expect(System.availableMemory > 0 && System.availableMemory <= System.physicalMemory)
     }
+
+    /// The threshold, the available memory and the allowed cores are read from `/proc` files
+    /// by one parser: a field's line, or the first line.
+    @Test func procFilesAreReadByField() throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("navreplay-proc-\(getpid())").path
+        try "MemTotal:       24000000 kB\nMemAvailable:   123 kB\n".write(toFile: path, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        #expect(System.procValue(path, field: "MemAvailable:") == "   123 kB")
+        #expect(System.procValue(path) == "MemTotal:       24000000 kB")
+        #expect(System.procValue(path, field: "Cpus_allowed:") == nil)
+        #expect(System.procValue(path + "-absent") == nil)
+    }
 }
