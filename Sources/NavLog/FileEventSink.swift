@@ -151,7 +151,8 @@ public final class FileEventSink: @unchecked Sendable {
             }
             // Shared: sinks in other processes write their lines meanwhile; only one checking
             // for a torn last line (at its start) waits. Without a lock (a file system without
-            // `flock`), the line is written all the same.
+            // `flock`), the line is written all the same. The two calls cost about 1 µs a line
+            // (200,000 short lines: 1.34 to 1.51 s with them, 1.14 to 1.18 s without).
             let shared = fileLock(descriptor, LOCK_SH)
             defer { if shared { _ = fileLock(descriptor, LOCK_UN) } }
             if let error = writeAll(bytes) { return record(error) }
