@@ -48,7 +48,14 @@ public struct EventDecoder: Sendable {
     public init() {}
 
     public func decode(_ line: UnsafeBufferPointer<UInt8>) -> Result<DecodedEvent, EventDecodingError> {
-        var parser = EventLineParser(line)
+        decode(line, names: nil)
+    }
+
+    /// Decodes `line`, taking the names that repeat from line to line (session and correlation
+    /// ids, stacks, routes, flows, versions) from `names` rather than making each again: a
+    /// decoding job that reads many lines passes its own cache.
+    package func decode(_ line: UnsafeBufferPointer<UInt8>, names: StringCache?) -> Result<DecodedEvent, EventDecodingError> {
+        var parser = EventLineParser(line, names: names)
         do {
             return .success(try parser.parse())
         } catch {
@@ -233,9 +240,11 @@ private struct EventLineParser {
     var fields = RawFields()
     var eventIDHash: UInt64 = 0
     var correlationIDHash: UInt64 = 0
+    let names: StringCache?
 
-    init(_ line: UnsafeBufferPointer<UInt8>) {
+    init(_ line: UnsafeBufferPointer<UInt8>, names: StringCache?) {
         scanner = JSONScanner(line)
+        self.names = names
     }
 
     mutating func parse() throws(EventDecodingError) -> DecodedEvent {
@@ -522,7 +531,17 @@ private struct EventLineParser {
         if nonEmpty && token.rawCount == 0 {
             throw EventDecodingError(field: field.wireName, message: "expected a non-empty string, found \"\"")
         }
-        return (scanner.plainString(of: token), scanner.plainHash(of: token))
+        return named(token)
+    }
+
+    /// A plain string token's text and hash, the text from `names` when there is a cache.
+    @inline(__always)
+    func named(_ token: StringToken) -> (String, UInt64) {
+        let hash = scanner.plainHash(of: token)
+        if let names, !token.hasEscapes {
+            return (names.string(UnsafeBufferPointer(rebasing: scanner.bytes[token.start..<token.end]), hash: hash), hash)
+        }
+        return (scanner.plainString(of: token), hash)
     }
 
     mutating func nullableString(_ field: EventField) throws(EventDecodingError) -> (String?, UInt64) {
@@ -552,7 +571,9 @@ private struct EventLineParser {
             // but DEL (the scanner rejects the rest), and counts one scalar a byte.
             let count = token.rawCount
             if count >= 1 && count <= 128 && !containsDEL(scanner.bytes.baseAddress! + token.start, count) {
-                return (scanner.plainString(of: token), scanner.plainHash(of: token))
+                // An event id is unique: caching it would only evict names that repeat.
+                if field == .eventID { return (scanner.plainString(of: token), scanner.plainHash(of: token)) }
+                return named(token)
             }
         }
         let problem: String? = scanner.withDecodedBytes(of: token) { bytes -> String? in

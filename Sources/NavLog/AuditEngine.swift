@@ -881,11 +881,12 @@ struct LineBatch: Sendable {
         let shorthand = routing && shorthand && !bytes.isEmpty ? BatchShorthand(capacity: bytes.count) : nil
         let decodeRange: @Sendable (UnsafeBufferPointer<UInt8>, Range<Int>) -> Void = { buffer, range in
             let decoder = EventDecoder()
+            let names = routing ? nil : StringCache()  // routed lines are decoded later, by their partition
             for index in range where lines[index].overlongLength == nil {
                 let pending = lines[index]
                 let source = pending.isMapped ? mapped!.bytes : buffer
                 let line = UnsafeBufferPointer(rebasing: source[pending.start..<(pending.start + pending.count)])
-                let outcome = LineOutcome.of(line, routing: routing, decoder: decoder)
+                let outcome = LineOutcome.of(line, routing: routing, decoder: decoder, names: names)
                 if case .routed(let sessionHash) = outcome, let shorthand, !pending.isMapped, !pending.unterminated,
                     let length = LineShorthand.shorten(line, into: shorthand.bytes + pending.start)
                 {
@@ -940,11 +941,11 @@ enum LineOutcome: Sendable {
 
     /// What a line (not over-long) becomes: with `routing`, routed when the `SessionIDScanner`
     /// finds its session, else decoded now.
-    static func of(_ line: UnsafeBufferPointer<UInt8>, routing: Bool, decoder: EventDecoder) -> LineOutcome {
+    static func of(_ line: UnsafeBufferPointer<UInt8>, routing: Bool, decoder: EventDecoder, names: StringCache? = nil) -> LineOutcome {
         if routing, let session = SessionIDScanner.sessionID(in: line) {
             return .routed(sessionHash: StableHash.string(UnsafeBufferPointer(rebasing: line[session])))
         }
-        return .decoded(decoder.decode(line))
+        return .decoded(decoder.decode(line, names: names))
     }
 }
 

@@ -860,12 +860,12 @@ final class SpillPartitions: @unchecked Sendable {
                         event, identity: buffer.load(UInt64.self, at: fields), contentIdentity: buffer.load(UInt64.self, at: fields + 8),
                         eventIDHash: buffer.load(UInt64.self, at: fields + 16), correlationIDHash: buffer.load(UInt64.self, at: fields + 24))
                 case 0:
-                    guard case .success(var event) = decoder.decode(body) else { throw corrupt(partition) }
+                    guard case .success(var event) = decoder.decode(body, names: strings) else { throw corrupt(partition) }
                     event.identity = buffer.load(UInt64.self, at: fields)
                     event.contentIdentity = buffer.load(UInt64.self, at: fields + 8)
                     decoded = event
                 case 2, 3, 4, 5:
-                    switch decoder.decode(body) {
+                    switch decoder.decode(body, names: strings) {
                     case .success(let event): decoded = event
                     case .failure(let error):
                         let reason = InvalidLine.reason(error, unterminated: form == 3)

@@ -301,48 +301,6 @@ enum SpillCodec {
     }
 }
 
-/// Strings already made from the same bytes, so that a name repeated on many lines (a session
-/// id, a stack, a route) is made once: a direct-mapped table, a slot per hash, holding the last
-/// string of up to 32 bytes with that hash and a copy of its bytes. Making a `String` (UTF-8
-/// validation, often an allocation) was the largest cost of reading a partition back.
-final class StringCache {
-    private static let maximumBytes = 32
-    private let mask: Int
-    private var strings: [String]
-    private let keys: UnsafeMutablePointer<UInt8>
-    private let lengths: UnsafeMutablePointer<Int32>
-
-    init(slotsLog2: Int = 12) {
-        let slots = 1 << slotsLog2
-        mask = slots - 1
-        strings = Array(repeating: "", count: slots)
-        keys = .allocate(capacity: slots * StringCache.maximumBytes)
-        lengths = .allocate(capacity: slots)
-        lengths.initialize(repeating: -1, count: slots)
-    }
-
-    deinit {
-        keys.deallocate()
-        lengths.deallocate()
-    }
-
-    func string(_ utf8: UnsafeBufferPointer<UInt8>) -> String {
-        guard utf8.count <= StringCache.maximumBytes, let source = utf8.baseAddress else {
-            return String(decoding: utf8, as: UTF8.self)
-        }
-        let slot = Int(truncatingIfNeeded: StableHash.string(utf8)) & mask
-        let key = keys + slot * StringCache.maximumBytes
-        if lengths[slot] == Int32(utf8.count), memcmp(key, source, utf8.count) == 0 {
-            return strings[slot]
-        }
-        let made = String(decoding: utf8, as: UTF8.self)
-        strings[slot] = made
-        key.update(from: source, count: utf8.count)
-        lengths[slot] = Int32(utf8.count)
-        return made
-    }
-}
-
 /// A growable byte buffer written through raw stores: appending an integer or a string's bytes
 /// to an `Array` went through a generic path that cost about a hundred instructions a call.
 final class ByteBuffer {

@@ -81,21 +81,6 @@ import Testing
             #expect((bytes + [0]).withUnsafeBufferPointer { SpillCodec.decode($0) } == nil)
         }
     }
-
-    @Test func theStringCacheNeverConfusesTwoStrings() {
-        // One slot: every string collides with the one before.
-        let cache = StringCache(slotsLog2: 0)
-        let texts = ["home", "settings", "home", "", "é", String(repeating: "x", count: 32), String(repeating: "x", count: 33), "home", "homf"]
-        for text in texts + texts.reversed() {
-            let utf8 = Array(text.utf8)
-            #expect(utf8.withUnsafeBufferPointer { cache.string($0) } == text)
-        }
-        let wide = StringCache()
-        for index in 0..<10_000 {
-            let text = "route-\(index % 97)"
-            #expect(Array(text.utf8).withUnsafeBufferPointer { wide.string($0) } == text)
-        }
-    }
 }
 
 /// `--jobs 0` means the cores this process may use, so `taskset` and container limits count.
