@@ -200,34 +200,57 @@ enum EventField: Int, CaseIterable {
     static let keyHashes: [UInt64] = allCases.map { StableHash.string($0.wireName) }
 }
 
+/// A string value found on a line, checked but not yet made a `String`: where it is, and its
+/// hash. The strings are made once the line is known to be valid, only those the event keeps
+/// (holding them as `String`s here cost a release of each field when the parser went).
+private struct TextField {
+    var token: StringToken
+    var hash: UInt64
+}
+
+/// Makes the strings of text fields, a name that repeats from `names` when there is a cache.
+private struct TextMaker {
+    let scanner: JSONScanner
+    let names: StringCache?
+
+    @inline(__always)
+    func callAsFunction(_ field: TextField, unique: Bool = false) -> String {
+        if !unique, let names, !field.token.hasEscapes {
+            return names.string(UnsafeBufferPointer(rebasing: scanner.bytes[field.token.start..<field.token.end]), hash: field.hash)
+        }
+        return scanner.plainString(of: field.token)
+    }
+}
+
 /// The values found on one line, before they are checked against the event's name.
 private struct RawFields {
     var present: UInt32 = 0
     var schemaVersion: Int64?
-    var eventID: String?
+    var eventID: TextField?
     var eventName: EventName?
-    var sessionID: String?
+    var sessionID: TextField?
     var seq: Int64?
     var timestamp: Timestamp?
-    var correlationID: String?
-    var appVersion: String?
-    var platform: String?
+    var correlationID: TextField?
+    var appVersion: TextField?
+    var platform: TextField?
     var snapshot: NavigationState?
-    var stack: String?
-    var fromRoute: String??
-    var toRoute: String??
+    var stack: TextField?
+    /// `.some(nil)` is a JSON `null`.
+    var fromRoute: TextField??
+    var toRoute: TextField??
     var count: Int64?
     var toRoot: Bool?
     var index: Int64?
     var routeParams: RouteParams?
-    var fromFlow: String?
-    var toFlow: String?
-    var fromTab: String??
-    var toTab: String?
-    var command: String?
-    var modal: String?
+    var fromFlow: TextField?
+    var toFlow: TextField?
+    var fromTab: TextField??
+    var toTab: TextField?
+    var command: TextField?
+    var modal: TextField?
     var style: ModalStyle?
-    var url: String?
+    var url: TextField?
     var outcome: DeepLinkOutcome?
 
     func has(_ field: EventField) -> Bool { present & (1 << UInt32(field.rawValue)) != 0 }
@@ -273,6 +296,8 @@ private struct EventLineParser {
         var contentSum: UInt64 = 0
         var memberCount = 0
         var unknownKeys = KeySet()
+        // Read once a line: each read of a static goes through its lazy initialiser's check.
+        let keyHashes = EventField.keyHashes
         if !scanner.consume(UInt8(ascii: "}")) {
             repeat {
                 // Most keys are known fields written plainly: matched on the raw bytes, unscanned.
@@ -299,7 +324,7 @@ private struct EventLineParser {
                         throw EventDecodingError(field: field.wireName, message: "duplicate key \"\(field.wireName)\"")
                     }
                     fields.present |= bit
-                    keyHash = EventField.keyHashes[field.rawValue]
+                    keyHash = keyHashes[field.rawValue]
                     valueHash = try parseValue(of: field)
                     isEnvelopeIdentity = field == .eventID || field == .seq || field == .timestamp
                 } else {
@@ -324,13 +349,13 @@ private struct EventLineParser {
         }
         try syntax { (s: inout JSONScanner) throws(JSONSyntaxError) in try s.expectEnd() }
         let payload = try buildPayload()
-        let event = NavigationEvent(
-            eventID: fields.eventID.take()!, sessionID: fields.sessionID.take()!, seq: fields.seq!,
-            timestamp: fields.timestamp.take()!, correlationID: fields.correlationID.take()!,
-            appVersion: fields.appVersion.take(), platform: fields.platform.take(), payload: payload)
+        let text = self.text
         let excluded = 3  // event_id, seq and timestamp are always present on a valid event
         return DecodedEvent(
-            event: event,
+            event: NavigationEvent(
+                eventID: text(fields.eventID!, unique: true), sessionID: text(fields.sessionID!), seq: fields.seq!,
+                timestamp: fields.timestamp.take()!, correlationID: text(fields.correlationID!),
+                appVersion: fields.appVersion.map { text($0) }, platform: fields.platform.map { text($0) }, payload: payload),
             identity: StableHash.objectHash(memberSum: memberSum, count: memberCount),
             contentIdentity: StableHash.objectHash(memberSum: contentSum, count: memberCount - excluded),
             eventIDHash: eventIDHash, correlationIDHash: correlationIDHash)
@@ -405,17 +430,17 @@ private struct EventLineParser {
             fields.schemaVersion = value
             return hash
         case .eventID, .sessionID, .correlationID:
-            let (value, hash) = try identifier(field)
+            let value = try identifier(field)
             switch field {
             case .eventID:
                 fields.eventID = value
-                eventIDHash = hash
+                eventIDHash = value.hash
             case .sessionID: fields.sessionID = value
             default:
                 fields.correlationID = value
-                correlationIDHash = hash
+                correlationIDHash = value.hash
             }
-            return hash
+            return value.hash
         case .eventName:
             guard scanner.peekFast() == UInt8(ascii: "\"") else { throw typeError(field, expected: "a string") }
             let token = try syntax(field) { (s: inout JSONScanner) throws(JSONSyntaxError) in
@@ -462,11 +487,11 @@ private struct EventLineParser {
             fields.timestamp = timestamp
             return scanner.plainHash(of: token)
         case .appVersion, .platform:
-            let (value, hash) = try string(field, nonEmpty: false)
+            let value = try string(field, nonEmpty: false)
             if field == .appVersion { fields.appVersion = value } else { fields.platform = value }
-            return hash
+            return value.hash
         case .stack, .fromFlow, .toFlow, .toTab, .command, .modal, .url:
-            let (value, hash) = try string(field)
+            let value = try string(field)
             switch field {
             case .stack: fields.stack = value
             case .fromFlow: fields.fromFlow = value
@@ -476,15 +501,15 @@ private struct EventLineParser {
             case .modal: fields.modal = value
             default: fields.url = value
             }
-            return hash
+            return value.hash
         case .fromTab, .fromRoute, .toRoute:
-            let (value, hash) = try nullableString(field)
+            let value = try nullableString(field)
             switch field {
             case .fromTab: fields.fromTab = .some(value)
             case .fromRoute: fields.fromRoute = .some(value)
             default: fields.toRoute = .some(value)
             }
-            return hash
+            return value?.hash ?? StableHash.nullHash
         case .count, .index:
             let (value, hash) = try integer(field)
             if field == .count { fields.count = value } else { fields.index = value }
@@ -499,21 +524,23 @@ private struct EventLineParser {
             fields.toRoot = literal == .true
             return literal == .true ? StableHash.trueHash : StableHash.falseHash
         case .style:
-            let (value, hash) = try string(field)
+            let found = try string(field)
+            let value = scanner.plainString(of: found.token)
             guard let style = ModalStyle(rawValue: value) else {
                 throw EventDecodingError(
                     field: field.wireName, message: "\(JSONWriter.quoted(value)) is not one of sheet, cover, overlay")
             }
             fields.style = style
-            return hash
+            return found.hash
         case .outcome:
-            let (value, hash) = try string(field)
+            let found = try string(field)
+            let value = scanner.plainString(of: found.token)
             guard let outcome = DeepLinkOutcome(rawValue: value) else {
                 throw EventDecodingError(
                     field: field.wireName, message: "\(JSONWriter.quoted(value)) is not one of resolved, fallback")
             }
             fields.outcome = outcome
-            return hash
+            return found.hash
         case .routeParams:
             return try parseRouteParams()
         case .snapshot:
@@ -521,7 +548,7 @@ private struct EventLineParser {
         }
     }
 
-    mutating func string(_ field: EventField, nonEmpty: Bool = true) throws(EventDecodingError) -> (String, UInt64) {
+    mutating func string(_ field: EventField, nonEmpty: Bool = true) throws(EventDecodingError) -> TextField {
         guard scanner.peekFast() == UInt8(ascii: "\"") else {
             throw typeError(field, expected: nonEmpty ? "a non-empty string" : "a string")
         }
@@ -531,26 +558,20 @@ private struct EventLineParser {
         if nonEmpty && token.rawCount == 0 {
             throw EventDecodingError(field: field.wireName, message: "expected a non-empty string, found \"\"")
         }
-        return named(token)
+        return TextField(token: token, hash: scanner.plainHash(of: token))
     }
 
-    /// A plain string token's text and hash, the text from `names` when there is a cache.
-    @inline(__always)
-    func named(_ token: StringToken) -> (String, UInt64) {
-        let hash = scanner.plainHash(of: token)
-        if let names, !token.hasEscapes {
-            return (names.string(UnsafeBufferPointer(rebasing: scanner.bytes[token.start..<token.end]), hash: hash), hash)
-        }
-        return (scanner.plainString(of: token), hash)
-    }
+    /// Makes the text fields' strings. A value of its own, so that the helpers which use it
+    /// capture it rather than the parser (capturing the parser copied it whole, every line).
+    var text: TextMaker { TextMaker(scanner: scanner, names: names) }
 
-    mutating func nullableString(_ field: EventField) throws(EventDecodingError) -> (String?, UInt64) {
+    mutating func nullableString(_ field: EventField) throws(EventDecodingError) -> TextField? {
         if scanner.peekFast() == UInt8(ascii: "n") {
             let literal = try syntax(field) { (s: inout JSONScanner) throws(JSONSyntaxError) in
                 try s.scanLiteral()
             }
             guard literal == .null else { throw EventDecodingError(field: field.wireName, message: "invalid literal") }
-            return (nil, StableHash.nullHash)
+            return nil
         }
         guard scanner.peekFast() == UInt8(ascii: "\"") else {
             throw typeError(field, expected: "a non-empty string or null")
@@ -559,7 +580,7 @@ private struct EventLineParser {
     }
 
     /// An id: 1 to 128 Unicode scalars, none of them a control character (category Cc).
-    mutating func identifier(_ field: EventField) throws(EventDecodingError) -> (String, UInt64) {
+    mutating func identifier(_ field: EventField) throws(EventDecodingError) -> TextField {
         guard scanner.peekFast() == UInt8(ascii: "\"") else {
             throw typeError(field, expected: "an id string")
         }
@@ -571,9 +592,7 @@ private struct EventLineParser {
             // but DEL (the scanner rejects the rest), and counts one scalar a byte.
             let count = token.rawCount
             if count >= 1 && count <= 128 && !containsDEL(scanner.bytes.baseAddress! + token.start, count) {
-                // An event id is unique: caching it would only evict names that repeat.
-                if field == .eventID { return (scanner.plainString(of: token), scanner.plainHash(of: token)) }
-                return named(token)
+                return TextField(token: token, hash: scanner.plainHash(of: token))
             }
         }
         let problem: String? = scanner.withDecodedBytes(of: token) { bytes -> String? in
@@ -591,7 +610,7 @@ private struct EventLineParser {
             return nil
         }
         if let problem { throw EventDecodingError(field: field.wireName, message: "the id \(problem)") }
-        return (scanner.string(of: token), scanner.hashString(token))
+        return TextField(token: token, hash: scanner.hashString(token))
     }
 
     /// The common integer, read without the scanner: 1 to 18 digits, no sign, no leading zero,
@@ -768,33 +787,38 @@ private struct EventLineParser {
                 field: "to_route", message: "may be null only on route_pop, route_pop_to and screen_view")
         }
 
+        let text = self.text
         func require<T>(_ value: T?, _ field: EventField) throws(EventDecodingError) -> T {
             guard let value else { throw missing(field, for: name) }
             return value
         }
-        /// A nullable field that must be present: `String??` where the outer level is presence.
-        func requireNullable(_ value: String??, _ field: EventField) throws(EventDecodingError) -> String? {
+        func require(_ value: TextField?, _ field: EventField) throws(EventDecodingError) -> String {
             guard let value else { throw missing(field, for: name) }
-            return value
+            return text(value)
         }
-        func requireRoute(_ value: String??, _ field: EventField) throws(EventDecodingError) -> String {
+        /// A nullable field that must be present: `TextField??` where the outer level is presence.
+        func requireNullable(_ value: TextField??, _ field: EventField) throws(EventDecodingError) -> String? {
+            guard let value else { throw missing(field, for: name) }
+            return value.map { text($0) }
+        }
+        func requireRoute(_ value: TextField??, _ field: EventField) throws(EventDecodingError) -> String {
             guard let value, let route = value else { throw missing(field, for: name) }
-            return route
+            return text(route)
         }
 
         let payload: NavigationEvent.Payload
         switch name {
         case .sessionStart:
-            _ = try require(fields.appVersion, .appVersion)
+            guard fields.appVersion != nil else { throw missing(.appVersion, for: name) }
             payload = .sessionStart(snapshot: fields.snapshot.take())
         case .routePush:
             payload = .routePush(
-                stack: try require(fields.stack.take(), .stack), from: try requireNullable(fields.fromRoute.take(), .fromRoute),
-                to: try requireRoute(fields.toRoute.take(), .toRoute), params: fields.routeParams.take())
+                stack: try require(fields.stack, .stack), from: try requireNullable(fields.fromRoute, .fromRoute),
+                to: try requireRoute(fields.toRoute, .toRoute), params: fields.routeParams.take())
         case .routePop:
-            let stack = try require(fields.stack.take(), .stack)
-            let from = try requireNullable(fields.fromRoute.take(), .fromRoute)
-            let to = try requireNullable(fields.toRoute.take(), .toRoute)
+            let stack = try require(fields.stack, .stack)
+            let from = try requireNullable(fields.fromRoute, .fromRoute)
+            let to = try requireNullable(fields.toRoute, .toRoute)
             let amount: NavigationEvent.PopAmount
             switch (fields.count, fields.toRoot) {
             case (nil, true?): amount = .toRoot
@@ -807,46 +831,46 @@ private struct EventLineParser {
             payload = .routePop(stack: stack, from: from, to: to, amount: amount)
         case .routeReplace:
             payload = .routeReplace(
-                stack: try require(fields.stack.take(), .stack), from: try requireNullable(fields.fromRoute.take(), .fromRoute),
-                to: try requireRoute(fields.toRoute.take(), .toRoute), params: fields.routeParams.take())
+                stack: try require(fields.stack, .stack), from: try requireNullable(fields.fromRoute, .fromRoute),
+                to: try requireRoute(fields.toRoute, .toRoute), params: fields.routeParams.take())
         case .routePopTo:
             payload = .routePopTo(
-                stack: try require(fields.stack.take(), .stack), from: try requireNullable(fields.fromRoute.take(), .fromRoute),
-                to: try requireNullable(fields.toRoute.take(), .toRoute))
+                stack: try require(fields.stack, .stack), from: try requireNullable(fields.fromRoute, .fromRoute),
+                to: try requireNullable(fields.toRoute, .toRoute))
         case .routeInsert:
             payload = .routeInsert(
-                stack: try require(fields.stack.take(), .stack), route: try requireRoute(fields.toRoute.take(), .toRoute),
+                stack: try require(fields.stack, .stack), route: try requireRoute(fields.toRoute, .toRoute),
                 index: try require(fields.index, .index), params: fields.routeParams.take())
         case .routeRemove:
-            payload = .routeRemove(stack: try require(fields.stack.take(), .stack), route: try requireRoute(fields.toRoute.take(), .toRoute))
+            payload = .routeRemove(stack: try require(fields.stack, .stack), route: try requireRoute(fields.toRoute, .toRoute))
         case .flowSwitch:
-            payload = .flowSwitch(from: try require(fields.fromFlow.take(), .fromFlow), to: try require(fields.toFlow.take(), .toFlow))
+            payload = .flowSwitch(from: try require(fields.fromFlow, .fromFlow), to: try require(fields.toFlow, .toFlow))
         case .tabSwitch:
-            payload = .tabSwitch(from: try requireNullable(fields.fromTab.take(), .fromTab), to: try require(fields.toTab.take(), .toTab))
+            payload = .tabSwitch(from: try requireNullable(fields.fromTab, .fromTab), to: try require(fields.toTab, .toTab))
         case .commandApplied:
             payload = .commandApplied(
-                command: try require(fields.command.take(), .command), fromFlow: try require(fields.fromFlow.take(), .fromFlow),
-                toFlow: try require(fields.toFlow.take(), .toFlow))
+                command: try require(fields.command, .command), fromFlow: try require(fields.fromFlow, .fromFlow),
+                toFlow: try require(fields.toFlow, .toFlow))
         case .modalPresent:
-            payload = .modalPresent(modal: try require(fields.modal.take(), .modal), style: try require(fields.style, .style))
+            payload = .modalPresent(modal: try require(fields.modal, .modal), style: try require(fields.style, .style))
         case .modalDismiss:
-            payload = .modalDismiss(modal: try require(fields.modal.take(), .modal))
+            payload = .modalDismiss(modal: try require(fields.modal, .modal))
         case .screenView:
-            switch (fields.stack.take(), fields.modal.take()) {
+            switch (fields.stack, fields.modal) {
             case (let stack?, nil):
-                payload = .screenView(.stack(stack, route: try requireNullable(fields.toRoute.take(), .toRoute)), params: fields.routeParams.take())
+                payload = .screenView(.stack(text(stack), route: try requireNullable(fields.toRoute, .toRoute)), params: fields.routeParams.take())
             case (nil, let modal?):
                 if case .some(.some) = fields.toRoute {
                     throw EventDecodingError(field: "to_route", message: "must be absent or null on a screen_view of a modal")
                 }
-                payload = .screenView(.modal(modal), params: fields.routeParams.take())
+                payload = .screenView(.modal(text(modal)), params: fields.routeParams.take())
             case (_?, _?):
                 throw EventDecodingError(field: "modal", message: "screen_view has exactly one of stack and modal")
             case (nil, nil):
                 throw EventDecodingError(field: "stack", message: "missing (screen_view needs stack or modal)")
             }
         case .deepLink:
-            payload = .deepLink(url: try require(fields.url.take(), .url), outcome: try require(fields.outcome, .outcome))
+            payload = .deepLink(url: try require(fields.url, .url), outcome: try require(fields.outcome, .outcome))
         }
         return payload
     }

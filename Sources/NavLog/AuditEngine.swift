@@ -617,6 +617,9 @@ final class ParallelResults<Value>: @unchecked Sendable {
         set { slots[index] = newValue }
     }
 
+    /// Moves a slot's value out, leaving it empty.
+    func take(_ index: Int) -> Value? { slots[index].take() }
+
     var values: [Value] { slots.compactMap { $0 } }
 }
 

@@ -55,29 +55,33 @@ enum ChunkRouter {
         let estimate = max(4096, range.count / max(1, partitions) / 6)
         let decoder = EventDecoder()
         var splitter = LineSplitter(maxLineBytes: maxLineBytes)
-        let take = { (line: RawLine) -> Void in
-            chunk.lines += 1
-            chunk.bytes += line.inputBytes
-            if line.overlongLength == nil && line.isBlank {
-                chunk.blankLines += 1
-                return
+        // Through a pointer: `chunk` captured by the closure was checked for exclusive access
+        // at run time on each use, twice a line.
+        withUnsafeMutablePointer(to: &chunk) { chunk in
+            let take = { (line: RawLine) -> Void in
+                chunk.pointee.lines += 1
+                chunk.pointee.bytes += line.inputBytes
+                if line.overlongLength == nil && line.isBlank {
+                    chunk.pointee.blankLines += 1
+                    return
+                }
+                let outcome = line.overlongLength == nil ? LineOutcome.of(line.bytes, routing: true, decoder: decoder) : .overlong
+                if case .routed(let sessionHash) = outcome, SpillPartitions.canReference(length: line.bytes.count),
+                    let offset = input.offset(of: line.bytes)
+                {
+                    chunk.pointee.addReference(
+                        partition: Int(sessionHash % UInt64(partitions)), model: model, file: fileID, line: line.number,
+                        offset: offset, length: line.bytes.count, estimate: estimate)
+                    chunk.pointee.sessions.insert(PrehashedKey(sessionHash &+ UInt64(model)))
+                    return
+                }
+                chunk.pointee.others.append(line, fileID: fileID)
+                chunk.pointee.outcomes.append(outcome)
             }
-            let outcome = line.overlongLength == nil ? LineOutcome.of(line.bytes, routing: true, decoder: decoder) : .overlong
-            if case .routed(let sessionHash) = outcome, SpillPartitions.canReference(length: line.bytes.count),
-                let offset = input.offset(of: line.bytes)
-            {
-                chunk.addReference(
-                    partition: Int(sessionHash % UInt64(partitions)), model: model, file: fileID, line: line.number,
-                    offset: offset, length: line.bytes.count, estimate: estimate)
-                chunk.sessions.insert(PrehashedKey(sessionHash &+ UInt64(model)))
-                return
-            }
-            chunk.others.append(line, fileID: fileID)
-            chunk.outcomes.append(outcome)
+            // `take` throws nothing, so neither do these.
+            try? splitter.feed(UnsafeBufferPointer(rebasing: input.bytes[range]), take)
+            if isLast { try? splitter.finish(take) }
         }
-        // `take` throws nothing, so neither do these.
-        try? splitter.feed(UnsafeBufferPointer(rebasing: input.bytes[range]), take)
-        if isLast { try? splitter.finish(take) }
         return chunk
     }
 }

@@ -92,14 +92,29 @@ public enum SessionAuditor {
     public static func audit(
         sessionID: String, lines: [SessionLine], model: NavigationModel, options: SessionAuditOptions = .init()
     ) -> SessionAudit {
-        // Through a buffer pointer, `lines[i].decoded.event.seq` reads in place; through the
-        // array, it copied the whole line (a dozen references) first.
-        lines.withUnsafeBufferPointer { audit(sessionID: sessionID, lines: $0, model: model, options: options) }
+        var lines = lines
+        return audit(sessionID: sessionID, lines: &lines, model: model, options: options)
     }
 
-    private static func audit(
-        sessionID: String, lines: UnsafeBufferPointer<SessionLine>, model: NavigationModel, options: SessionAuditOptions
+    /// The same, for a caller that holds the only reference to `lines`: the events are folded
+    /// in place, not copied. `lines` is the same after.
+    public static func audit(
+        sessionID: String, lines: inout [SessionLine], model: NavigationModel, options: SessionAuditOptions = .init()
     ) -> SessionAudit {
+        // Through a buffer pointer, `lines[i].decoded.event.seq` reads in place; through the
+        // array, it copied the whole line (a dozen references) first.
+        lines.withUnsafeMutableBufferPointer { audit(sessionID: sessionID, lines: $0, model: model, options: options) }
+    }
+
+    /// Where a line's event lies in it, to move the event out while it folds.
+    private static let eventOffset = MemoryLayout<SessionLine>.offset(of: \SessionLine.decoded.event)!
+
+    private static func audit(
+        sessionID: String, lines mutableLines: UnsafeMutableBufferPointer<SessionLine>, model: NavigationModel,
+        options: SessionAuditOptions
+    ) -> SessionAudit {
+        let lines = UnsafeBufferPointer(mutableLines)
+        let eventOffset = Self.eventOffset
         var findings: [Finding] = []
         func report(_ rule: Rule, _ line: SessionLine, _ message: String, witness: EventReference? = nil,
                     expected: JSONValue? = nil, found: JSONValue? = nil) {
@@ -179,10 +194,13 @@ public enum SessionAuditor {
         var firstGapSeq: Int64?
         var previousIndex: Int?
         for (position, lineIndex) in foldedIndices.enumerated() {
-            // One copy of the event, none of the whole line (read through a pointer to it).
-            let line = lines.baseAddress! + lineIndex
-            let event = line.pointee.decoded.event
+            // The event is moved out of its line while it folds, and back in after: a copy of it
+            // (a retain and a release of each of its strings) was 3% of an audit.
+            let line = mutableLines.baseAddress! + lineIndex
             let location = line.pointee.location
+            let contentIdentity = line.pointee.decoded.contentIdentity
+            let eventInLine = (UnsafeMutableRawPointer(line) + eventOffset).assumingMemoryBound(to: NavigationEvent.self)
+            let event = eventInLine.move()
             // Kept only when steps are recorded: holding the state across the fold would make
             // every mutation copy it.
             let before = options.recordSteps ? fold.state : nil
@@ -227,7 +245,7 @@ public enum SessionAuditor {
                     witness: previousReference, expected: .string(previous.timestamp.text),
                     found: .string(event.timestamp.text))
             }
-            let applied = fold.apply(event, at: location, contentIdentity: line.pointee.decoded.contentIdentity)
+            let applied = fold.apply(event, at: location, contentIdentity: contentIdentity)
             if !applied.isEmpty { eventFindings += applied }
             if endsGroup[lineIndex] {
                 let ended = fold.endGroup(event.correlationID)
@@ -247,6 +265,7 @@ public enum SessionAuditor {
             }
             if !eventFindings.isEmpty { findings += eventFindings }
             previousIndex = lineIndex
+            eventInLine.initialize(to: consume event)
         }
 
         if let firstGapSeq {

@@ -185,6 +185,39 @@ struct SessionIdentityTests {
         #expect(result.finalState == expected.finalState)
     }
 
+    /// `audit(lines: &lines)` moves each event out of its line while it folds and back after:
+    /// it must give the audit the copying form gives, and leave every line as it was.
+    @Test func auditingLinesInPlaceGivesTheSameAuditAndLeavesThemAsTheyWere() throws {
+        var log = SessionLog.authorized(tab: "tab1")
+        log.add(.push("tab1", from: nil, to: "detail"), eventID: "x")
+        log.add(.push("tab1", from: "detail", to: "settings"), eventID: "y")
+        log.add(.view("tab1", "settings"), eventID: "x")  // an event_id conflict
+        log.add(.view("tab1", "settings"), seq: 7)  // a gap
+        log.add(.command("goAuthorizedTab2Root", from: "authorized", to: "authorized"), group: "cmd")
+        log.add(.view("tab1", "settings"), group: "other", timestamp: "2026-11-20T09:00:00.000Z")  // clock regression
+        var lines = try sessionLines(log.lines)
+        lines.append(lines[2])  // a redelivery
+        lines.append(lines[4])
+        lines[lines.count - 1].location = LineLocation(file: 1, line: 99)
+        lines.reverse()  // out of seq order
+        let before = lines
+        let options = SessionAuditOptions(recordSteps: true)
+
+        let copied = SessionAuditor.audit(sessionID: "s1", lines: lines, model: .poc, options: options)
+        let inPlace = SessionAuditor.audit(sessionID: "s1", lines: &lines, model: .poc, options: options)
+
+        #expect(Set(summary(copied)).isSuperset(of: ["event_id.conflict@3", "seq.gap@7", "clock.regression@9"]))
+        #expect(summary(inPlace) == summary(copied))
+        #expect(inPlace.findings.map(\.message) == copied.findings.map(\.message))
+        #expect(inPlace.redeliveries == copied.redeliveries && inPlace.redeliveries == 2)
+        #expect(inPlace.finalState == copied.finalState)
+        #expect(inPlace.steps.map(\.event) == copied.steps.map(\.event))
+        #expect(inPlace.screens == copied.screens)
+        #expect(lines.map(\.event) == before.map(\.event))
+        #expect(lines.map(\.location) == before.map(\.location))
+        #expect(lines.map(\.decoded.identity) == before.map(\.decoded.identity))
+    }
+
     @Test func distinctEventIDsWithTheSameContentAreNotAConflict() throws {
         var log = SessionLog.authorized()
         log.add(.push("tab1", from: nil, to: "detail"), eventID: "a")
