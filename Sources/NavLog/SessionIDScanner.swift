@@ -64,15 +64,32 @@ enum SessionIDScanner {
             return true
         }
 
-        /// Where the next `"` is, from `position`, and whether a `\` comes before it: two
-        /// `memchr`s rather than a loop over bytes (this scan is most of routing a line).
+        /// Where the next `"` is, from `position`, and whether a `\` comes before it (then the
+        /// place of that `\`): eight bytes at a time, looking for both at once. Two `memchr`s
+        /// did it before, whose calls cost more than the few words of the short strings here.
         func nextQuote() -> (quote: Int, escaped: Bool)? {
-            guard position < bytes.count, let base = bytes.baseAddress else { return nil }
-            let count = bytes.count - position
-            guard let found = memchr(base + position, Int32(UInt8(ascii: "\"")), count) else { return nil }
-            let quote = position + (UnsafeRawPointer(found) - UnsafeRawPointer(base + position))
-            let escaped = memchr(base + position, Int32(UInt8(ascii: "\\")), quote - position) != nil
-            return (quote, escaped)
+            guard let base = bytes.baseAddress else { return nil }
+            let ones: UInt64 = 0x0101_0101_0101_0101
+            let highs: UInt64 = 0x8080_8080_8080_8080
+            var index = position
+            while index + 8 <= bytes.count {
+                let word = UInt64(littleEndian: UnsafeRawPointer(base + index).loadUnaligned(as: UInt64.self))
+                let quotes = word ^ 0x2222_2222_2222_2222
+                let slashes = word ^ 0x5C5C_5C5C_5C5C_5C5C
+                // A zero byte in either marks a match; the lowest flag is always a true one.
+                let found = ((quotes &- ones) & ~quotes | (slashes &- ones) & ~slashes) & highs
+                if found != 0 {
+                    let at = index + found.trailingZeroBitCount / 8
+                    return (at, base[at] == UInt8(ascii: "\\"))
+                }
+                index += 8
+            }
+            while index < bytes.count {
+                if base[index] == UInt8(ascii: "\"") { return (index, false) }
+                if base[index] == UInt8(ascii: "\\") { return (index, true) }
+                index += 1
+            }
+            return nil
         }
 
         /// A string with no escape: the range of its content. `nil` otherwise.

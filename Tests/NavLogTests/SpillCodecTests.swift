@@ -155,6 +155,34 @@ import Testing
         let range = try #require(Array(nested.utf8).withUnsafeBufferPointer { SessionIDScanner.sessionID(in: $0) })
         #expect(Array(nested.utf8)[range] == Array("real".utf8)[...])
     }
+
+    /// The scanner looks for a quote or a backslash eight bytes at a time: each at every offset
+    /// of a word, in a value before the session and in the session itself.
+    @Test func quotesAndBackslashesAtEveryOffsetOfAWord() throws {
+        for length in 0...24 {
+            for offset in 0...length {
+                var text = String(repeating: "x", count: length)
+                // A value before the session with an escaped quote or backslash in it.
+                for escape in [#"\""#, #"\\"#] {
+                    var before = text
+                    before.insert(contentsOf: escape, at: before.index(before.startIndex, offsetBy: offset))
+                    let line = #"{"event_id":""# + before + #"","session_id":"s-\#(length)","seq":1}"#
+                    let range = try #require(Array(line.utf8).withUnsafeBufferPointer { SessionIDScanner.sessionID(in: $0) })
+                    #expect(Array(line.utf8)[range] == Array("s-\(length)".utf8)[...], "\(line)")
+                }
+                // A session with an escape is not routed (the decoder reads it).
+                var session = text
+                session.insert(contentsOf: #"\n"#, at: session.index(session.startIndex, offsetBy: offset))
+                let escaped = #"{"event_id":"e","session_id":""# + session + #"","seq":1}"#
+                #expect(Array(escaped.utf8).withUnsafeBufferPointer { SessionIDScanner.sessionID(in: $0) } == nil)
+                // A plain session of this length, its closing quote at each offset.
+                text = "s" + text
+                let plain = #"{"session_id":""# + text + #""}"#
+                let range = try #require(Array(plain.utf8).withUnsafeBufferPointer { SessionIDScanner.sessionID(in: $0) })
+                #expect(Array(plain.utf8)[range] == Array(text.utf8)[...])
+            }
+        }
+    }
 }
 
 /// How a mapped input is cut for routing on every core.
