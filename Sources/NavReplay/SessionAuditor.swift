@@ -89,15 +89,17 @@ public struct SessionAudit: Sendable {
 /// The result does not depend on the order of `lines`: every tie is broken by content
 /// (seq, timestamp, event id) and then by location, which the caller numbers in path order.
 public enum SessionAuditor {
+    /// `lines` is taken (`consuming`): a caller that passes its last use of the array, or a
+    /// temporary, lends it to the fold in place; one that keeps using it pays a copy of it.
     public static func audit(
-        sessionID: String, lines: [SessionLine], model: NavigationModel, options: SessionAuditOptions = .init()
+        sessionID: String, lines: consuming [SessionLine], model: NavigationModel, options: SessionAuditOptions = .init()
     ) -> SessionAudit {
-        var lines = lines
-        return audit(sessionID: sessionID, lines: &lines, model: model, options: options)
+        audit(sessionID: sessionID, lines: &lines, model: model, options: options)
     }
 
     /// The same, for a caller that holds the only reference to `lines`: the events are folded
-    /// in place, not copied. `lines` is the same after.
+    /// in place, not copied (each is moved out of its line while it folds and back after), and
+    /// `lines` is the same after.
     public static func audit(
         sessionID: String, lines: inout [SessionLine], model: NavigationModel, options: SessionAuditOptions = .init()
     ) -> SessionAudit {
