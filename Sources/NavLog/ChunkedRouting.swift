@@ -50,7 +50,7 @@ enum ChunkRouter {
         _ input: MappedInput, _ range: Range<Int>, isLast: Bool, fileID: Int32, model: Int, partitions: Int, maxLineBytes: Int
     ) -> RoutedChunk {
         var chunk = RoutedChunk(partitions: partitions, mapped: input)
-        // Room for the references of an even share of the chunk (a 37-byte record for a line
+        // Room for the references of an even share of the chunk (a 41-byte record for a line
         // of about 300 bytes), so that most buffers never grow.
         let estimate = max(4096, range.count / max(1, partitions) / 6)
         let decoder = EventDecoder()
@@ -70,7 +70,7 @@ enum ChunkRouter {
                     let offset = input.offset(of: line.bytes)
                 {
                     chunk.pointee.addReference(
-                        partition: Int(sessionHash % UInt64(partitions)), model: model, file: fileID, line: line.number,
+                        sessionHash: sessionHash, partitions: partitions, model: model, file: fileID, line: line.number,
                         offset: offset, length: line.bytes.count, estimate: estimate)
                     chunk.pointee.sessions.insert(PrehashedKey(sessionHash &+ UInt64(model)))
                     return
@@ -107,7 +107,10 @@ struct RoutedChunk {
         others = LineBatch(capacity: 1 << 16, mapped: mapped)
     }
 
-    mutating func addReference(partition: Int, model: Int, file: Int32, line: Int64, offset: Int, length: Int, estimate: Int) {
+    mutating func addReference(
+        sessionHash: UInt64, partitions: Int, model: Int, file: Int32, line: Int64, offset: Int, length: Int, estimate: Int
+    ) {
+        let partition = Int(sessionHash % UInt64(partitions))
         let buffer: ByteBuffer
         if let existing = references[partition] {
             buffer = existing
@@ -116,7 +119,7 @@ struct RoutedChunk {
             references[partition] = buffer
         }
         SpillPartitions.appendReference(
-            to: buffer, model: model, location: LineLocation(file: file, line: line), offset: offset, length: length)
+            to: buffer, sessionHash: sessionHash, model: model, location: LineLocation(file: file, line: line), offset: offset, length: length)
         referenceCount += 1
     }
 

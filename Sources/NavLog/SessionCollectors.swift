@@ -122,10 +122,8 @@ func foldInParallel(
     for (index, key) in keys.enumerated() { groups[index] = sessions.removeValue(forKey: key) }
     let results = ParallelResults<FoldedSession>(count: keys.count)
     let work: @Sendable (Int) -> Void = { index in
-        let key = keys[index]
-        let model = models.indices.contains(key.model) ? models[key.model] : .poc
         var lines = groups.take(index) ?? []
-        results[index] = product(key, SessionAuditor.audit(sessionID: key.id, lines: &lines, model: model, options: options))
+        results[index] = foldSession(keys[index], &lines, models: models, options: options, product: product)
     }
     let workers = max(1, jobs > 0 ? jobs : System.coreCount)
     if workers == 1 || keys.count < 2 {
@@ -137,6 +135,15 @@ func foldInParallel(
         }
     }
     return results.values
+}
+
+/// Audits one session's lines (folding their events in place: they are the same after).
+func foldSession(
+    _ key: SessionKey, _ lines: inout [SessionLine], models: [NavigationModel], options: SessionAuditOptions,
+    product: @Sendable (SessionKey, SessionAudit) -> FoldedSession
+) -> FoldedSession {
+    let model = models.indices.contains(key.model) ? models[key.model] : .poc
+    return product(key, SessionAuditor.audit(sessionID: key.id, lines: &lines, model: model, options: options))
 }
 
 /// How far the fold of spilled partitions has come.
@@ -516,9 +523,13 @@ final class SpillingCollector: SessionCollector {
             var buffer: [UInt8] = []
             for partition in stride(from: worker, to: spill.count, by: workers) {
                 folded[partition] = Result {
-                    let (lines, invalid) = try spill.read(
-                        partition: partition, files: files, mapped: mapped, keepQuarantine: keepQuarantine, buffer: &buffer)
-                    let sessions = foldInParallel(consume lines, models: models, options: options, jobs: 1, product: product)
+                    var sessions: [FoldedSession] = []
+                    let invalid = try spill.read(
+                        partition: partition, files: files, mapped: mapped, keepQuarantine: keepQuarantine, buffer: &buffer
+                    ) { key, lines in
+                        sessions.append(foldSession(key, &lines, models: models, options: options, product: product))
+                    }
+                    sessions.sort { $0.key < $1.key }
                     var result = FoldedPartition(invalid: invalid)
                     if streaming {
                         result.tally = try spill.writeOutput(partition: partition, sessions)
@@ -560,7 +571,8 @@ struct FoldedPartition: Sendable {
 
 /// The temporary partition files of one spilled audit.
 ///
-/// A record is `[u32 length][i32 model][i32 file][i64 line][u8 form]` and then, by form:
+/// A record is `[u32 length][i32 model][i32 file][i64 line][u8 form][u32 session tag]` and
+/// then, by form:
 ///
 /// - a decoded line (held, then spilled): `[u64 identity][u64 content identity][u64 event_id
 ///   hash][u64 correlation_id hash]` and the event, in `SpillCodec`'s binary form (form 1) or as
@@ -569,8 +581,8 @@ struct FoldedPartition: Sendable {
 ///   recognised after the round trip;
 /// - a line routed by its session only: its raw bytes (form 2, or 3 with no line end), or in
 ///   `LineShorthand` (form 5) when the inputs are large (`AuditConfiguration.shorthandFromBytes`);
-/// - a line of a mapped input: `[u64 offset][u32 length]` in the file (form 4), 33 bytes in
-///   all (53 with the hashes' slots, which routed lines never need: a 1 GB log's references
+/// - a line of a mapped input: `[u64 offset][u32 length]` in the file (form 4), 37 bytes in
+///   all (57 with the hashes' slots, which routed lines never need: a 1 GB log's references
 ///   went from 177 to 110 MB).
 ///
 /// With streamed output, each partition also gets an output file of records
@@ -663,6 +675,7 @@ final class SpillPartitions: @unchecked Sendable {
         buffer.append(location.file)
         buffer.append(location.line)
         buffer.append(form)
+        buffer.append(SpillPartitions.tag(sessionHash: sessionHash))
         buffer.append(UnsafeRawBufferPointer(bytes))
         if writer.isFull { try flush(writer) }
     }
@@ -670,18 +683,20 @@ final class SpillPartitions: @unchecked Sendable {
     /// Writes a reference to a line of a mapped input (form 4): its offset and length.
     func writeReference(sessionHash: UInt64, model: Int, location: LineLocation, offset: Int, length: Int) throws {
         let writer = writers[Int(sessionHash % UInt64(count))]
-        SpillPartitions.appendReference(to: writer.buffer, model: model, location: location, offset: offset, length: length)
+        SpillPartitions.appendReference(
+            to: writer.buffer, sessionHash: sessionHash, model: model, location: location, offset: offset, length: length)
         if writer.isFull { try flush(writer) }
     }
 
     /// A reference record (form 4), `4 + referenceBytes` bytes; its line number is at
     /// `referenceLineOffset`.
-    static func appendReference(to buffer: ByteBuffer, model: Int, location: LineLocation, offset: Int, length: Int) {
+    static func appendReference(to buffer: ByteBuffer, sessionHash: UInt64, model: Int, location: LineLocation, offset: Int, length: Int) {
         buffer.append(UInt32(referenceBytes))
         buffer.append(Int32(model))
         buffer.append(location.file)
         buffer.append(location.line)
         buffer.append(UInt8(4))
+        buffer.append(tag(sessionHash: sessionHash))
         buffer.append(UInt64(offset))
         buffer.append(UInt32(length))
     }
@@ -731,7 +746,8 @@ final class SpillPartitions: @unchecked Sendable {
     /// Writes one line to its session's partition: in `SpillCodec`'s binary form, or else as
     /// JSON (the original `raw` line if given, else the canonical form).
     func write(key: SessionKey, line: SessionLine, raw: UnsafeBufferPointer<UInt8>?) throws {
-        let writer = writers[Int(StableHash.string(key.id) % UInt64(count))]
+        let sessionHash = StableHash.string(key.id)
+        let writer = writers[Int(sessionHash % UInt64(count))]
         let buffer = writer.buffer
         let start = buffer.count
         buffer.append(UInt32(0))  // the length, set below
@@ -740,6 +756,7 @@ final class SpillPartitions: @unchecked Sendable {
         buffer.append(line.location.line)
         let form = buffer.count
         buffer.append(UInt8(1))
+        buffer.append(SpillPartitions.tag(sessionHash: sessionHash))
         buffer.append(line.decoded.identity)
         buffer.append(line.decoded.contentIdentity)
         buffer.append(line.decoded.eventIDHash)
@@ -777,8 +794,13 @@ final class SpillPartitions: @unchecked Sendable {
         return max(8, min(4096, Int(limit.rlim_cur) - 256))
     }
 
-    /// The record header after its length: model, file, line and the form.
-    static let headerBytes = 4 + 4 + 8 + 1
+    /// The record header after its length: model, file, line, the form and the session tag.
+    static let headerBytes = 4 + 4 + 8 + 1 + 4
+    /// Where the session tag lies in the header: the high half of the session id's
+    /// `StableHash` (whose remainder chose the partition), so that a partition's records can be
+    /// grouped by session before any is decoded.
+    static let tagOffset = 4 + 4 + 8 + 1
+    static func tag(sessionHash: UInt64) -> UInt32 { UInt32(truncatingIfNeeded: sessionHash >> 32) }
     /// A reference's record after its length: the header, the offset and the line's length.
     static let referenceBytes = headerBytes + 8 + 4
     /// The four hashes that follow the header of a decoded line (forms 0 and 1).
@@ -795,12 +817,20 @@ final class SpillPartitions: @unchecked Sendable {
         writers = []
     }
 
-    /// Reads one partition back and groups its lines by session. Routed lines are decoded
-    /// here; those that are not valid events come back as findings (and, with `keepQuarantine`,
-    /// as quarantine records in the partition's `bad-` file, in line order).
+    /// Reads one partition back and hands its sessions to `fold`, one at a time, each with its
+    /// lines in the partition's (line) order. Routed lines are decoded here; those that are not
+    /// valid events come back as findings (and, with `keepQuarantine`, as quarantine records in
+    /// the partition's `bad-` file, in line order).
+    ///
+    /// The records are first grouped by the session tag in their header, so that a session's
+    /// lines are decoded together and folded at once, while their events are still in the
+    /// cache, and only one session's events are in memory at a time. (Decoding the whole
+    /// partition into a dictionary of sessions first cost a session lookup and a share of an
+    /// array's regrowth per line, and the fold found the events evicted.)
     func read(
-        partition: Int, files: [String], mapped: [MappedInput?] = [], keepQuarantine: Bool, buffer bytes: inout [UInt8]
-    ) throws -> (sessions: [SessionKey: [SessionLine]], invalid: [Finding]) {
+        partition: Int, files: [String], mapped: [MappedInput?] = [], keepQuarantine: Bool, buffer bytes: inout [UInt8],
+        fold: (SessionKey, inout [SessionLine]) throws -> Void
+    ) throws -> [Finding] {
         let kept = resident.isEmpty ? nil : resident[partition].take()
         if kept == nil {
             try LineReader.readWholeFile(path(partition), into: &bytes)
@@ -809,99 +839,149 @@ final class SpillPartitions: @unchecked Sendable {
             // the fold).
             unlink(path(partition))
         }
-        var sessions: [SessionKey: [SessionLine]] = [:]
         var invalid: [Finding] = []
-        var quarantine: SpillFileWriter?
-        defer { try? quarantine?.close() }
+        var quarantined: [(location: LineLocation, record: [UInt8])] = []
         let decoder = EventDecoder()
         let strings = StringCache()
         // The mappings' bytes, not the `MappedInput`s (which `mapped` keeps alive): retaining
         // one per line, from every job at once, was 2.4% of a 1 GB audit.
         let mappedBytes = mapped.map { $0?.bytes }
         let expanded = ByteBuffer(capacity: 4096)
-        // `sessions` passed in, not captured: a captured variable's every use was checked for
-        // exclusive access at run time.
-        func parse(_ buffer: UnsafeBufferPointer<UInt8>, into sessions: inout [SessionKey: [SessionLine]]) throws {
+
+        /// The body of a mapped line's reference record (form 4), if it lies inside its input.
+        func mappedLine(_ record: UnsafeBufferPointer<UInt8>) -> UnsafeBufferPointer<UInt8>? {
+            let file = Int(record.load(Int32.self, at: 8))
+            let fields = 4 + SpillPartitions.headerBytes
+            let offset = Int(truncatingIfNeeded: record.load(UInt64.self, at: fields))
+            let count = Int(record.load(UInt32.self, at: fields + 8))
+            guard record.count == 4 + SpillPartitions.referenceBytes, mappedBytes.indices.contains(file), let input = mappedBytes[file],
+                offset >= 0, offset <= input.count, count <= input.count - offset
+            else { return nil }
+            return UnsafeBufferPointer(rebasing: input[offset..<(offset + count)])
+        }
+
+        /// The event of one record (length field included), or `nil` for a routed line that is
+        /// not a valid event (then recorded as a finding).
+        func decode(_ record: UnsafeBufferPointer<UInt8>, location: LineLocation) throws -> DecodedEvent? {
+            let form = record[4 + 16]
+            let fields = 4 + SpillPartitions.headerBytes
+            var body = UnsafeBufferPointer(rebasing: record[fields...])
+            if form == 0 || form == 1 {
+                guard record.count >= fields + SpillPartitions.hashBytes else { throw corrupt(partition) }
+                body = UnsafeBufferPointer(rebasing: record[(fields + SpillPartitions.hashBytes)...])
+            } else if form == 5 {
+                // A line in shorthand, expanded to its own bytes.
+                expanded.removeAll()
+                guard expanded.append(upTo: LineShorthand.expandedCapacity(body.count), { LineShorthand.expand(body, into: $0) }) != nil
+                else { throw corrupt(partition) }
+                body = expanded.byteBuffer
+            } else if form == 4 {
+                // A line of a mapped input, decoded in place.
+                guard let line = mappedLine(record) else { throw corrupt(partition) }
+                body = line
+            }
+            switch form {
+            case 1:
+                guard let event = SpillCodec.decode(body, strings: strings) else { throw corrupt(partition) }
+                return DecodedEvent(
+                    event, identity: record.load(UInt64.self, at: fields), contentIdentity: record.load(UInt64.self, at: fields + 8),
+                    eventIDHash: record.load(UInt64.self, at: fields + 16), correlationIDHash: record.load(UInt64.self, at: fields + 24))
+            case 0:
+                guard case .success(var event) = decoder.decode(body, names: strings) else { throw corrupt(partition) }
+                event.identity = record.load(UInt64.self, at: fields)
+                event.contentIdentity = record.load(UInt64.self, at: fields + 8)
+                return event
+            case 2, 3, 4, 5:
+                switch decoder.decode(body, names: strings) {
+                case .success(let event): return event
+                case .failure(let error):
+                    let reason = InvalidLine.reason(error, unterminated: form == 3)
+                    invalid.append(InvalidLine.finding(at: location, message: reason.message))
+                    if keepQuarantine {
+                        let file = files.indices.contains(Int(location.file)) ? files[Int(location.file)] : ""
+                        quarantined.append(
+                            (location, QuarantineWriter.record(file: file, line: location.line, field: reason.field, reason: reason.message, raw: body)))
+                    }
+                    return nil
+                }
+            default: throw corrupt(partition)
+            }
+        }
+
+        /// Every record, by where it starts (its length field), in the partition's order.
+        func records(in buffer: UnsafeBufferPointer<UInt8>, into records: inout [UnsafePointer<UInt8>]) {
             var offset = 0
             while offset + 4 + SpillPartitions.headerBytes <= buffer.count {
                 let length = Int(buffer.load(UInt32.self, at: offset))
-                let start = offset + 4
-                guard length >= SpillPartitions.headerBytes, start + length <= buffer.count else { break }
-                offset = start + length
-                let model = Int(buffer.load(Int32.self, at: start))
-                let location = LineLocation(file: buffer.load(Int32.self, at: start + 4), line: buffer.load(Int64.self, at: start + 8))
-                let form = buffer[start + 16]
-                let fields = start + SpillPartitions.headerBytes
-                var body = UnsafeBufferPointer(rebasing: buffer[fields..<(start + length)])
-                if form == 0 || form == 1 {
-                    guard length >= SpillPartitions.headerBytes + SpillPartitions.hashBytes else { throw corrupt(partition) }
-                    body = UnsafeBufferPointer(rebasing: buffer[(fields + SpillPartitions.hashBytes)..<(start + length)])
-                } else if form == 5 {
-                    // A line in shorthand, expanded to its own bytes.
-                    expanded.removeAll()
-                    guard expanded.append(upTo: LineShorthand.expandedCapacity(body.count), { LineShorthand.expand(body, into: $0) }) != nil
-                    else { throw corrupt(partition) }
-                    body = expanded.byteBuffer
-                } else if form == 4 {
-                    // A line of a mapped input, decoded in place. The lines a few references on
-                    // are loaded meanwhile: they lie far apart in the file.
-                    let ahead = start + SpillPartitions.prefetchDistance * (SpillPartitions.referenceBytes + 4)
-                    if ahead + SpillPartitions.referenceBytes <= buffer.count, buffer[ahead + 16] == 4,
-                        case let file = Int(buffer.load(Int32.self, at: ahead + 4)), mappedBytes.indices.contains(file), let input = mappedBytes[file]
-                    {
-                        let offset = Int(truncatingIfNeeded: buffer.load(UInt64.self, at: ahead + SpillPartitions.headerBytes))
-                        if offset >= 0, offset < input.count {
-                            navreplay_prefetch(input.baseAddress! + offset, min(512, Int(buffer.load(UInt32.self, at: ahead + SpillPartitions.headerBytes + 8))))
-                        }
-                    }
-                    let offset = Int(truncatingIfNeeded: buffer.load(UInt64.self, at: fields))
-                    let count = Int(buffer.load(UInt32.self, at: fields + 8))
-                    guard length == SpillPartitions.referenceBytes, mappedBytes.indices.contains(Int(location.file)),
-                        let input = mappedBytes[Int(location.file)], offset >= 0, offset <= input.count, count <= input.count - offset
-                    else { throw corrupt(partition) }
-                    body = UnsafeBufferPointer(rebasing: input[offset..<(offset + count)])
-                }
-                let decoded: DecodedEvent
-                switch form {
-                case 1:
-                    guard let event = SpillCodec.decode(body, strings: strings) else { throw corrupt(partition) }
-                    decoded = DecodedEvent(
-                        event, identity: buffer.load(UInt64.self, at: fields), contentIdentity: buffer.load(UInt64.self, at: fields + 8),
-                        eventIDHash: buffer.load(UInt64.self, at: fields + 16), correlationIDHash: buffer.load(UInt64.self, at: fields + 24))
-                case 0:
-                    guard case .success(var event) = decoder.decode(body, names: strings) else { throw corrupt(partition) }
-                    event.identity = buffer.load(UInt64.self, at: fields)
-                    event.contentIdentity = buffer.load(UInt64.self, at: fields + 8)
-                    decoded = event
-                case 2, 3, 4, 5:
-                    switch decoder.decode(body, names: strings) {
-                    case .success(let event): decoded = event
-                    case .failure(let error):
-                        let reason = InvalidLine.reason(error, unterminated: form == 3)
-                        invalid.append(InvalidLine.finding(at: location, message: reason.message))
-                        if keepQuarantine {
-                            if quarantine == nil { quarantine = try SpillFileWriter(path: quarantinePath(partition), bufferBytes: 1 << 16) }
-                            let file = files.indices.contains(Int(location.file)) ? files[Int(location.file)] : ""
-                            try quarantine?.appendLocated(
-                                QuarantineWriter.record(file: file, line: location.line, field: reason.field, reason: reason.message, raw: body),
-                                at: location)
-                        }
-                        continue
-                    }
-                default: throw corrupt(partition)
-                }
-                // Moved, not copied, into its session (a copy retained and released every string).
-                let key = SessionKey(model: model, id: decoded.event.sessionID)
-                sessions[key, default: []].append(SessionLine(decoded: consume decoded, location: location))
+                guard length >= SpillPartitions.headerBytes, offset + 4 + length <= buffer.count else { break }
+                records.append(buffer.baseAddress! + offset)
+                offset += 4 + length
             }
         }
+
+        func foldAll(_ records: [UnsafePointer<UInt8>]) throws {
+            @inline(__always) func record(_ index: Int32) -> UnsafeBufferPointer<UInt8> {
+                let start = records[Int(index)]
+                return UnsafeBufferPointer(start: start, count: 4 + Int(UnsafeBufferPointer(start: start, count: 4).load(UInt32.self, at: 0)))
+            }
+            let groups = SessionTagGroups(records.map { UnsafeBufferPointer(start: $0, count: 4 + SpillPartitions.headerBytes).load(UInt32.self, at: 4 + SpillPartitions.tagOffset) })
+            var lines: [SessionLine] = []
+            var others: [SessionKey: [SessionLine]] = [:]
+            for group in 0..<groups.count {
+                let members = groups.members(of: group)
+                lines.reserveCapacity(members.count)
+                var key: SessionKey?
+                for position in members.indices {
+                    // The mapped lines a few records on are loaded meanwhile: they lie far apart.
+                    let ahead = position + SpillPartitions.prefetchDistance
+                    if ahead < members.endIndex {
+                        let next = record(members[ahead])
+                        if next[4 + 16] == 4, let line = mappedLine(next) {
+                            navreplay_prefetch(line.baseAddress!, min(512, line.count))
+                        }
+                    }
+                    let current = record(members[position])
+                    let location = LineLocation(file: current.load(Int32.self, at: 8), line: current.load(Int64.self, at: 12))
+                    guard let decoded = try decode(current, location: location) else { continue }
+                    // Moved, not copied, into its session (a copy retained and released every string).
+                    let lineKey = SessionKey(model: Int(current.load(Int32.self, at: 4)), id: decoded.event.sessionID)
+                    if key == nil { key = lineKey }
+                    if lineKey == key {
+                        lines.append(SessionLine(decoded: consume decoded, location: location))
+                    } else {
+                        // Another session with the same tag (or the same id under another model).
+                        others[lineKey, default: []].append(SessionLine(decoded: consume decoded, location: location))
+                    }
+                }
+                if let key { try fold(key, &lines) }
+                lines.removeAll(keepingCapacity: true)
+                for (otherKey, var otherLines) in others { try fold(otherKey, &otherLines) }
+                others.removeAll()
+            }
+        }
+
+        var starts: [UnsafePointer<UInt8>] = []
         if let kept {
             // Each kept buffer ends at a record's end.
-            for chunk in kept { try withExtendedLifetime(chunk) { try parse(chunk.byteBuffer, into: &sessions) } }
+            try withExtendedLifetime(kept) {
+                for chunk in kept { records(in: chunk.byteBuffer, into: &starts) }
+                try foldAll(starts)
+            }
         } else {
-            try bytes.withUnsafeBufferPointer { try parse($0, into: &sessions) }
+            try bytes.withUnsafeBufferPointer {
+                records(in: $0, into: &starts)
+                try foldAll(starts)
+            }
         }
-        return (sessions, invalid)
+        if !quarantined.isEmpty {
+            // Sessions fold in tag order; the quarantine keeps line order.
+            quarantined.sort { $0.location < $1.location }
+            let quarantine = try SpillFileWriter(path: quarantinePath(partition), bufferBytes: 1 << 16)
+            defer { quarantine.discard() }
+            for (location, record) in quarantined { try quarantine.appendLocated(record, at: location) }
+            try quarantine.close()
+        }
+        return invalid
     }
 
     private func corrupt(_ partition: Int) -> InputError {

@@ -1,7 +1,7 @@
 import Foundation
 import NavEvents
 import NavJSON
-import NavLog
+@testable import NavLog
 import NavModel
 import NavReplay
 import NavReport
@@ -301,6 +301,76 @@ import Testing
         #expect(streamed.findings == collected.findings)
         let sessionOrder = collected.run.findings.compactMap(\.sessionID)
         #expect(sessionOrder == sessionOrder.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) })
+    }
+
+    @Test func theSameSessionIDUnderTwoModelsStaysTwoSessionsWhenPartitioned() throws {
+        // A partition groups its records by a tag from the session id's hash before decoding;
+        // the same id under two models has one tag, and so do colliding ids. The groups must
+        // still split into their sessions, folded apart, with invalid lines of both reported
+        // and quarantined in line order.
+        let directory = try Self.scratch()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let paths = try Self.replicatedLogs(copies: 12, in: directory)
+        let damaged = directory.appendingPathComponent("damaged.ndjson").path
+        let broken = Self.validEvent.replacingOccurrences(of: "\"seq\":900", with: "\"seq\":\"900\"")
+        try Data(([broken, Self.validEvent, broken].joined(separator: "\n") + "\n").utf8).write(to: URL(fileURLWithPath: damaged))
+        // The same lines again, in files of the second model.
+        var inputs: [AuditInput] = []
+        for path in paths + [damaged] {
+            let copy = path.replacingOccurrences(of: ".ndjson", with: "-m1.ndjson")
+            try FileManager.default.copyItem(atPath: path, toPath: copy)
+            inputs += [AuditInput(path: path, model: 0), AuditInput(path: copy, model: 1)]
+        }
+        let model = AuditConfiguration().model
+        func audit(_ configure: (inout AuditConfiguration) -> Void) throws -> (findings: [UInt8], quarantine: String, run: AuditRun) {
+            var configuration = AuditConfiguration()
+            let quarantine = directory.appendingPathComponent("q-\(UUID().uuidString).ndjson").path
+            configuration.quarantinePath = quarantine
+            configure(&configuration)
+            let run = try AuditEngine(configuration: configuration).run(inputs: inputs, models: [model, model])
+            return (FindingWriter.ndjson(run, explain: true), try String(contentsOfFile: quarantine, encoding: .utf8), run)
+        }
+        let inMemory = try audit { _ in }
+        #expect(inMemory.run.counts.sessions == 2 * 12 * 10, "each session twice, once a model")
+        for (name, configure) in [
+            ("mapped", { (c: inout AuditConfiguration) in c.partitionedInputBytes = 0; c.jobs = 2 }),
+            ("copied", { (c: inout AuditConfiguration) in c.partitionedInputBytes = 0; c.mapsInputs = false; c.jobs = 1 }),
+            ("held, then spilled", { (c: inout AuditConfiguration) in c.memoryLimit = 1 << 20; c.jobs = 2 }),
+        ] as [(String, (inout AuditConfiguration) -> Void)] {
+            let partitioned = try audit(configure)
+            #expect(partitioned.run.storage.partitioned, "\(name)")
+            #expect(partitioned.run.counts.sessions == inMemory.run.counts.sessions, "\(name)")
+            let same = (findings: partitioned.findings == inMemory.findings, quarantine: partitioned.quarantine == inMemory.quarantine)
+            #expect(same.findings, "\(name): findings")
+            #expect(same.quarantine, "\(name): quarantine")
+        }
+        #expect(inMemory.quarantine.split(separator: "\n").filter { $0.contains("damaged") }.count == 4, "two broken lines, read under each model")
+    }
+
+    @Test func tagGroupsKeepEachGroupsRecordsInOrder() {
+        // Tags that collide in the table's slots, a table that grows many times, and groups
+        // whose records are spread over the whole partition.
+        var random = SeededRandom(seed: 7)
+        var distinct: [UInt32] = []
+        for value in 0..<UInt32(3000) {
+            // Many share their low bits (the table's slot), some differ only in the top bit.
+            let spread: UInt32 = value % 7 == 0 ? value << 20 : value * 1024
+            distinct.append(spread | UInt32(truncatingIfNeeded: random.next() % 2) << 31)
+        }
+        var tags: [UInt32] = []
+        for _ in 0..<40_000 { tags.append(distinct[Int(random.next() % UInt64(distinct.count))]) }
+        let groups = SessionTagGroups(tags)
+        var expected: [UInt32: [Int32]] = [:]
+        var firstSeen: [UInt32] = []
+        for (index, tag) in tags.enumerated() {
+            if expected[tag] == nil { firstSeen.append(tag) }
+            expected[tag, default: []].append(Int32(index))
+        }
+        #expect(groups.count == firstSeen.count)
+        for (group, tag) in firstSeen.enumerated() {
+            #expect(Array(groups.members(of: group)) == expected[tag]!, "group \(group)")
+        }
+        #expect(SessionTagGroups([]).count == 0)
     }
 
     @Test func progressCoversReadingAndTheFoldOfEveryPartition() throws {
