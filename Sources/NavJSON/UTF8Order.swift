@@ -26,4 +26,17 @@ extension String {
         if let contiguous, let precedes = contiguous { return precedes }
         return utf8.lexicographicallyPrecedes(other.utf8)
     }
+
+    /// Whether this string and `other` are the same UTF-8 bytes. `==` takes canonically
+    /// equivalent strings as equal (`"caf\u{E9}"` and `"cafe\u{301}"`), but ids are sequences
+    /// of scalars (CONTRACT §2): two such ids are two sessions, as they are to every byte hash.
+    public func utf8Equals(_ other: String) -> Bool {
+        let contiguous = utf8.withContiguousStorageIfAvailable { left in
+            other.utf8.withContiguousStorageIfAvailable { right in
+                left.count == right.count && (left.count == 0 || memcmp(left.baseAddress!, right.baseAddress!, left.count) == 0)
+            }
+        }
+        if let contiguous, let equal = contiguous { return equal }
+        return utf8.elementsEqual(other.utf8)
+    }
 }

@@ -273,7 +273,7 @@ public struct AuditEngine {
                 case .routed, .shortened: continue
                 case .decoded(.success(let event)):
                     // Valid but not folded (validate; replay's other sessions): counted here.
-                    if !folds || onlySession.map({ event.event.sessionID != $0 }) == true { counts.events += 1 }
+                    if !folds || onlySession.map({ !event.event.sessionID.utf8Equals($0) }) == true { counts.events += 1 }
                     continue
                 case .overlong:
                     reason = (nil, "the line is \(pending.overlongLength ?? pending.count) bytes, over the limit of \(configuration.maxLineBytes) (--max-line-bytes)")
@@ -306,7 +306,7 @@ public struct AuditEngine {
                             try spilling?.addUndecoded(
                                 model: modelID, sessionHash: sessionHash, location: location, unterminated: pending.unterminated, raw: raw)
                         }
-                    case .decoded(.success(let event)) where folds && onlySession.map({ event.event.sessionID == $0 }) != false:
+                    case .decoded(.success(let event)) where folds && onlySession.map({ event.event.sessionID.utf8Equals($0) }) != false:
                         try batch.withBytes(of: pending) { raw in
                             try collector.add(
                                 SessionKey(model: modelID, id: event.event.sessionID), SessionLine(decoded: event, location: location), raw: raw)
@@ -571,13 +571,26 @@ public struct AuditInput: Sendable, Hashable {
     }
 }
 
-/// A session is its id within one app (model): sessions order by id, then by model.
+/// A session is its id within one app (model): sessions order by id, then by model. Ids are
+/// compared and hashed as bytes, not by `String`'s Unicode equivalence, so that two ids that
+/// differ only in normalisation stay two sessions however the lines travel (partitions are
+/// chosen by a hash of the bytes).
 struct SessionKey: Hashable, Comparable, Sendable {
     var model: Int
     var id: String
 
+    static func == (lhs: SessionKey, rhs: SessionKey) -> Bool {
+        lhs.model == rhs.model && lhs.id.utf8Equals(rhs.id)
+    }
+
+    func hash(into hasher: inout Hasher) {
+        hasher.combine(model)
+        let hashed: Void? = id.utf8.withContiguousStorageIfAvailable { hasher.combine(bytes: UnsafeRawBufferPointer($0)) }
+        if hashed == nil { for byte in id.utf8 { hasher.combine(byte) } }
+    }
+
     static func < (lhs: SessionKey, rhs: SessionKey) -> Bool {
-        if lhs.id != rhs.id { return lhs.id.utf8Precedes(rhs.id) }
+        if !lhs.id.utf8Equals(rhs.id) { return lhs.id.utf8Precedes(rhs.id) }
         return lhs.model < rhs.model
     }
 }

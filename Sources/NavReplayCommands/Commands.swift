@@ -218,7 +218,7 @@ extension NavReplayCommand {
             let run = try runAudit(
                 input, sessionOptions: SessionAuditOptions(recordSteps: true, untilSeq: untilSeq),
                 onlySession: session)
-            guard let audit = run.sessions.first(where: { $0.sessionID == session }) else {
+            guard let audit = run.sessions.first(where: { $0.sessionID.utf8Equals(session) }) else {
                 throw CommandFailure("No events of session \(JSONWriter.quoted(session)) in the input.")
             }
             switch format {

@@ -30,7 +30,7 @@ public enum ReproWriter {
         for file in files {
             _ = try reader.readLines(of: file.path) { raw in
                 guard raw.overlongLength == nil, !raw.isBlank, case .success(let decoded) = decoder.decode(raw.bytes),
-                    decoded.event.sessionID == sessionID
+                    decoded.event.sessionID.utf8Equals(sessionID)
                 else { return }
                 result.append(
                     Line(

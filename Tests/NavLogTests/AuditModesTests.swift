@@ -347,6 +347,46 @@ import Testing
         #expect(inMemory.quarantine.split(separator: "\n").filter { $0.contains("damaged") }.count == 4, "two broken lines, read under each model")
     }
 
+    @Test func idsThatDifferOnlyInNormalisationAreTwoSessionsOnEveryPath() throws {
+        // "café" with a precomposed é and with e and a combining accent: equal as Swift
+        // `String`s, two different ids to the contract (scalars) and to every byte hash.
+        let directory = try Self.scratch()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        var paths = try Self.replicatedLogs(copies: 3, in: directory)
+        var lines: [String] = []
+        for (number, id) in ["caf\u{E9}", "cafe\u{301}"].enumerated() {
+            for seq in 0..<2 {
+                lines.append(
+                    Self.validEvent.replacingOccurrences(of: "c0-s-clean-onboarding", with: id)
+                        .replacingOccurrences(of: "\"seq\":900", with: "\"seq\":\(seq)")
+                        .replacingOccurrences(of: "e-1", with: "e-\(number)-\(seq)")
+                        .replacingOccurrences(of: "screen_view", with: seq == 0 ? "session_start" : "screen_view"))
+            }
+        }
+        let path = directory.appendingPathComponent("normalisation.ndjson").path
+        try Data((lines.joined(separator: "\n") + "\n").utf8).write(to: URL(fileURLWithPath: path))
+        paths.append(path)
+        let inMemory = try Self.run(paths)
+        #expect(inMemory.run.counts.sessions == 3 * 10 + 2)
+        let cafe = inMemory.run.findings.filter { $0.sessionID?.hasPrefix("caf") == true }
+        #expect(!cafe.contains { $0.rule == .seqDuplicate || $0.rule == .eventIDConflict }, "\(cafe.map(\.rule))")
+        for (name, configure) in [
+            ("partitioned", { (c: inout AuditConfiguration) in c.partitionedInputBytes = 0; c.jobs = 2 }),
+            ("held, then spilled", { (c: inout AuditConfiguration) in c.memoryLimit = 1 << 20; c.jobs = 1 }),
+        ] as [(String, (inout AuditConfiguration) -> Void)] {
+            let other = try Self.run(paths, configure: configure)
+            #expect(other.run.counts.sessions == inMemory.run.counts.sessions, "\(name)")
+            let same = other.findings == inMemory.findings
+            #expect(same, "\(name)")
+        }
+        // Pre-grouped, the two sessions one after the other.
+        let alone = try Self.run([path])
+        let grouped = try Self.run([path]) { $0.preGrouped = true }
+        #expect(alone.run.counts.sessions == 2)
+        #expect(grouped.run.counts.sessions == 2)
+        #expect(grouped.findings == alone.findings)
+    }
+
     @Test func tagGroupsKeepEachGroupsRecordsInOrder() {
         // Tags that collide in the table's slots, a table that grows many times, and groups
         // whose records are spread over the whole partition.
