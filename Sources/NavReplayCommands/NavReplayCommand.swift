@@ -257,6 +257,16 @@ final class OutputFile {
         var status = stat()
         let exists = lstat(path, &status) == 0
         if exists && (status.st_mode & S_IFMT) != S_IFREG {
+            // Standard output or error by another name (`/dev/stdout`, `/dev/fd/2`): written
+            // through a copy of that descriptor, at its offset. Opened anew, with `O_TRUNC`, it
+            // would empty a file the shell redirected to, and what was written before would go.
+            if let standard = OutputFile.standardStream(sameAs: path) {
+                let descriptor = dup(standard)
+                guard descriptor >= 0 else { throw CommandFailure("Cannot write \(path): \(String(cString: strerror(errno))).") }
+                self.descriptor = descriptor
+                temporaryPath = nil
+                return
+            }
             // A device, a FIFO or a symbolic link: written through, never replaced.
             let descriptor = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC)
             guard descriptor >= 0 else { throw CommandFailure("Cannot write \(path): \(String(cString: strerror(errno))).") }
@@ -270,6 +280,17 @@ final class OutputFile {
         self.descriptor = descriptor
         temporaryPath = temporary
         buffer.reserveCapacity(1 << 16)
+    }
+
+    /// Standard output's or standard error's descriptor, if `path` names the same file.
+    static func standardStream(sameAs path: String) -> Int32? {
+        var target = stat()
+        guard stat(path, &target) == 0 else { return nil }
+        for standard in [STDOUT_FILENO, STDERR_FILENO] {
+            var open = stat()
+            if fstat(standard, &open) == 0, open.st_dev == target.st_dev, open.st_ino == target.st_ino { return standard }
+        }
+        return nil
     }
 
     deinit {

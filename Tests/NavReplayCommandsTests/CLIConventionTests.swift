@@ -76,4 +76,23 @@ import Testing
         #expect(!plain.stdout.contains("\u{1B}["))
         #expect(plain.stdout.contains("state.mismatch"))
     }
+
+    @Test func aSummaryToDevStdoutFollowsTheFindingsInARedirectedFile() throws {
+        // `--summary /dev/stdout` with standard output redirected to a file: the summary is
+        // written after the findings, not over them (opening /dev/stdout anew truncated it).
+        let scratch = try ScratchDirectory()
+        let output = scratch.url.appendingPathComponent("combined.out").path
+        let binary = try Executables.navreplay()
+        for target in ["/dev/stdout", "/dev/fd/1"] {
+            let command = "'\(binary)' audit -q --format ndjson --summary \(target) SampleLogs/violations > '\(output)'"
+            _ = try run("/bin/sh", ["-c", command], directory: Repository.root)
+            let lines = try String(contentsOfFile: output, encoding: .utf8).split(separator: "\n")
+            let findings = try navreplay(["audit", "-q", "--format", "ndjson", "SampleLogs/violations"]).stdout.split(separator: "\n")
+            #expect(findings.count > 10)
+            // Compared as a Bool: a failing comparison of the whole output would be printed at length.
+            let findingsFirst = Array(lines.prefix(findings.count)) == findings
+            #expect(findingsFirst, "\(target): the findings first")
+            #expect(lines.count == findings.count + 1 && lines.last?.contains("\"sessions\"") == true, "\(target): the summary last")
+        }
+    }
 }
