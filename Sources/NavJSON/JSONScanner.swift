@@ -276,10 +276,17 @@ public struct JSONScanner {
         guard position < bytes.count else { throw JSONSyntaxError(.invalidNumber, at: start) }
         if bytes[position] == UInt8(ascii: "0") {
             position += 1
+            // `014`: said here, with the field, rather than as a stray byte after the value.
+            if position < bytes.count, isDigit(bytes[position]) { throw JSONSyntaxError(.invalidNumber, at: start) }
         } else if isDigit(bytes[position]) {
             while position < bytes.count, isDigit(bytes[position]) { position += 1 }
         } else {
-            throw JSONSyntaxError(.invalidNumber, at: start)
+            // NaN, Infinity, +1, .5: numbers JSON does not allow. Anything else (a byte 0xFF,
+            // a control character) is no value at all.
+            let byte = bytes[position]
+            let letter = byte | 0x20
+            let numberLike = byte == UInt8(ascii: "+") || byte == UInt8(ascii: ".") || (letter >= UInt8(ascii: "a") && letter <= UInt8(ascii: "z"))
+            throw JSONSyntaxError(numberLike ? .invalidNumber : .expectedValue, at: start)
         }
         if position < bytes.count, bytes[position] == UInt8(ascii: ".") {
             isInteger = false

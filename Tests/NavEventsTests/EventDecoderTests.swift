@@ -111,6 +111,24 @@ struct BadLine: CustomTestStringConvertible, Sendable {
         }
     }
 
+    @Test func messagesSayWhatIsWrongWithANumberOrAStrayByte() {
+        // A leading zero is named with its field, not as a stray byte after a `0`.
+        let leadingZero = rejection(push.replacingOccurrences(of: "\"seq\":3", with: "\"seq\":014"))
+        #expect(leadingZero?.field == "seq")
+        #expect(leadingZero?.message.contains("leading zeros") == true, "\(String(describing: leadingZero))")
+        // A line that starts with bytes no JSON value starts with is not called a number.
+        guard case .failure(let stray) = decode(bytes: [0xFF, 0xFE] + Array(push.utf8)) else {
+            Issue.record("accepted")
+            return
+        }
+        #expect(stray.message.contains("expected a JSON value at byte 1"), "\(stray)")
+        #expect(!stray.message.contains("number"))
+        // NaN is still a number JSON does not allow.
+        let nan = rejection(push.replacingOccurrences(of: "\"seq\":3", with: "\"seq\":3,\"extra\":NaN"))
+        #expect(nan?.field == "extra")
+        #expect(nan?.message.contains("NaN") == true, "\(String(describing: nan))")
+    }
+
     @Test func acceptsUnknownFieldsAndDepth64() throws {
         let nested = String(repeating: "[", count: 63) + String(repeating: "]", count: 63)
         let decoded = try decode(line("\"x\":\(nested),\"future\":{\"a\":[1,2.5e3,null]}," + #""stack":"tab1","from_route":null,"to_route":"detail""#)).get()
