@@ -791,6 +791,7 @@ public struct NavigationFold: Sendable {
         //    change (see `captureStateBefore()`).
         let topBefore = working.routes[number].last
         let wasEmpty = working.routes[number].isEmpty
+        let witnessBefore = stackWitness[number]
         switch payload {
         case .routePush(_, _, let route, _):
             checkEntering(route, number: number, routes: working.routes[number], index: working.routes[number].count)
@@ -869,7 +870,8 @@ public struct NavigationFold: Sendable {
         // 5. A pop's claimed top after the operation.
         switch payload {
         case .routePop(_, _, let to, _):
-            checkTop(of: number, claimed: to, field: "to_route")
+            // Witnessed by the event that left the stack as this pop found it, not by the pop.
+            checkTop(of: number, claimed: to, field: "to_route", witness: witnessBefore)
         default: break
         }
     }
@@ -884,16 +886,22 @@ public struct NavigationFold: Sendable {
     }
 
     /// Checks a claimed top route of a stack; on a mismatch, adopts it (CONTRACT §7, resync).
-    private mutating func checkTop(of number: Int, claimed: String?, field: String) {
+    /// `after`: the witness of the stack before a pop whose result (`to_route`) is checked.
+    private mutating func checkTop(of number: Int, claimed: String?, field: String, witness after: EventReference?? = nil) {
         let top = working.routes[number].last
         guard claimed != top else { return }
         let stack = stacks.names[number]
         let name = (isApplying ? currentEvent.name.rawValue : "event")
+        let witness = after ?? stackWitness[number]
+        let source =
+            after == nil
+            ? witness.map { " (set by \($0.name.rawValue) at seq \($0.seq))" }
+            : witness.map { " (the pop applied to the stack as \($0.name.rawValue) at seq \($0.seq) left it)" }
         report(
             .stateMismatch,
-            "\(name) on \(JSONWriter.quoted(stack)) claims \(field) \(describeTop(claimed)) but the top is \(describeTop(top))"
-                + (stackWitness[number].map { " (set by \($0.name.rawValue) at seq \($0.seq))" } ?? ""),
-            expected: .optionalString(top), found: .optionalString(claimed), witness: stackWitness[number])
+            "\(name) on \(JSONWriter.quoted(stack)) claims \(field) \(describeTop(claimed)) but the top "
+                + (after == nil ? "is " : "after it is ") + describeTop(top) + (source ?? ""),
+            expected: .optionalString(top), found: .optionalString(claimed), witness: witness)
         if let claimed {
             if let index = working.routes[number].lastIndex(of: claimed) {
                 working.routes[number].removeSubrange((index + 1)...)

@@ -143,6 +143,23 @@ struct StackRuleTests {
         #expect(result.finalState.stacks["tab1"] == [])
     }
 
+    @Test func aPopsWrongToRouteIsWitnessedByTheEventBeforeThePop() throws {
+        // The pop itself changed the top; the witness is what left the stack as it found it.
+        var log = SessionLog.authorized()
+        log.add(.push("tab1", from: nil, to: "list"))
+        log.add(.push("tab1", from: "list", to: "detail"))
+        log.add(.pop("tab1", from: "detail", to: "settings"))
+
+        let result = try audit(log)
+
+        let mismatch = try onlyFinding(.stateMismatch, in: result)
+        #expect(mismatch.seq == 3)
+        #expect(mismatch.expected == .string("list"))
+        #expect(mismatch.found == .string("settings"))
+        #expect(mismatch.witness == EventReference(seq: 2, eventID: "e2", name: .routePush, location: LineLocation(file: 0, line: 3)))
+        #expect(mismatch.message.contains("route_push at seq 2"), "\(mismatch.message)")
+    }
+
     @Test func aMismatchCarriesTheStatesAndTheWitnessThatLastSetTheTop() throws {
         var log = SessionLog.authorized()
         log.add(.push("tab1", from: nil, to: "list"))
