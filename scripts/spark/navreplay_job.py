@@ -34,7 +34,6 @@ import subprocess
 import sys
 import tempfile
 import time
-import unicodedata
 import zlib
 from dataclasses import dataclass, field
 from typing import Iterator
@@ -411,8 +410,10 @@ def session_of(content: bytes) -> tuple[str, int] | None:
 
 
 def grouping_id(session: str) -> str:
-    """The form sessions are grouped by: navreplay (Swift) compares ids by canonical equivalence."""
-    return session if session.isascii() else unicodedata.normalize("NFC", session)
+    """The form sessions are grouped by: the id's exact text. navreplay compares ids as bytes, so
+    "caf\u00e9" and "cafe\u0301" (canonically equivalent) are two sessions, as the contract's
+    "Unicode scalars" make them."""
+    return session
 
 
 def stable_hash(text: str) -> int:
