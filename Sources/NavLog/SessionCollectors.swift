@@ -561,6 +561,25 @@ final class SpillingCollector: SessionCollector {
     }
 }
 
+/// One partition record, its length field included, read through the header's fields (see
+/// `SpillPartitions`: `[u32 length][i32 model][i32 file][i64 line][u8 form][u32 session tag]`).
+struct SpillRecord {
+    let bytes: UnsafeBufferPointer<UInt8>
+
+    /// The record starting at `start`, whose length field has been checked against its buffer.
+    init(startingAt start: UnsafePointer<UInt8>) {
+        let length = Int(UnsafeBufferPointer(start: start, count: 4).load(UInt32.self, at: 0))
+        bytes = UnsafeBufferPointer(start: start, count: 4 + length)
+    }
+
+    var model: Int { Int(bytes.load(Int32.self, at: 4)) }
+    var location: LineLocation { LineLocation(file: bytes.load(Int32.self, at: 8), line: bytes.load(Int64.self, at: 12)) }
+    var form: UInt8 { bytes[20] }
+    var tag: UInt32 { bytes.load(UInt32.self, at: 21) }
+    /// Where the form's own fields begin.
+    static let fieldsOffset = 4 + SpillPartitions.headerBytes
+}
+
 /// What folding one partition gave.
 struct FoldedPartition: Sendable {
     var tally = SessionTally()
@@ -796,10 +815,9 @@ final class SpillPartitions: @unchecked Sendable {
 
     /// The record header after its length: model, file, line, the form and the session tag.
     static let headerBytes = 4 + 4 + 8 + 1 + 4
-    /// Where the session tag lies in the header: the high half of the session id's
-    /// `StableHash` (whose remainder chose the partition), so that a partition's records can be
-    /// grouped by session before any is decoded.
-    static let tagOffset = 4 + 4 + 8 + 1
+    /// The session tag ends the header: the high half of the session id's `StableHash` (whose
+    /// remainder chose the partition), so that a partition's records can be grouped by session
+    /// before any is decoded (`SpillRecord.tag`).
     static func tag(sessionHash: UInt64) -> UInt32 { UInt32(truncatingIfNeeded: sessionHash >> 32) }
     /// A reference's record after its length: the header, the offset and the line's length.
     static let referenceBytes = headerBytes + 8 + 4
@@ -849,12 +867,12 @@ final class SpillPartitions: @unchecked Sendable {
         let expanded = ByteBuffer(capacity: 4096)
 
         /// The body of a mapped line's reference record (form 4), if it lies inside its input.
-        func mappedLine(_ record: UnsafeBufferPointer<UInt8>) -> UnsafeBufferPointer<UInt8>? {
-            let file = Int(record.load(Int32.self, at: 8))
-            let fields = 4 + SpillPartitions.headerBytes
-            let offset = Int(truncatingIfNeeded: record.load(UInt64.self, at: fields))
-            let count = Int(record.load(UInt32.self, at: fields + 8))
-            guard record.count == 4 + SpillPartitions.referenceBytes, mappedBytes.indices.contains(file), let input = mappedBytes[file],
+        func mappedLine(_ record: SpillRecord) -> UnsafeBufferPointer<UInt8>? {
+            let file = Int(record.location.file)
+            let fields = SpillRecord.fieldsOffset
+            let offset = Int(truncatingIfNeeded: record.bytes.load(UInt64.self, at: fields))
+            let count = Int(record.bytes.load(UInt32.self, at: fields + 8))
+            guard record.bytes.count == 4 + SpillPartitions.referenceBytes, mappedBytes.indices.contains(file), let input = mappedBytes[file],
                 offset >= 0, offset <= input.count, count <= input.count - offset
             else { return nil }
             return UnsafeBufferPointer(rebasing: input[offset..<(offset + count)])
@@ -862,9 +880,10 @@ final class SpillPartitions: @unchecked Sendable {
 
         /// The event of one record (length field included), or `nil` for a routed line that is
         /// not a valid event (then recorded as a finding).
-        func decode(_ record: UnsafeBufferPointer<UInt8>, location: LineLocation) throws -> DecodedEvent? {
-            let form = record[4 + 16]
-            let fields = 4 + SpillPartitions.headerBytes
+        func decode(_ spilled: SpillRecord, location: LineLocation) throws -> DecodedEvent? {
+            let record = spilled.bytes
+            let form = spilled.form
+            let fields = SpillRecord.fieldsOffset
             var body = UnsafeBufferPointer(rebasing: record[fields...])
             if form == 0 || form == 1 {
                 guard record.count >= fields + SpillPartitions.hashBytes else { throw corrupt(partition) }
@@ -877,7 +896,7 @@ final class SpillPartitions: @unchecked Sendable {
                 body = expanded.byteBuffer
             } else if form == 4 {
                 // A line of a mapped input, decoded in place.
-                guard let line = mappedLine(record) else { throw corrupt(partition) }
+                guard let line = mappedLine(spilled) else { throw corrupt(partition) }
                 body = line
             }
             switch form {
@@ -920,11 +939,8 @@ final class SpillPartitions: @unchecked Sendable {
         }
 
         func foldAll(_ records: [UnsafePointer<UInt8>]) throws {
-            @inline(__always) func record(_ index: Int32) -> UnsafeBufferPointer<UInt8> {
-                let start = records[Int(index)]
-                return UnsafeBufferPointer(start: start, count: 4 + Int(UnsafeBufferPointer(start: start, count: 4).load(UInt32.self, at: 0)))
-            }
-            let groups = SessionTagGroups(records.map { UnsafeBufferPointer(start: $0, count: 4 + SpillPartitions.headerBytes).load(UInt32.self, at: 4 + SpillPartitions.tagOffset) })
+            @inline(__always) func record(_ index: Int32) -> SpillRecord { SpillRecord(startingAt: records[Int(index)]) }
+            let groups = SessionTagGroups(records.map { SpillRecord(startingAt: $0).tag })
             var lines: [SessionLine] = []
             var others: [SessionKey: [SessionLine]] = [:]
             for group in 0..<groups.count {
@@ -936,15 +952,15 @@ final class SpillPartitions: @unchecked Sendable {
                     let ahead = position + SpillPartitions.prefetchDistance
                     if ahead < members.endIndex {
                         let next = record(members[ahead])
-                        if next[4 + 16] == 4, let line = mappedLine(next) {
+                        if next.form == 4, let line = mappedLine(next) {
                             navreplay_prefetch(line.baseAddress!, min(512, line.count))
                         }
                     }
                     let current = record(members[position])
-                    let location = LineLocation(file: current.load(Int32.self, at: 8), line: current.load(Int64.self, at: 12))
+                    let location = current.location
                     guard let decoded = try decode(current, location: location) else { continue }
                     // Moved, not copied, into its session (a copy retained and released every string).
-                    let lineKey = SessionKey(model: Int(current.load(Int32.self, at: 4)), id: decoded.event.sessionID)
+                    let lineKey = SessionKey(model: current.model, id: decoded.event.sessionID)
                     if key == nil { key = lineKey }
                     if lineKey == key {
                         lines.append(SessionLine(decoded: consume decoded, location: location))

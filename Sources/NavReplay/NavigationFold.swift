@@ -791,7 +791,8 @@ public struct NavigationFold: Sendable {
         //    change (see `captureStateBefore()`).
         let topBefore = working.routes[number].last
         let wasEmpty = working.routes[number].isEmpty
-        let witnessBefore = stackWitness[number]
+        // A pop's claimed top is checked after it, against the stack's witness before it.
+        let witnessBefore: EventReference? = if case .routePop = payload { stackWitness[number] } else { nil }
         switch payload {
         case .routePush(_, _, let route, _):
             checkEntering(route, number: number, routes: working.routes[number], index: working.routes[number].count)

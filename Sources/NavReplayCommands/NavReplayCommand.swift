@@ -287,8 +287,8 @@ final class OutputFile {
         var target = stat()
         guard stat(path, &target) == 0 else { return nil }
         for standard in [STDOUT_FILENO, STDERR_FILENO] {
-            var open = stat()
-            if fstat(standard, &open) == 0, open.st_dev == target.st_dev, open.st_ino == target.st_ino { return standard }
+            var status = stat()
+            if fstat(standard, &status) == 0, status.st_dev == target.st_dev, status.st_ino == target.st_ino { return standard }
         }
         return nil
     }
