@@ -105,7 +105,8 @@ static inline void navreplay_spill_path(char *path, const char *directory, const
 
 /// Closes the gate for good, waits (a second at most: the creator inside may be the very
 /// thread this handler interrupted) until no creator is inside, then removes every registered
-/// directory: its partition, output and quarantine files, then itself.
+/// directory: its partition, output, quarantine, event-id ledger and input copy files,
+/// then itself.
 static inline void navreplay_spill_remove_all(void) {
     struct navreplay_spill_registry *registry = navreplay_spill_registry();
     __atomic_store_n(&registry->closed, 1, __ATOMIC_SEQ_CST);
@@ -123,6 +124,10 @@ static inline void navreplay_spill_remove_all(void) {
             navreplay_spill_path(path, directory, "out-", partition);
             unlink(path);
             navreplay_spill_path(path, directory, "bad-", partition);
+            unlink(path);
+            navreplay_spill_path(path, directory, "ids-", partition);
+            unlink(path);
+            navreplay_spill_path(path, directory, "copy-", partition);
             unlink(path);
         }
         navreplay_spill_path(path, directory, "bad-reading", -1);

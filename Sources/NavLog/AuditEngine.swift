@@ -58,6 +58,11 @@ public struct AuditConfiguration: Sendable {
     /// `FILE_INDEX<TAB>LINE<TAB>original line`, naming its place in the original files, listed
     /// here; findings then carry the original file and line.
     public var locatedPaths: [String]?
+    /// Set for a run that folds sessions again for another run (sessions that share event ids,
+    /// `Refold`): only those sessions are read, held and folded, and nothing is written.
+    var refolding: RefoldRequest?
+    /// Where to read an input from instead of its name (standard input, kept in a file).
+    var readPaths: [String: String] = [:]
 
     /// A quarter of the machine's memory, at least 256 MiB.
     public static var defaultMemoryLimit: Int {
@@ -210,22 +215,45 @@ public struct AuditEngine {
         let results: SessionResults
         if let stream {
             let format = stream.format
-            results = SessionResults(format: { format($0, files) }, write: stream.write)
+            let reformat = stream.reformat
+            results = SessionResults(
+                format: { format($0, files) }, reformat: { previous, audit in reformat.map { $0(previous, audit, files) } ?? format(audit, files) },
+                write: stream.write)
         } else {
             results = SessionResults()
         }
-        let collector: any SessionCollector =
-            configuration.preGrouped
-            ? StreamingCollector(models: models, options: configuration.sessionOptions, product: results.product)
-            : try SpillingCollector(
+        let refolding = configuration.refolding
+        let collector: any SessionCollector
+        if configuration.preGrouped && refolding == nil {
+            let ledger = EventIDLedger(memoryBudget: configuration.memoryLimit / 8, temporaryDirectory: configuration.temporaryDirectory)
+            collector = StreamingCollector(
+                models: models, options: configuration.sessionOptions, ledger: ledger, jobs: configuration.jobs, product: results.product)
+        } else {
+            // A refold holds its few sessions: it never partitions.
+            let collecting = try SpillingCollector(
                 models: models, options: configuration.sessionOptions, jobs: configuration.jobs,
-                memoryLimit: configuration.memoryLimit, temporaryDirectory: configuration.temporaryDirectory,
-                estimatedInputBytes: InputSize.estimate(physical, gzipRatio: 12), partitionedInputBytes: configuration.partitionedInputBytes,
+                memoryLimit: refolding == nil ? configuration.memoryLimit : Int.max / 8, temporaryDirectory: configuration.temporaryDirectory,
+                estimatedInputBytes: refolding == nil ? InputSize.estimate(physical, gzipRatio: 12) : 0,
+                partitionedInputBytes: refolding == nil ? configuration.partitionedInputBytes : .max,
                 partitionMemory: configuration.partitionMemory)
+            collecting.refolding = refolding
+            if configuration.onlySession != nil, configuration.foldSessions, refolding == nil {
+                collecting.othersLedger = EventIDLedger(
+                    memoryBudget: configuration.memoryLimit / 8, temporaryDirectory: configuration.temporaryDirectory)
+            }
+            collector = collecting
+        }
+        // Inputs that cannot be read twice (standard input, a pipe) are copied as they are
+        // read, for a refold (sessions that fold apart, or one session folded alone, that
+        // share event ids with others).
+        let unrepeatable = configuration.foldSessions && refolding == nil
+            ? InputCopies.unrepeatable(physical) : []
+        let inputCopies = unrepeatable.isEmpty ? nil : try InputCopies(of: unrepeatable, in: configuration.temporaryDirectory)
+        defer { withExtendedLifetime(inputCopies) {} }  // kept until a refold is done
         // Lines of a large input are routed to their partition by their session alone and
         // decoded once, when the partition folds (not for validate, replay or pre-grouped input).
         let spilling = collector as? SpillingCollector
-        let mayRoute = spilling != nil && configuration.foldSessions && configuration.onlySession == nil
+        let mayRoute = spilling != nil && configuration.foldSessions && configuration.onlySession == nil && refolding == nil
         // From the start when the inputs' size says so; for input of unknown size (standard
         // input), from when the held lines reach that size and spill.
         var routing = mayRoute && spilling?.spillsFromTheStart == true
@@ -306,11 +334,18 @@ public struct AuditEngine {
                             try spilling?.addUndecoded(
                                 model: modelID, sessionHash: sessionHash, location: location, unterminated: pending.unterminated, raw: raw)
                         }
-                    case .decoded(.success(let event)) where folds && onlySession.map({ event.event.sessionID.utf8Equals($0) }) != false:
+                    case .decoded(.success(let event))
+                    where folds && onlySession.map({ event.event.sessionID.utf8Equals($0) }) != false
+                        && refolding.map({ $0.hashes.contains(EventIDLedger.hash(SessionKey(model: modelID, id: event.event.sessionID))) }) != false:
                         try batch.withBytes(of: pending) { raw in
                             try collector.add(
                                 SessionKey(model: modelID, id: event.event.sessionID), SessionLine(decoded: event, location: location), raw: raw)
                         }
+                    case .decoded(.success(let event)) where folds:
+                        // Another session than the one folded: only its event id is kept.
+                        spilling?.othersLedger?.record(
+                            eventIDHash: EventIDLedger.idHash(event.eventIDHash, model: modelID),
+                            session: EventIDLedger.hash(SessionKey(model: modelID, id: event.event.sessionID)))
                     default: break
                     }
                 }
@@ -458,8 +493,10 @@ public struct AuditEngine {
                     try routeInParallel(input, fileID: physicalID, modelID: modelID, report: &report)
                 } else if let input = mapped[index] {
                     _ = try reader.readLines(of: input, take)
+                } else if let copy = inputCopies?.descriptor(for: path) {
+                    _ = try reader.readLines(of: path, copyingTo: copy, take)
                 } else {
-                    _ = try reader.readLines(of: path, take)
+                    _ = try reader.readLines(of: configuration.readPaths[path] ?? path, take)
                 }
                 try process(&batch, modelID: modelID)
             } catch let error as InputError {
@@ -487,7 +524,23 @@ public struct AuditEngine {
             snapshot.fold = fold
             foldProgress?(snapshot)
         }
-        try collector.finish(into: results, progress: reportFold) { late in
+        // Sessions that share an event id with another session are read again and folded
+        // with their shared ids resolved (CONTRACT §7), by a run over the same inputs that
+        // holds only them: they are few, and the first fold kept no line.
+        let runConfiguration = configuration
+        let copies = inputCopies?.paths ?? [:]
+        let refold: Refold = { hashes in
+            var again = runConfiguration
+            let request = RefoldRequest(hashes: hashes, product: results.refoldProduct)
+            again.refolding = request
+            again.onlySession = nil
+            again.quarantinePath = nil
+            again.preGrouped = false
+            again.readPaths = copies
+            _ = try AuditEngine(configuration: again).run(inputs: inputs, models: models)
+            return request.sessions
+        }
+        try collector.finish(into: results, progress: reportFold, refold: refold) { late in
             // Lines found invalid as their partitions folded join the others, in line order,
             // before any session is written.
             if !late.isEmpty {
@@ -548,15 +601,22 @@ public struct AuditStream {
     public var writeInvalid: (_ findings: [Finding], _ files: [String]) throws -> Void
     /// Called with each session's output, in session order (not for empty output).
     public var write: (_ output: [UInt8]) throws -> Void
+    /// Formats a session folded a second time, once the event ids it shares with other
+    /// sessions were resolved (CONTRACT §7), replacing its first output; `previous` is the
+    /// audit `format` was given first (the same events, fewer findings). `nil`: `format` of
+    /// the new audit. A `format` with side effects (gathering a report) takes back `previous`.
+    public var reformat: (@Sendable (_ previous: SessionAudit, _ audit: SessionAudit, _ files: [String]) -> [UInt8])?
 
     public init(
         format: @escaping @Sendable (_ audit: SessionAudit, _ files: [String]) -> [UInt8],
         writeInvalid: @escaping (_ findings: [Finding], _ files: [String]) throws -> Void,
-        write: @escaping (_ output: [UInt8]) throws -> Void
+        write: @escaping (_ output: [UInt8]) throws -> Void,
+        reformat: (@Sendable (_ previous: SessionAudit, _ audit: SessionAudit, _ files: [String]) -> [UInt8])? = nil
     ) {
         self.format = format
         self.writeInvalid = writeInvalid
         self.write = write
+        self.reformat = reformat
     }
 }
 

@@ -91,6 +91,12 @@ public struct LineReader {
     ///   or truncated; the lines before the error have already been handed over.
     @discardableResult
     public func readLines(of path: String, _ body: (RawLine) throws -> Void) throws -> Int64 {
+        try readLines(of: path, copyingTo: nil, body)
+    }
+
+    /// The same, writing every byte read (before gzip is inflated) to `copy` as well: how
+    /// standard input is kept, to be read again (`AuditEngine`, sessions folded twice).
+    func readLines(of path: String, copyingTo copy: Int32?, _ body: (RawLine) throws -> Void) throws -> Int64 {
         let descriptor: Int32
         if path == "-" {
             descriptor = 0
@@ -107,12 +113,15 @@ public struct LineReader {
         var buffer = [UInt8](repeating: 0, count: chunkSize)
         // Read at least two bytes (or to the end) before deciding on gzip: a pipe may deliver
         // the first byte alone.
-        var firstCount = try readChunk(descriptor, into: &buffer, path: path)
+        var firstCount = try readChunk(descriptor, into: &buffer, path: path, copy: copy)
         while firstCount == 1 {
             let more = try buffer.withUnsafeMutableBytes { raw -> Int in
                 while true {
                     let count = read(descriptor, raw.baseAddress! + 1, raw.count - 1)
-                    if count >= 0 { return count }
+                    if count >= 0 {
+                        if let copy { try ScratchDirectory.writeAll(UnsafeRawBufferPointer(rebasing: raw[1..<(1 + count)]), to: copy, path: path) }
+                        return count
+                    }
                     if errno == EINTR { continue }
                     throw InputError.opening(path, errno: errno)
                 }
@@ -137,13 +146,13 @@ public struct LineReader {
                     throw error
                 }
                 if finished { break }
-                count = try readChunk(descriptor, into: &buffer, path: path)
+                count = try readChunk(descriptor, into: &buffer, path: path, copy: copy)
             }
         } else {
             var count = firstCount
             while count > 0 {
                 try buffer.withUnsafeBufferPointer { try splitter.feed(UnsafeBufferPointer(rebasing: $0[0..<count]), body) }
-                count = try readChunk(descriptor, into: &buffer, path: path)
+                count = try readChunk(descriptor, into: &buffer, path: path, copy: copy)
             }
         }
         try splitter.finish(body)
@@ -160,11 +169,14 @@ public struct LineReader {
         return splitter.lineNumber
     }
 
-    private func readChunk(_ descriptor: Int32, into buffer: inout [UInt8], path: String) throws -> Int {
+    private func readChunk(_ descriptor: Int32, into buffer: inout [UInt8], path: String, copy: Int32?) throws -> Int {
         try buffer.withUnsafeMutableBytes { raw in
             while true {
                 let count = read(descriptor, raw.baseAddress, raw.count)
-                if count >= 0 { return count }
+                if count >= 0 {
+                    if let copy { try ScratchDirectory.writeAll(UnsafeRawBufferPointer(rebasing: raw[..<count]), to: copy, path: path) }
+                    return count
+                }
                 if errno == EINTR { continue }
                 throw InputError.opening(path, errno: errno)
             }

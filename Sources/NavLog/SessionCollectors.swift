@@ -20,11 +20,37 @@ protocol SessionCollector: AnyObject {
     /// `progress` (from any thread, one call at a time) with the parts folded so far, and
     /// `beforeOutput` once before the first session is delivered, with the lines found invalid
     /// only while folding (routed lines, decoded then).
+    ///
+    /// Sessions that fold apart (partitions, pre-grouped input) and share an event id with
+    /// another session (`EventIDLedger`) are folded again with `refold`, which reads them again
+    /// and resolves their shared ids; its sessions replace theirs in the output.
     func finish(
-        into results: SessionResults, progress: @escaping @Sendable (FoldProgress) -> Void,
+        into results: SessionResults, progress: @escaping @Sendable (FoldProgress) -> Void, refold: Refold,
         beforeOutput: (_ lateInvalid: [Finding]) throws -> Void) throws
     var sessionCount: Int { get }
 }
+
+typealias RefoldProduct = @Sendable (_ key: SessionKey, _ previous: SessionAudit, _ audit: SessionAudit) -> FoldedSession
+
+/// What a run that folds sessions again for another one is asked for, and where it puts them.
+final class RefoldRequest: @unchecked Sendable {
+    // @unchecked: `sessions` is written by the run's reading thread only, then read by the
+    // run that asked, after it returned.
+    /// The `EventIDLedger` hashes of the sessions to fold again.
+    let hashes: Set<UInt64>
+    /// The asking run's product, so that the output is formatted as its own.
+    let product: RefoldProduct
+    var sessions: [SessionKey: FoldedSession] = [:]
+
+    init(hashes: Set<UInt64>, product: @escaping RefoldProduct) {
+        self.hashes = hashes
+        self.product = product
+    }
+}
+
+/// Folds again the sessions with these `EventIDLedger` hashes, read again from the inputs, with
+/// their shared event ids resolved; each comes with the tally of its first fold (`previous`).
+typealias Refold = (_ sessions: Set<UInt64>) throws -> [SessionKey: FoldedSession]
 
 /// What the summary needs of folded sessions: counts that add up over sessions in any order.
 struct SessionTally: Sendable {
@@ -39,6 +65,19 @@ struct SessionTally: Sendable {
     var keptBySeverity: [Severity: Int] = [:]
 
     init() {}
+
+    /// What `other` added to a tally: taken away again (a session folded twice).
+    mutating func subtract(_ other: SessionTally) {
+        sessions -= other.sessions
+        redeliveries -= other.redeliveries
+        duplicates -= other.duplicates
+        events -= other.events
+        findings -= other.findings
+        findingsByRule.merge(other.findingsByRule.mapValues { -$0 }, uniquingKeysWith: +)
+        keptBySeverity.merge(other.keptBySeverity.mapValues { -$0 }, uniquingKeysWith: +)
+        findingsByRule = findingsByRule.filter { $0.value != 0 }
+        keptBySeverity = keptBySeverity.filter { $0.value != 0 }
+    }
 
     init(_ audit: SessionAudit) {
         sessions = 1
@@ -71,6 +110,8 @@ struct FoldedSession: Sendable {
     var tally: SessionTally
     var audit: SessionAudit?
     var output: [UInt8]
+    /// For a session folded again (`Refold`): the tally of its first fold, which this replaces.
+    var previous: SessionTally?
 }
 
 /// Receives folded sessions, in session order, for the engine: keeps the audits or writes
@@ -83,15 +124,27 @@ final class SessionResults {
     private(set) var tally = SessionTally()
     var isStreaming: Bool { write != nil }
 
+    /// The product of a session folded again (`Refold`): from its first audit and its new one.
+    let refoldProduct: RefoldProduct
+
     /// Keeps every audit.
     init() {
         product = { key, audit in FoldedSession(key: key, tally: SessionTally(audit), audit: audit, output: []) }
+        refoldProduct = { key, previous, audit in
+            FoldedSession(key: key, tally: SessionTally(audit), audit: audit, output: [], previous: SessionTally(previous))
+        }
         write = nil
     }
 
     /// Keeps no audit: formats each on its fold job and writes the output in session order.
-    init(format: @escaping @Sendable (SessionAudit) -> [UInt8], write: @escaping ([UInt8]) throws -> Void) {
+    init(
+        format: @escaping @Sendable (SessionAudit) -> [UInt8], reformat: @escaping @Sendable (SessionAudit, SessionAudit) -> [UInt8],
+        write: @escaping ([UInt8]) throws -> Void
+    ) {
         product = { key, audit in FoldedSession(key: key, tally: SessionTally(audit), audit: nil, output: format(audit)) }
+        refoldProduct = { key, previous, audit in
+            FoldedSession(key: key, tally: SessionTally(audit), audit: nil, output: reformat(previous, audit), previous: SessionTally(previous))
+        }
         self.write = write
     }
 
@@ -110,11 +163,22 @@ final class SessionResults {
 }
 
 /// Folds sessions held in memory, in parallel, `jobs` at a time; returns them in session order.
+///
+/// They are held whole, so the event ids they share are resolved before they fold
+/// (`EarlierOccurrence.resolve`). With `previous`, a session that shares ids is folded without
+/// them first, for the tally of a first fold (`Refold`).
 func foldInParallel(
     _ sessions: consuming [SessionKey: [SessionLine]], models: [NavigationModel], options: SessionAuditOptions, jobs: Int,
-    product: @escaping @Sendable (SessionKey, SessionAudit) -> FoldedSession
+    refold: RefoldProduct? = nil, product: @escaping @Sendable (SessionKey, SessionAudit) -> FoldedSession
 ) -> [FoldedSession] {
     let keys = sessions.keys.sorted()
+    // Event ids are an app's own: each model's sessions are resolved apart. The references
+    // taken here are gone before the folds, which need each array unshared.
+    var resolved: [SessionKey: [UInt64: [EarlierOccurrence]]] = [:]
+    for model in Set(keys.map(\.model)).sorted() {
+        resolved.merge(EarlierOccurrence.resolve(keys.filter { $0.model == model }.map { (key: $0, lines: sessions[$0]!) })) { $1 }
+    }
+    let earlier = resolved
     // Each session's lines are moved out of the dictionary, so that its audit holds the only
     // reference to them and folds the events in place (see `SessionAuditor`). Callers pass
     // their dictionary with `consume`: a second reference would make each array a copy.
@@ -123,7 +187,20 @@ func foldInParallel(
     let results = ParallelResults<FoldedSession>(count: keys.count)
     let work: @Sendable (Int) -> Void = { index in
         var lines = groups.take(index) ?? []
-        results[index] = foldSession(keys[index], &lines, models: models, options: options, product: product)
+        let key = keys[index]
+        var sessionOptions = options
+        sessionOptions.earlierOccurrences = earlier[key] ?? [:]
+        if let refold {
+            // The first fold's audit too (without the shared ids), for what it replaces.
+            let model = models.indices.contains(key.model) ? models[key.model] : .poc
+            let previous = SessionAuditor.audit(sessionID: key.id, lines: &lines, model: model, options: options)
+            let audit =
+                sessionOptions.earlierOccurrences.isEmpty
+                ? previous : SessionAuditor.audit(sessionID: key.id, lines: &lines, model: model, options: sessionOptions)
+            results[index] = refold(key, previous, audit)
+        } else {
+            results[index] = foldSession(key, &lines, models: models, options: sessionOptions, product: product)
+        }
     }
     let workers = max(1, jobs > 0 ? jobs : System.coreCount)
     if workers == 1 || keys.count < 2 {
@@ -151,6 +228,9 @@ public struct FoldProgress: Sendable {
     public var partitionsFolded: Int
     public var partitions: Int
     public var findings: Int
+    /// Sessions folded again, after every partition, for the event ids they share with other
+    /// sessions (0 until then).
+    public var sessionsFoldedAgain = 0
 }
 
 /// Counts folded partitions across jobs and reports each step, one report at a time.
@@ -172,6 +252,15 @@ final class FoldCounter: @unchecked Sendable {
             report(progress)
         }
     }
+
+    /// After every partition: `sessions` were folded again, with `findings` more findings.
+    func foldedAgain(sessions: Int, findings: Int) {
+        lock.withLock {
+            progress.sessionsFoldedAgain += sessions
+            progress.findings += findings
+            report(progress)
+        }
+    }
 }
 
 // MARK: Pre-grouped input
@@ -186,12 +275,20 @@ final class StreamingCollector: SessionCollector {
     private var current: [SessionLine] = []
     private var finished: Set<SessionKey> = []
     private var folded: [FoldedSession] = []
+    /// The event ids of the sessions folded, to find those that share one.
+    private let ledger: EventIDLedger
+    private let jobs: Int
     /// Sessions met again after another session had begun: the input was not grouped.
     private(set) var regroupedSessions: [(sessionID: String, location: LineLocation)] = []
 
-    init(models: [NavigationModel], options: SessionAuditOptions, product: @escaping @Sendable (SessionKey, SessionAudit) -> FoldedSession) {
+    init(
+        models: [NavigationModel], options: SessionAuditOptions, ledger: EventIDLedger, jobs: Int,
+        product: @escaping @Sendable (SessionKey, SessionAudit) -> FoldedSession
+    ) {
         self.models = models
         self.options = options
+        self.ledger = ledger
+        self.jobs = jobs
         self.product = product
     }
 
@@ -210,16 +307,24 @@ final class StreamingCollector: SessionCollector {
         guard let key = currentKey else { return }
         let model = models.indices.contains(key.model) ? models[key.model] : .poc
         folded.append(product(key, SessionAuditor.audit(sessionID: key.id, lines: &current, model: model, options: options)))
+        current.withUnsafeBufferPointer { ledger.record(key, lines: $0) }
         finished.insert(key)
         current.removeAll(keepingCapacity: true)
         currentKey = nil
     }
 
     func finish(
-        into results: SessionResults, progress: @escaping @Sendable (FoldProgress) -> Void,
+        into results: SessionResults, progress: @escaping @Sendable (FoldProgress) -> Void, refold: Refold,
         beforeOutput: (_ lateInvalid: [Finding]) throws -> Void
     ) throws {
         flush()
+        let sharing = try ledger.sharingSessions(jobs: jobs)
+        if !sharing.isEmpty {
+            let refolded = try refold(sharing)
+            for index in folded.indices {
+                if let again = refolded[folded[index].key] { folded[index] = again }
+            }
+        }
         try beforeOutput([])
         // Output order is session order whatever order the groups came in. What is held is
         // the product: only the formatted output when streaming.
@@ -249,6 +354,11 @@ final class SpillingCollector: SessionCollector {
     private let partitionedInputBytes: Int64
     private let partitionMemory: Int?
     private var held: [SessionKey: [SessionLine]] = [:]
+    /// Set when this collector folds sessions again for another run (`Refold`): they go there.
+    var refolding: RefoldRequest?
+    /// For a run that folds one session only (`replay --session`): the event ids of the other
+    /// sessions' lines, which are not held, to find those that share one with it.
+    var othersLedger: EventIDLedger?
     private var heldBytes = 0
     private var heldRawBytes = 0
     private var spill: SpillPartitions?
@@ -491,16 +601,39 @@ final class SpillingCollector: SessionCollector {
     }
 
     func finish(
-        into results: SessionResults, progress: @escaping @Sendable (FoldProgress) -> Void,
+        into results: SessionResults, progress: @escaping @Sendable (FoldProgress) -> Void, refold: Refold,
         beforeOutput: (_ lateInvalid: [Finding]) throws -> Void
     ) throws {
         guard let spill else {
             try beforeOutput([])
             var sessions: [SessionKey: [SessionLine]] = [:]
             swap(&sessions, &held)
-            for session in foldInParallel(consume sessions, models: models, options: options, jobs: jobs, product: results.product) {
-                try results.deliver(session)
+            // A session folded alone is folded again with the sessions it shares ids with.
+            var sharing = Set<UInt64>()
+            if let othersLedger, !sessions.isEmpty {
+                var ids = Set<UInt64>()
+                for (key, lines) in sessions {
+                    for index in lines.indices { ids.insert(EventIDLedger.idHash(lines[index].decoded.eventIDHash, model: key.model)) }
+                }
+                sharing = try othersLedger.sessions(withAnyOf: ids)
+                if !sharing.isEmpty { sharing.formUnion(sessions.keys.map(EventIDLedger.hash)) }
             }
+            var folded = foldInParallel(
+                consume sessions, models: models, options: options, jobs: jobs, refold: refolding?.product, product: results.product)
+            if let refolding {
+                for session in folded { refolding.sessions[session.key] = session }
+                return
+            }
+            if !sharing.isEmpty {
+                let refolded = try refold(sharing)
+                for index in folded.indices {
+                    if var again = refolded[folded[index].key] {
+                        again.previous = nil
+                        folded[index] = again
+                    }
+                }
+            }
+            for session in folded { try results.deliver(session) }
             return
         }
         defer { spill.remove() }
@@ -517,6 +650,8 @@ final class SpillingCollector: SessionCollector {
         let files = routedFiles
         let mapped = self.mapped
         let keepQuarantine = quarantine != nil
+        let ledger = EventIDLedger(memoryBudget: memoryLimit / 8, temporaryDirectory: temporaryDirectory)
+        defer { ledger.remove() }
         // Each job folds whole partitions; streamed output is written, sorted, beside them.
         let folded = ParallelResults<Result<FoldedPartition, any Error>>(count: spill.count)
         DispatchQueue.concurrentPerform(iterations: workers) { worker in
@@ -528,6 +663,7 @@ final class SpillingCollector: SessionCollector {
                         partition: partition, files: files, mapped: mapped, keepQuarantine: keepQuarantine, buffer: &buffer
                     ) { key, lines in
                         sessions.append(foldSession(key, &lines, models: models, options: options, product: product))
+                        lines.withUnsafeBufferPointer { ledger.record(key, lines: $0) }
                     }
                     sessions.sort { $0.key < $1.key }
                     var result = FoldedPartition(invalid: invalid)
@@ -549,13 +685,47 @@ final class SpillingCollector: SessionCollector {
             late += partition.invalid
             if streaming { results.add(partition.tally) } else { all += partition.sessions }
         }
+        // Sessions that share event ids with others are folded again, with them resolved.
+        let sharing = try ledger.sharingSessions(jobs: jobs)
+        let refolded = sharing.isEmpty ? [:] : try refold(sharing)
         if let quarantine { try spill.mergeQuarantine(into: quarantine) }
         try beforeOutput(late.sorted { ($0.location ?? LineLocation(file: 0, line: 0)) < ($1.location ?? LineLocation(file: 0, line: 0)) })
+        if !refolded.isEmpty {
+            var added = 0
+            for session in refolded.values { added += session.tally.findings - (session.previous?.findings ?? 0) }
+            counter.foldedAgain(sessions: refolded.count, findings: added)
+        }
         if streaming {
-            try spill.mergeOutputs { key, output in try results.deliver(key: key, audit: nil, output: output) }
+            var replacements = refolded.values.sorted { $0.key < $1.key }[...]
+            for session in replacements {
+                results.add(session.tally)
+                if let previous = session.previous {
+                    var undo = SessionTally()
+                    undo.subtract(previous)
+                    results.add(undo)
+                }
+            }
+            // The refolded sessions' outputs replace the first ones, in session order (a
+            // session may have had no output at first).
+            try spill.mergeOutputs { key, output in
+                while let next = replacements.first, next.key < key {
+                    try results.deliver(key: next.key, audit: nil, output: next.output)
+                    replacements.removeFirst()
+                }
+                if let next = replacements.first, next.key == key {
+                    try results.deliver(key: next.key, audit: nil, output: next.output)
+                    replacements.removeFirst()
+                } else {
+                    try results.deliver(key: key, audit: nil, output: output)
+                }
+            }
+            for session in replacements { try results.deliver(key: session.key, audit: nil, output: session.output) }
             return
         }
         // Partitions split sessions by hash; merge back into session order.
+        for index in all.indices {
+            if let again = refolded[all[index].key] { all[index] = again }
+        }
         all.sort { $0.key < $1.key }
         for session in all { try results.deliver(session) }
     }
@@ -632,31 +802,7 @@ final class SpillPartitions: @unchecked Sendable {
         self.bufferBytes = bufferBytes
         self.memoryBudget = memoryBudget
         inMemory = memoryBudget > 0
-        let base = directory ?? ProcessEnvironment.temporaryDirectory
-        // The name is registered for cleanup before the directory exists (not after `mkdtemp`):
-        // a Ctrl-C in between would otherwise leave it behind.
-        var made: String?
-        for _ in 0..<64 {
-            let candidate = base + "/navreplay-spill-" + String(UInt64.random(in: 0...UInt64.max), radix: 36)
-            var failure: Int32 = 0
-            let (result, slot) = SpillCleanup.makeDirectory(candidate, partitions: count) {
-                let result = mkdir(candidate, 0o700)
-                failure = errno
-                return result
-            }
-            if result == 0 {
-                made = candidate
-                cleanupSlot = slot
-                break
-            }
-            if failure != EEXIST {
-                throw InputError(code: .unreadable, path: base, message: "cannot create a spill directory: \(String(cString: strerror(failure)))")
-            }
-        }
-        guard let made else {
-            throw InputError(code: .unreadable, path: base, message: "cannot create a spill directory: every name tried exists")
-        }
-        self.directory = made
+        (self.directory, cleanupSlot) = try ScratchDirectory.make(in: directory, files: count)
         writers = []
         do {
             for partition in 0..<count {

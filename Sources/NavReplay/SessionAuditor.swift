@@ -29,6 +29,11 @@ public struct SessionAuditOptions: Sendable {
     public var keepStates = true
     /// Record the visible screens of each session (`sessions`); an audit does not print them.
     public var recordScreens = true
+    /// Event ids this session shares with a session earlier in `session_id` order, by the
+    /// ids' `StableHash`: the first occurrence there (CONTRACT §7, Identity). Every occurrence
+    /// here is then an `event_id.conflict`. Found by `EarlierOccurrence.resolve` over the
+    /// sessions that share ids; empty for a session that shares none.
+    public var earlierOccurrences: [UInt64: [EarlierOccurrence]] = [:]
 
     public init(
         recordSteps: Bool = false, untilSeq: Int64? = nil, maxFindings: Int = .max, keepStates: Bool = true,
@@ -147,11 +152,22 @@ public enum SessionAuditor {
             }
         }
 
-        // event_id.conflict: the same id with another content, after its first occurrence.
+        // event_id.conflict: the same id with another content, after its first occurrence,
+        // which may be in an earlier session.
         var byID = LinesByText(.eventID, capacity: unique.count)
+        let sharedIDs = options.earlierOccurrences
         for index in unique {
             let earlier = byID.add(index, of: lines)
-            if earlier != index {
+            if earlier == index, !sharedIDs.isEmpty,
+                let first = sharedIDs[lines[index].decoded.eventIDHash]?.first(where: { $0.eventID.utf8Equals(lines[index].event.eventID) })
+            {
+                let line = lines[index]
+                report(
+                    .eventIDConflict, line,
+                    "event_id \(quoted(line.event.eventID)) was first seen in session \(quoted(first.sessionID)) at seq "
+                        + "\(first.reference.seq) (\(first.reference.name.rawValue)), a different event",
+                    witness: first.reference)
+            } else if earlier != index {
                 let line = lines[index]
                 let first = lines[earlier]
                 report(

@@ -397,6 +397,11 @@ final class ProgressLine: @unchecked Sendable {
                 "\r\u{1B}[2Kfolding sessions: \(fold.partitionsFolded) of \(fold.partitions) partitions (\(Int(fraction * 100))%), "
                 + "\(snapshot.sessions) sessions, \(fold.findings + snapshot.findings) findings so far"
                 + (fold.partitionsFolded > 0 ? ", ETA \(remaining / 60):\(String(format: "%02d", remaining % 60))" : "")
+            if fold.sessionsFoldedAgain > 0 {
+                line =
+                    "\r\u{1B}[2Kfolded again: \(fold.sessionsFoldedAgain) sessions that share event ids with others, "
+                    + "\(fold.findings + snapshot.findings) findings"
+            }
         }
         Terminal.writeError(line)
         drawn = true

@@ -38,7 +38,9 @@ extension NavReplayCommand {
             // Each session is added to the report's totals as it folds, and dropped unless it
             // is among the worst: memory holds the worst sessions' states, not every session's.
             let sessions = ReportAccumulator(worstCount: worst)
-            let stream = AuditStream(format: { audit, _ in sessions.add(audit); return [] }, writeInvalid: { _, _ in }, write: { _ in })
+            let stream = AuditStream(
+                format: { audit, _ in sessions.add(audit); return [] }, writeInvalid: { _, _ in }, write: { _ in },
+                reformat: { previous, audit, _ in sessions.replace(previous, with: audit); return [] })
             let run = try runAudit(input, sessionOptions: SessionAuditOptions(recordSteps: true), stream: stream)
             let data = ReportData(run: run, sessions: sessions)
             let page = HTMLReport.html(data, title: title, toolVersion: NavReplayCommand.version, timelineLimit: timelineLimit)

@@ -220,9 +220,7 @@ public final class ReportAccumulator: @unchecked Sendable {
             mine.exits[labels[labels.count - 1], default: 0] += 1
         }
         for (from, to) in zip(labels, labels.dropFirst()) { mine.transitions[from + " → " + to, default: 0] += 1 }
-        var timeOfSeq: [Int64: Int64] = [:]
         for step in audit.steps {
-            timeOfSeq[step.event.seq] = step.event.timestamp.epochMilliseconds
             if case .screenView(let claim, _) = step.event.payload { mine.views[claim.screen.label, default: 0] += 1 }
             for (stack, routes) in step.stateAfter.stacks {
                 var histogram = mine.depths[stack] ?? []
@@ -231,14 +229,10 @@ public final class ReportAccumulator: @unchecked Sendable {
                 mine.depths[stack] = histogram
             }
         }
-        for finding in audit.findings {
-            guard let seq = finding.seq else { continue }
-            let time = timeOfSeq[seq] ?? timeOfSeq.filter { $0.key < seq }.max { $0.key < $1.key }?.value
-            if let time { mine.findingTimes.append((time, finding.severity)) } else { mine.untimedFindings += 1 }
-        }
-        for rule in Set(audit.findings.map(\.rule)) { mine.sessionsByRule[rule] = 1 }
-        let errors = audit.findings.filter { $0.severity == .error }.count
-        let candidate = audit.findingCount > 0 ? ReportData.WorstSession(audit: audit, errors: errors, warnings: audit.findings.count - errors) : nil
+        let findings = Self.findingShare(of: audit)
+        mine.findingTimes = findings.times
+        mine.untimedFindings = findings.untimed
+        mine.sessionsByRule = findings.sessionsByRule
 
         lock.withLock {
             if let first = mine.first, gathered.first.map({ ReportAccumulator.replaces(first, $0, latest: false) }) ?? true { gathered.first = first }
@@ -259,13 +253,65 @@ public final class ReportAccumulator: @unchecked Sendable {
             gathered.untimedFindings += mine.untimedFindings
             gathered.sessionsByRule.merge(mine.sessionsByRule, uniquingKeysWith: +)
             if audit.findingCount > 0 { gathered.sessionsWithFindings += 1 }
-            if let candidate, worstCount > 0 {
-                let index = gathered.worst.firstIndex { ReportAccumulator.isWorse(candidate, than: $0) } ?? gathered.worst.count
-                if index < worstCount {
-                    gathered.worst.insert(candidate, at: index)
-                    if gathered.worst.count > worstCount { gathered.worst.removeLast() }
-                }
+            if let candidate = findings.worst { addWorst(candidate) }
+        }
+    }
+
+    /// Replaces a session added before (`previous`) with the same session folded again, with
+    /// more findings: its event ids shared with other sessions resolved (`AuditStream.reformat`).
+    /// The events are the same, so only the findings' share changes.
+    public func replace(_ previous: SessionAudit, with audit: SessionAudit) {
+        let old = Self.findingShare(of: previous)
+        let new = Self.findingShare(of: audit)
+        lock.withLock {
+            // The old times are taken out one occurrence each.
+            var remove: [Int64: [Severity: Int]] = [:]
+            for (time, severity) in old.times { remove[time, default: [:]][severity, default: 0] += 1 }
+            gathered.findingTimes.removeAll { time, severity in
+                guard let count = remove[time]?[severity], count > 0 else { return false }
+                remove[time]?[severity] = count - 1
+                return true
             }
+            gathered.findingTimes += new.times
+            gathered.untimedFindings += new.untimed - old.untimed
+            gathered.sessionsByRule.merge(old.sessionsByRule.mapValues { -$0 }, uniquingKeysWith: +)
+            gathered.sessionsByRule.merge(new.sessionsByRule, uniquingKeysWith: +)
+            gathered.sessionsByRule = gathered.sessionsByRule.filter { $0.value != 0 }
+            if previous.findingCount > 0 { gathered.sessionsWithFindings -= 1 }
+            if audit.findingCount > 0 { gathered.sessionsWithFindings += 1 }
+            gathered.worst.removeAll { $0.audit.sessionID.utf8Equals(previous.sessionID) && $0.audit.start == previous.start && $0.audit.events == previous.events }
+            if let candidate = new.worst { addWorst(candidate) }
+        }
+    }
+
+    /// A session's findings, as the report counts them: each at the time of its seq (or of the
+    /// latest seq before it), by rule, and the session as a candidate for the worst.
+    private static func findingShare(of audit: SessionAudit) -> (
+        times: [(Int64, Severity)], untimed: Int, sessionsByRule: [Rule: Int], worst: ReportData.WorstSession?
+    ) {
+        var timeOfSeq: [Int64: Int64] = [:]
+        for step in audit.steps { timeOfSeq[step.event.seq] = step.event.timestamp.epochMilliseconds }
+        var times: [(Int64, Severity)] = []
+        var untimed = 0
+        for finding in audit.findings {
+            guard let seq = finding.seq else { continue }
+            let time = timeOfSeq[seq] ?? timeOfSeq.filter { $0.key < seq }.max { $0.key < $1.key }?.value
+            if let time { times.append((time, finding.severity)) } else { untimed += 1 }
+        }
+        var sessionsByRule: [Rule: Int] = [:]
+        for rule in Set(audit.findings.map(\.rule)) { sessionsByRule[rule] = 1 }
+        let errors = audit.findings.filter { $0.severity == .error }.count
+        let worst = audit.findingCount > 0 ? ReportData.WorstSession(audit: audit, errors: errors, warnings: audit.findings.count - errors) : nil
+        return (times, untimed, sessionsByRule, worst)
+    }
+
+    /// Keeps `candidate` among the worst sessions if it is worse than one of them (under `lock`).
+    private func addWorst(_ candidate: ReportData.WorstSession) {
+        guard worstCount > 0 else { return }
+        let index = gathered.worst.firstIndex { ReportAccumulator.isWorse(candidate, than: $0) } ?? gathered.worst.count
+        if index < worstCount {
+            gathered.worst.insert(candidate, at: index)
+            if gathered.worst.count > worstCount { gathered.worst.removeLast() }
         }
     }
 

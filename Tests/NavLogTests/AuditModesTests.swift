@@ -437,7 +437,9 @@ import Testing
         #expect(seen >= run.counts.sessions && seen <= run.counts.sessions + Int(run.counts.invalidLines), "\(seen)")
         let partitions = try #require(folding.first?.partitions)
         #expect(partitions >= 8)
-        #expect(folding.map(\.partitionsFolded) == Array(1...partitions))
+        #expect(folding.filter { $0.sessionsFoldedAgain == 0 }.map(\.partitionsFolded) == Array(1...partitions))
+        // The copies share their event ids: every session is folded again, once all are.
+        #expect(folding.last?.sessionsFoldedAgain == run.counts.sessions)
         #expect(folding.last?.findings == run.counts.findings - run.invalidFindings.count)
     }
 
@@ -479,5 +481,121 @@ import Testing
         #expect(streamed.run.inputErrors.map(\.code) == [.notGrouped])
         #expect(streamed.run.inputErrors.first?.message.contains("\"a\" appears again at line 3") == true)
         #expect(streamed.run.counts.isBalanced)
+    }
+
+    /// Every session's events of `logs`, grouped by session and ordered by seq (as Spark
+    /// delivers them), in reverse session order: a pre-grouped input in no particular order.
+    static func grouped(_ paths: [String], reversed: Bool = false) throws -> String {
+        var lines: [(String, Int64, String)] = []
+        for path in paths {
+            for line in try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n") {
+                if case .success(let decoded) = EventDecoder().decode(String(line)) {
+                    lines.append((decoded.event.sessionID, decoded.event.seq, String(line)))
+                }
+            }
+        }
+        lines.sort { reversed ? ($0.0, $1.1) > ($1.0, $0.1) : ($0.0, $0.1) < ($1.0, $1.1) }
+        return lines.map { $0.2 + "\n" }.joined()
+    }
+
+    @Test func eventIDsSharedAcrossSessionsAreConflictsOnEveryPath() throws {
+        // The copies of the sample logs keep their event ids under new session ids: every event
+        // of a copy after the first (in session order, c0 first) reuses an id of c0's.
+        let directory = try Self.scratch()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let spill = directory.appendingPathComponent("spill")
+        try FileManager.default.createDirectory(at: spill, withIntermediateDirectories: true)
+        let paths = try Self.replicatedLogs(copies: 12, in: directory)
+        let inMemory = try Self.run(paths)
+        let conflicts = inMemory.run.findings.filter { $0.rule == .eventIDConflict }
+        let bySession = Dictionary(grouping: conflicts) { $0.sessionID ?? "" }
+        #expect(!conflicts.contains { $0.sessionID?.hasPrefix("c0-") == true && $0.message.contains("in session") }, "the first copy owns every id")
+        #expect(bySession.keys.contains { $0.hasPrefix("c11-") })
+        let events = inMemory.run.sessions.filter { $0.sessionID.hasPrefix("c1-") }.reduce(0) { $0 + $1.events + $1.duplicates }
+        #expect(bySession.filter { $0.key.hasPrefix("c1-") }.values.reduce(0) { $0 + $1.count } >= events, "every event of c1")
+        let witness = try #require(bySession.first { $0.key.hasPrefix("c1-") }?.value.first?.message)
+        #expect(witness.contains("first seen in session \"c0-"), "\(witness)")
+
+        let grouped = directory.appendingPathComponent("grouped.ndjson").path
+        try Data(try Self.grouped(paths, reversed: true).utf8).write(to: URL(fileURLWithPath: grouped))
+        let groupedInMemory = try Self.run([grouped])
+        for (name, inputs, configure) in [
+            ("partitioned, mapped", paths, { (c: inout AuditConfiguration) in c.partitionedInputBytes = 0; c.jobs = 2 }),
+            ("partitioned, copied in shorthand", paths, { (c: inout AuditConfiguration) in
+                c.partitionedInputBytes = 0; c.mapsInputs = false; c.shorthandFromBytes = 0; c.jobs = 1 }),
+            ("held, then spilled, ledger in files", paths, { (c: inout AuditConfiguration) in
+                c.memoryLimit = 1 << 20; c.jobs = 2; c.temporaryDirectory = spill.path }),
+            ("pre-grouped, in reverse session order", [grouped], { (c: inout AuditConfiguration) in c.preGrouped = true }),
+        ] as [(String, [String], (inout AuditConfiguration) -> Void)] {
+            let expected = inputs == paths ? inMemory : groupedInMemory
+            for streamed in [false, true] {
+                let other = streamed ? try Self.streamed(inputs, configure: configure) : try Self.run(inputs, configure: configure)
+                let same = (findings: other.findings == expected.findings, summary: other.summary == expected.summary)
+                #expect(same.findings, "\(name), streamed \(streamed): findings")
+                #expect(same.summary, "\(name), streamed \(streamed): summary")
+                #expect(other.run.counts.isBalanced)
+            }
+        }
+        #expect(groupedInMemory.run.findings.filter { $0.rule == .eventIDConflict }.count == conflicts.count)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: spill.path).isEmpty, "ledger files removed")
+    }
+
+    @Test func inputsThatCannotBeReadTwiceAreCopiedForTheRefold() throws {
+        // A FIFO (as standard input) is read once; its sessions that share event ids are read
+        // again from a copy, then the copy is removed.
+        let directory = try Self.scratch()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let spill = directory.appendingPathComponent("spill")
+        try FileManager.default.createDirectory(at: spill, withIntermediateDirectories: true)
+        let paths = try Self.replicatedLogs(copies: 4, in: directory)
+        let text = try Self.grouped(paths)
+        let file = directory.appendingPathComponent("grouped.ndjson").path
+        try Data(text.utf8).write(to: URL(fileURLWithPath: file))
+        let fifo = directory.appendingPathComponent("fifo.ndjson").path
+        #expect(mkfifo(fifo, 0o600) == 0)
+        func throughFIFO(_ configure: @escaping (inout AuditConfiguration) -> Void) throws -> [UInt8] {
+            let bytes = Array(text.utf8)
+            let writer = DispatchQueue(label: "fifo writer")
+            writer.async {
+                let descriptor = open(fifo, O_WRONLY)
+                _ = bytes.withUnsafeBytes { write(descriptor, $0.baseAddress!, $0.count) }
+                close(descriptor)
+            }
+            defer { writer.sync {} }
+            return try Self.run([fifo]) {
+                $0.temporaryDirectory = spill.path
+                configure(&$0)
+            }.findings
+        }
+        let expected = try Self.run([file]).findings
+        let rename = { (bytes: [UInt8]) in String(decoding: bytes, as: UTF8.self).replacingOccurrences(of: "fifo.ndjson", with: "grouped.ndjson") }
+        #expect(String(decoding: expected, as: UTF8.self).contains("event_id.conflict"))
+        for (name, configure) in [
+            ("pre-grouped", { (c: inout AuditConfiguration) in c.preGrouped = true }),
+            ("partitioned", { (c: inout AuditConfiguration) in c.partitionedInputBytes = 16 << 10; c.batchBytes = 4 << 10 }),
+        ] as [(String, (inout AuditConfiguration) -> Void)] {
+            let same = rename(try throughFIFO(configure)) == String(decoding: expected, as: UTF8.self)
+            #expect(same, "\(name)")
+        }
+        #expect(try FileManager.default.contentsOfDirectory(atPath: spill.path).isEmpty, "the copy is removed")
+    }
+
+    @Test func theLedgerFindsSharedIDsInMemoryAndInFiles() throws {
+        let directory = try Self.scratch()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        for budget in [0, 1 << 30] {
+            let ledger = EventIDLedger(memoryBudget: budget, temporaryDirectory: directory.path)
+            // 20,000 ids, one session each, and id 7 (then id 0, stored as 1) in a second session.
+            for id in 0..<UInt64(20_000) { ledger.record(eventIDHash: StableHash.mix(id), session: id % 100) }
+            ledger.record(eventIDHash: StableHash.mix(7), session: 1_000)
+            ledger.record(eventIDHash: 0, session: 2_000)
+            ledger.record(eventIDHash: 0, session: 2_001)
+            ledger.record(eventIDHash: 0, session: 2_001)  // twice in one session: that one only
+            #expect(try ledger.sharingSessions(jobs: 2) == [7, 1_000, 2_000, 2_001], "budget \(budget)")
+            ledger.remove()
+        }
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path).isEmpty)
+        #expect(EventIDLedger.sharingSessions([5, 1, 5, 1, 6, 2]) == [])
+        #expect(Set(EventIDLedger.sharingSessions([5, 1, 5, 2, 6, 3])) == [1, 2])
     }
 }

@@ -8,7 +8,7 @@ import Testing
 /// Large plain files are mapped into memory (README, "Large inputs"): one that shrinks while it
 /// is audited ends the run with exit status 2 and a message naming it, not a crash.
 @Suite struct MappedInputTests {
-    /// About 40 MB of a sample log under distinct session ids: over the 32 MB from which a file
+    /// About 40 MB of a sample log under distinct session and event ids: over the 32 MB from which a file
     /// is partitioned, and within the default memory limit, so it is mapped.
     static func largeLog(in scratch: ScratchDirectory) throws -> String {
         let sample = try String(contentsOfFile: Repository.path("SampleLogs/clean/app-2026-11-20-upload1.ndjson"), encoding: .utf8)
@@ -19,7 +19,9 @@ import Testing
         var copy = 0
         var chunk = ""
         while written < 40 << 20 {
+            // Event ids too: a copy that kept them would be a conflict (CONTRACT §7).
             chunk += sample.replacingOccurrences(of: "\"session_id\":\"s-", with: "\"session_id\":\"c\(copy)-s-")
+                .replacingOccurrences(of: "\"event_id\":\"", with: "\"event_id\":\"c\(copy)-")
             copy += 1
             if chunk.utf8.count > 1 << 20 {
                 written += chunk.utf8.count

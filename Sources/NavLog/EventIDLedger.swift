@@ -1,0 +1,298 @@
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+import Dispatch
+import NavEvents
+import NavJSON
+import NavReplay
+
+/// Which sessions share an event id with another session, for audits whose sessions fold apart
+/// (partitions, pre-grouped input): CONTRACT §7 makes every occurrence of an id after the first,
+/// in (`session_id`, `seq`) order, an `event_id.conflict`, across sessions too.
+///
+/// Each folded session records the hash of every line's event id with the hash of its session,
+/// 16 bytes a line. `sharingSessions()` then finds the id hashes met under two session hashes,
+/// bucket by bucket (by the id hash's top bits), each bucket in a small open-addressing table:
+/// so no more than a bucket is in memory at once when the ledger outgrows its memory budget and
+/// goes to files. What it returns is a superset, by hash only; the sessions it names are folded
+/// again, exactly, with their shared ids resolved (`EarlierOccurrence.resolve`). It misses a
+/// shared id only if two sessions' 64-bit hashes are equal.
+final class EventIDLedger: @unchecked Sendable {
+    // @unchecked: every field is touched under `lock`, or after the last `record` call.
+    static let bucketBits = 6
+    static var bucketCount: Int { 1 << bucketBits }
+
+    private let lock = NSLockLike()
+    /// Per bucket, `(id hash, session hash)` pairs not yet written.
+    private var buckets: [[UInt64]]
+    private var heldBytes = 0
+    private let memoryBudget: Int
+    private let temporaryDirectory: String?
+    private var scratch: (path: String, slot: Int32)?
+    private var descriptors: [Int32] = []
+    /// The first error writing the ledger, reported by `sharingSessions()`.
+    private var failure: (any Error)?
+    private(set) var recordedLines: Int64 = 0
+
+    /// `memoryBudget`: bytes of entries held in memory; past it, the buckets go to files in a
+    /// directory of their own under `temporaryDirectory` (`nil`: `$TMPDIR` or `/tmp`).
+    init(memoryBudget: Int, temporaryDirectory: String?) {
+        buckets = Array(repeating: [], count: Self.bucketCount)
+        self.memoryBudget = max(1 << 16, memoryBudget)
+        self.temporaryDirectory = temporaryDirectory
+    }
+
+    deinit { remove() }
+
+    /// The hash a session is recorded under: its id's bytes and its model.
+    static func hash(_ key: SessionKey) -> UInt64 {
+        var id = key.id
+        return StableHash.mix(id.withUTF8 { StableHash.string($0) } &+ UInt64(truncatingIfNeeded: key.model))
+    }
+
+    /// An event id's hash as the ledger keeps it: an app's ids are its own, so two models'
+    /// sessions never share one.
+    @inline(__always)
+    static func idHash(_ eventIDHash: UInt64, model: Int) -> UInt64 {
+        model == 0 ? eventIDHash : StableHash.mix(eventIDHash &+ UInt64(truncatingIfNeeded: model))
+    }
+
+    /// Records the event ids of one session's lines. Called from any fold job.
+    func record(_ key: SessionKey, lines: UnsafeBufferPointer<SessionLine>) {
+        guard !lines.isEmpty else { return }
+        let session = Self.hash(key)
+        let shift = UInt64(64 - Self.bucketBits)
+        let model = key.model
+        lock.withLock {
+            for index in lines.indices {
+                let id = Self.idHash(lines[index].decoded.eventIDHash, model: model)
+                let bucket = Int(truncatingIfNeeded: id >> shift)
+                buckets[bucket].append(id)
+                buckets[bucket].append(session)
+            }
+            recordedLines += Int64(lines.count)
+            heldBytes += 16 * lines.count
+            if heldBytes > memoryBudget { writeHeld() }
+        }
+    }
+
+    /// Records one line's event id (by hash) under a session's hash.
+    func record(eventIDHash: UInt64, session: UInt64) {
+        lock.withLock {
+            buckets[Int(truncatingIfNeeded: eventIDHash >> UInt64(64 - Self.bucketBits))] += [eventIDHash, session]
+            recordedLines += 1
+            heldBytes += 16
+            if heldBytes > memoryBudget { writeHeld() }
+        }
+    }
+
+    /// Writes every held bucket to its file (under `lock`).
+    private func writeHeld() {
+        guard failure == nil else { return }
+        do {
+            if scratch == nil {
+                let made = try ScratchDirectory.make(in: temporaryDirectory, files: Self.bucketCount)
+                scratch = made
+                for bucket in 0..<Self.bucketCount {
+                    let descriptor = open(made.path + "/ids-" + String(bucket), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
+                    guard descriptor >= 0 else {
+                        throw InputError(code: .unreadable, path: made.path, message: "cannot create the event-id ledger: \(String(cString: strerror(errno)))")
+                    }
+                    descriptors.append(descriptor)
+                }
+            }
+            for bucket in 0..<Self.bucketCount where !buckets[bucket].isEmpty {
+                try buckets[bucket].withUnsafeBytes { try ScratchDirectory.writeAll($0, to: descriptors[bucket], path: scratch!.path) }
+                buckets[bucket] = []
+            }
+            heldBytes = 0
+        } catch {
+            failure = error
+        }
+    }
+
+    /// The hashes of the sessions that share an event id (by hash) with another session, found
+    /// on `jobs` cores. Call once, after the last `record`.
+    func sharingSessions(jobs: Int) throws -> Set<UInt64> {
+        if let failure { throw failure }
+        guard recordedLines > 0 else { return [] }
+        let results = ParallelResults<Result<[UInt64], any Error>>(count: Self.bucketCount)
+        let workers = max(1, min(jobs, Self.bucketCount))
+        DispatchQueue.concurrentPerform(iterations: workers) { worker in
+            for bucket in stride(from: worker, to: Self.bucketCount, by: workers) {
+                results[bucket] = Result { try self.sharingSessions(inBucket: bucket) }
+            }
+        }
+        var sharing = Set<UInt64>()
+        for result in results.values { sharing.formUnion(try result.get()) }
+        return sharing
+    }
+
+    /// The sessions recorded with any of these event id hashes. Call once, after the last `record`.
+    func sessions(withAnyOf ids: Set<UInt64>) throws -> Set<UInt64> {
+        if let failure { throw failure }
+        var sessions = Set<UInt64>()
+        for bucket in 0..<Self.bucketCount {
+            let entries = try entries(ofBucket: bucket)
+            for pair in 0..<(entries.count / 2) where ids.contains(entries[2 * pair]) { sessions.insert(entries[2 * pair + 1]) }
+        }
+        return sessions
+    }
+
+    private func sharingSessions(inBucket bucket: Int) throws -> [UInt64] {
+        Self.sharingSessions(try entries(ofBucket: bucket))
+    }
+
+    /// A bucket's `(id, session)` pairs, from its file and memory; taken out of the ledger.
+    private func entries(ofBucket bucket: Int) throws -> [UInt64] {
+        var entries: [UInt64] = []
+        if let scratch {
+            var bytes: [UInt8] = []
+            let path = scratch.path + "/ids-" + String(bucket)
+            try LineReader.readWholeFile(path, into: &bytes)
+            unlink(path)
+            entries = bytes.withUnsafeBytes { Array($0.bindMemory(to: UInt64.self)) }
+        }
+        entries += buckets[bucket]
+        buckets[bucket] = []
+        return entries
+    }
+
+    /// In `(id, session)` pairs, the sessions of every id met with two sessions or more.
+    static func sharingSessions(_ entries: [UInt64]) -> [UInt64] {
+        let pairs = entries.count / 2
+        guard pairs > 1 else { return [] }
+        var capacity = 16
+        while capacity < 2 * pairs { capacity <<= 1 }
+        let mask = capacity - 1
+        // Open addressing on the id hash (0 marks an empty slot, so id hash 0 is stored as 1:
+        // at worst a needless refold). Each slot holds the first session met, and whether
+        // another one was met.
+        var ids = [UInt64](repeating: 0, count: capacity)
+        var sessions = [UInt64](repeating: 0, count: capacity)
+        var shared = [Bool](repeating: false, count: capacity)
+        var anyShared = false
+        func slot(of id: UInt64) -> Int {
+            var index = Int(truncatingIfNeeded: StableHash.mix(id)) & mask
+            while ids[index] != 0 && ids[index] != id { index = (index + 1) & mask }
+            return index
+        }
+        for pair in 0..<pairs {
+            let id = max(1, entries[2 * pair])
+            let session = entries[2 * pair + 1]
+            let index = slot(of: id)
+            if ids[index] == 0 {
+                ids[index] = id
+                sessions[index] = session
+            } else if sessions[index] != session {
+                shared[index] = true
+                anyShared = true
+            }
+        }
+        guard anyShared else { return [] }
+        var sharing = Set<UInt64>()
+        for pair in 0..<pairs {
+            let index = slot(of: max(1, entries[2 * pair]))
+            if shared[index] { sharing.insert(entries[2 * pair + 1]) }
+        }
+        return Array(sharing)
+    }
+
+    /// Removes the ledger's files, if it wrote any.
+    func remove() {
+        for descriptor in descriptors { close(descriptor) }
+        descriptors = []
+        guard let scratch else { return }
+        for bucket in 0..<Self.bucketCount { unlink(scratch.path + "/ids-" + String(bucket)) }
+        ScratchDirectory.remove(scratch)
+        self.scratch = nil
+    }
+}
+
+/// A private directory for temporary files, registered before it exists for removal on Ctrl-C
+/// (`SpillCleanup`: the signal handler removes the files it knows by name, `part-N`, `out-N`,
+/// `bad-N`, `ids-N`, `copy-N` for N below `files`, and `bad-reading`, then the directory).
+enum ScratchDirectory {
+    static func make(in base: String?, files: Int) throws -> (path: String, slot: Int32) {
+        let base = base ?? ProcessEnvironment.temporaryDirectory
+        for _ in 0..<64 {
+            let candidate = base + "/navreplay-spill-" + String(UInt64.random(in: 0...UInt64.max), radix: 36)
+            var failure: Int32 = 0
+            let (result, slot) = SpillCleanup.makeDirectory(candidate, partitions: files) {
+                let result = mkdir(candidate, 0o700)
+                failure = errno
+                return result
+            }
+            if result == 0 { return (candidate, slot) }
+            if failure != EEXIST {
+                throw InputError(code: .unreadable, path: base, message: "cannot create a spill directory: \(String(cString: strerror(failure)))")
+            }
+        }
+        throw InputError(code: .unreadable, path: base, message: "cannot create a spill directory: every name tried exists")
+    }
+
+    /// Removes the (emptied) directory and its registration.
+    static func remove(_ directory: (path: String, slot: Int32)) {
+        rmdir(directory.path)
+        SpillCleanup.unregister(directory.slot)
+    }
+
+    static func writeAll(_ bytes: UnsafeRawBufferPointer, to descriptor: Int32, path: String) throws {
+        var offset = 0
+        while offset < bytes.count {
+            let written = write(descriptor, bytes.baseAddress! + offset, bytes.count - offset)
+            if written < 0 {
+                if errno == EINTR { continue }
+                throw InputError(code: .unreadable, path: path, message: "cannot write a temporary file: \(String(cString: strerror(errno)))")
+            }
+            offset += written
+        }
+    }
+}
+
+/// Copies of the inputs that cannot be read twice (standard input, a pipe, a FIFO, a device),
+/// written as they are read, so that a refold (`Refold`) reads the same lines again.
+final class InputCopies {
+    private let directory: (path: String, slot: Int32)
+    private var descriptors: [String: Int32] = [:]
+    /// The file each copied input is in, by input name.
+    private(set) var paths: [String: String] = [:]
+
+    /// The inputs among `inputs` that are not regular files (`-` is standard input).
+    static func unrepeatable(_ inputs: [String]) -> [String] {
+        inputs.filter { path in
+            guard path != "-" else { return true }
+            var status = stat()
+            return stat(path, &status) == 0 && (status.st_mode & S_IFMT) != S_IFREG && (status.st_mode & S_IFMT) != S_IFDIR
+        }
+    }
+
+    init(of inputs: [String], in temporaryDirectory: String?) throws {
+        directory = try ScratchDirectory.make(in: temporaryDirectory, files: inputs.count)
+        for (index, input) in inputs.enumerated() {
+            let path = directory.path + "/copy-" + String(index)
+            let descriptor = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
+            guard descriptor >= 0 else {
+                let reason = String(cString: strerror(errno))
+                remove()
+                throw InputError(code: .unreadable, path: directory.path, message: "cannot keep a copy of \(input): \(reason)")
+            }
+            descriptors[input] = descriptor
+            paths[input] = path
+        }
+    }
+
+    deinit { remove() }
+
+    func descriptor(for input: String) -> Int32? { descriptors[input] }
+
+    private func remove() {
+        for descriptor in descriptors.values { close(descriptor) }
+        descriptors = [:]
+        for path in paths.values { unlink(path) }
+        paths = [:]
+        ScratchDirectory.remove(directory)
+    }
+}
