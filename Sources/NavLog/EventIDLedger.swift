@@ -24,9 +24,15 @@ final class EventIDLedger: @unchecked Sendable {
     static let bucketBits = 6
     static var bucketCount: Int { 1 << bucketBits }
 
+    /// An event id's hash and its session's.
+    struct Entry {
+        var id: UInt64
+        var session: UInt64
+    }
+
     private let lock = NSLockLike()
-    /// Per bucket, `(id hash, session hash)` pairs not yet written.
-    private var buckets: [[UInt64]]
+    /// Per bucket, the entries not yet written.
+    private var buckets: [[Entry]]
     private var heldBytes = 0
     private let memoryBudget: Int
     private let temporaryDirectory: String?
@@ -66,11 +72,12 @@ final class EventIDLedger: @unchecked Sendable {
         let shift = UInt64(64 - Self.bucketBits)
         let model = key.model
         lock.withLock {
-            for index in lines.indices {
-                let id = Self.idHash(lines[index].decoded.eventIDHash, model: model)
-                let bucket = Int(truncatingIfNeeded: id >> shift)
-                buckets[bucket].append(id)
-                buckets[bucket].append(session)
+            // Through a buffer pointer: through the property, each append checked access to it.
+            buckets.withUnsafeMutableBufferPointer { buckets in
+                for index in lines.indices {
+                    let id = Self.idHash(lines[index].decoded.eventIDHash, model: model)
+                    buckets[Int(truncatingIfNeeded: id >> shift)].append(Entry(id: id, session: session))
+                }
             }
             recordedLines += Int64(lines.count)
             heldBytes += 16 * lines.count
@@ -81,7 +88,7 @@ final class EventIDLedger: @unchecked Sendable {
     /// Records one line's event id (by hash) under a session's hash.
     func record(eventIDHash: UInt64, session: UInt64) {
         lock.withLock {
-            buckets[Int(truncatingIfNeeded: eventIDHash >> UInt64(64 - Self.bucketBits))] += [eventIDHash, session]
+            buckets[Int(truncatingIfNeeded: eventIDHash >> UInt64(64 - Self.bucketBits))].append(Entry(id: eventIDHash, session: session))
             recordedLines += 1
             heldBytes += 16
             if heldBytes > memoryBudget { writeHeld() }
@@ -136,7 +143,7 @@ final class EventIDLedger: @unchecked Sendable {
         var sessions = Set<UInt64>()
         for bucket in 0..<Self.bucketCount {
             let entries = try entries(ofBucket: bucket)
-            for pair in 0..<(entries.count / 2) where ids.contains(entries[2 * pair]) { sessions.insert(entries[2 * pair + 1]) }
+            for entry in entries where ids.contains(entry.id) { sessions.insert(entry.session) }
         }
         return sessions
     }
@@ -145,24 +152,24 @@ final class EventIDLedger: @unchecked Sendable {
         Self.sharingSessions(try entries(ofBucket: bucket))
     }
 
-    /// A bucket's `(id, session)` pairs, from its file and memory; taken out of the ledger.
-    private func entries(ofBucket bucket: Int) throws -> [UInt64] {
-        var entries: [UInt64] = []
+    /// A bucket's entries, from its file and memory; taken out of the ledger.
+    private func entries(ofBucket bucket: Int) throws -> [Entry] {
+        var entries: [Entry] = []
         if let scratch {
             var bytes: [UInt8] = []
             let path = scratch.path + "/ids-" + String(bucket)
             try LineReader.readWholeFile(path, into: &bytes)
             unlink(path)
-            entries = bytes.withUnsafeBytes { Array($0.bindMemory(to: UInt64.self)) }
+            entries = bytes.withUnsafeBytes { Array($0.bindMemory(to: Entry.self)) }
         }
         entries += buckets[bucket]
         buckets[bucket] = []
         return entries
     }
 
-    /// In `(id, session)` pairs, the sessions of every id met with two sessions or more.
-    static func sharingSessions(_ entries: [UInt64]) -> [UInt64] {
-        let pairs = entries.count / 2
+    /// The sessions of every id met with two sessions or more.
+    static func sharingSessions(_ entries: [Entry]) -> [UInt64] {
+        let pairs = entries.count
         guard pairs > 1 else { return [] }
         var capacity = 16
         while capacity < 2 * pairs { capacity <<= 1 }
@@ -179,9 +186,9 @@ final class EventIDLedger: @unchecked Sendable {
             while ids[index] != 0 && ids[index] != id { index = (index + 1) & mask }
             return index
         }
-        for pair in 0..<pairs {
-            let id = max(1, entries[2 * pair])
-            let session = entries[2 * pair + 1]
+        for entry in entries {
+            let id = max(1, entry.id)
+            let session = entry.session
             let index = slot(of: id)
             if ids[index] == 0 {
                 ids[index] = id
@@ -193,10 +200,7 @@ final class EventIDLedger: @unchecked Sendable {
         }
         guard anyShared else { return [] }
         var sharing = Set<UInt64>()
-        for pair in 0..<pairs {
-            let index = slot(of: max(1, entries[2 * pair]))
-            if shared[index] { sharing.insert(entries[2 * pair + 1]) }
-        }
+        for entry in entries where shared[slot(of: max(1, entry.id))] { sharing.insert(entry.session) }
         return Array(sharing)
     }
 

@@ -595,7 +595,8 @@ import Testing
             ledger.remove()
         }
         #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path).isEmpty)
-        #expect(EventIDLedger.sharingSessions([5, 1, 5, 1, 6, 2]) == [])
-        #expect(Set(EventIDLedger.sharingSessions([5, 1, 5, 2, 6, 3])) == [1, 2])
+        let entry = { (id: UInt64, session: UInt64) in EventIDLedger.Entry(id: id, session: session) }
+        #expect(EventIDLedger.sharingSessions([entry(5, 1), entry(5, 1), entry(6, 2)]) == [])
+        #expect(Set(EventIDLedger.sharingSessions([entry(5, 1), entry(5, 2), entry(6, 3)])) == [1, 2])
     }
 }

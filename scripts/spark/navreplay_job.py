@@ -2,8 +2,10 @@
 
 The job reads NDJSON logs (plain or gzip; paths, directories or globs; local or any Hadoop file
 system such as s3a://, gs://, hdfs://), numbers every line itself (Spark does not keep line
-numbers), keys each line by its ``session_id``, repartitions by session, sorts each partition by
-session and ``seq``, and pipes each partition through ``navreplay`` in its pre-grouped,
+numbers), keys each line by its ``session_id``, repartitions by session (the sessions that share
+an event id with another session all into one partition, where navreplay resolves the conflicts
+between them; found by a first pass over the keyed lines, which are kept for the second), sorts
+each partition by session and ``seq``, and pipes each partition through ``navreplay`` in its pre-grouped,
 located-input mode (``--pre-grouped --located-input PATHS``), so that every finding carries the
 original file and line. The per-partition outputs are merged into:
 
@@ -409,6 +411,32 @@ def session_of(content: bytes) -> tuple[str, int] | None:
     return session, seq if type(seq) is int else -1
 
 
+_EVENT_ID_TOKEN = b'"event_id"'
+_EVENT_ID_VALUE = re.compile(rb'"event_id"[ \t\r\n]*:[ \t\r\n]*"((?:[^"\\]|\\.)*)"')
+
+
+def event_id_of(content: bytes) -> str:
+    """The line's top-level ``event_id``, or "" when it cannot be read (as ``session_of``).
+
+    Used only to find the sessions that share an event id (CONTRACT §7: a conflict across
+    sessions): a line whose id is misread can at worst send a session to the shared partition.
+    """
+    if content.count(_EVENT_ID_TOKEN) == 1 and b"\\u" not in content:
+        match = _EVENT_ID_VALUE.search(content)
+        if match is not None:
+            value = match.group(1)
+            try:
+                return value.decode("utf-8") if b"\\" not in value else json.loads(b'"' + value + b'"')
+            except (UnicodeDecodeError, ValueError):
+                return ""
+    try:
+        event = json.loads(content)
+    except (ValueError, UnicodeDecodeError, RecursionError):
+        return ""
+    value = event.get("event_id") if isinstance(event, dict) else None
+    return value if isinstance(value, str) else ""
+
+
 def grouping_id(session: str) -> str:
     """The form sessions are grouped by: the id's exact text. navreplay compares ids as bytes, so
     "caf\u00e9" and "cafe\u0301" (canonically equivalent) are two sessions, as the contract's
@@ -420,8 +448,12 @@ def stable_hash(text: str) -> int:
     return zlib.crc32(text.encode("utf-8", "surrogatepass"))
 
 
-# Record keys: (model, kind, session, seq, file, line). kind 0: no session (blank or unreadable).
+# Record keys: (model, kind, session, seq, file, line, event_id). kind 0: no session (blank or
+# unreadable). The event id comes last: it never changes the order (file and line are unique).
 NO_SESSION, SESSION = 0, 1
+# Sessions that share an event id with another session of their model are all folded by one
+# navreplay run, in this partition, which resolves their shared ids as one machine does.
+SHARED_PARTITION = 0
 
 
 def keyed_lines(file_index: int, path: str, model: int, data: bytes, max_line_bytes: int) -> Iterator[tuple]:
@@ -440,26 +472,40 @@ def keyed_lines(file_index: int, path: str, model: int, data: bytes, max_line_by
             found = session_of(content)
         if found is None:
             blank = overlong is None and _BLANK.match(content) is not None
-            yield (model, NO_SESSION, "", 0 if blank else 1, file_index, number), located
+            yield (model, NO_SESSION, "", 0 if blank else 1, file_index, number, ""), located
         else:
             session, seq = found
-            yield (model, SESSION, grouping_id(session), seq, file_index, number), located
+            yield (model, SESSION, grouping_id(session), seq, file_index, number, event_id_of(content)), located
     error = problem[0] if problem else None
     yield None, (file_index, count, error.code if error else None, error.message if error else None)
 
 
-def partition_hash(split_session: str | None):
-    """The partitioner: by (model, session); session-less lines spread by file and line."""
+def partition_hash(split_session: str | None, sharing: frozenset = frozenset()):
+    """The partitioner: by (model, session); session-less lines spread by file and line; the
+    sessions in ``sharing`` (``(model, session)``) all in ``SHARED_PARTITION``."""
 
     def hash_key(key: tuple) -> int:
-        model, kind, session, seq, file_index, line = key
+        model, kind, session, seq, file_index, line, _ = key
         if kind == NO_SESSION:
             return file_index * 1_000_003 + line
         if split_session is not None and session == split_session:
             return stable_hash(session) + max(seq, 0)  # debug: consecutive seqs in different partitions
+        if sharing and (model, session) in sharing:
+            return SHARED_PARTITION
         return stable_hash(session) + model * 7919
 
     return hash_key
+
+
+def sessions_sharing_ids(keyed) -> frozenset:
+    """The ``(model, session)`` of every session that shares an event id with another session of
+    its model (CONTRACT §7: every occurrence after the first, in (session_id, seq) order, is an
+    ``event_id.conflict``), from an RDD of ``(key, line)``. Usually none."""
+    pairs = keyed.flatMap(
+        lambda record: [((record[0][0], record[0][6]), record[0][2])]
+        if record[0][0] != -1 and record[0][1] == SESSION and record[0][6] else []).distinct()
+    shared = pairs.mapValues(lambda _: 1).reduceByKey(lambda a, b: a + b).filter(lambda pair: pair[1] > 1)
+    return frozenset(pairs.join(shared).map(lambda pair: (pair[0][0], pair[1][0])).distinct().collect())
 
 
 # ---------------------------------------------------------------------------------------------
@@ -1185,17 +1231,22 @@ def _run(mode: str, args, spark_args: list[str], master: str | None) -> int:
             raise RuntimeError("Spark read a file the job did not list")
         for key, value in keyed_lines(file_index, paths[file_index], models_of[file_index], data, max_line_bytes):
             if key is None:
-                yield (-1, 0, "", 0, value[0], 0), value  # the file's report rides along to partition 0
+                yield (-1, 0, "", 0, value[0], 0, ""), value  # the file's report rides along to partition 0
             else:
                 yield key, value
 
-    session_hash = partition_hash(grouping_id(args.debug_split_session) if args.debug_split_session else None)
+    from pyspark import StorageLevel
+
+    # Read once, kept for the two passes: the event ids shared across sessions, then the fold.
+    exploded = contents.flatMap(explode)
+    exploded.persist(StorageLevel.MEMORY_AND_DISK)
+    sharing = sessions_sharing_ids(exploded)
+    session_hash = partition_hash(grouping_id(args.debug_split_session) if args.debug_split_session else None, sharing)
 
     def partitioner(key):
         return 0 if key[0] == -1 else session_hash(key)
 
-    keyed = contents.flatMap(explode).repartitionAndSortWithinPartitions(partitions, partitioner)
-    from pyspark import StorageLevel
+    keyed = exploded.repartitionAndSortWithinPartitions(partitions, partitioner)
 
     results = keyed.mapPartitionsWithIndex(lambda index, records: run_partition(plan, index, records))
     results.persist(StorageLevel.MEMORY_AND_DISK)
@@ -1233,6 +1284,7 @@ def _run(mode: str, args, spark_args: list[str], master: str | None) -> int:
         counts["quarantine"] = write_sorted("Q", "quarantine")
     finally:
         results.unpersist()
+        exploded.unpersist()
 
     merged = merge_summaries(paths, summaries, unreadable)
     output.write("summary.json", summary_json(merged).encode("utf-8"))

@@ -131,6 +131,25 @@ def test_session_of(line, session):
     assert job.session_of(line) == session
 
 
+@pytest.mark.parametrize("line, event_id", [
+    (b'{"event_id":"e1","session_id":"s1"}', "e1"),
+    (b'{"event_id" : "e\\"1"}', 'e"1'),
+    (b'{"event\\u005fid":"e2"}', "e2"),
+    (b'{"route_params":{"event_id":"inner"},"event_id":"outer"}', "outer"),
+    (b'{"event_id":42}', ""),
+    (b'not json', ""),
+])
+def test_event_id_of(line, event_id):
+    assert job.event_id_of(line) == event_id
+
+
+def test_sessions_that_share_an_event_id_go_to_one_partition():
+    key = lambda model, session, event_id: (model, job.SESSION, session, 0, 0, 1, event_id)
+    hash_key = job.partition_hash(None, frozenset({(0, "a"), (0, "b")}))
+    assert hash_key(key(0, "a", "x")) == hash_key(key(0, "b", "y")) == job.SHARED_PARTITION
+    assert hash_key(key(1, "a", "x")) == job.partition_hash(None)(key(1, "a", "x"))  # another model's "a"
+
+
 def test_canonically_equivalent_ids_are_two_ids():
     assert job.grouping_id("cafe\u0301") != job.grouping_id("caf\u00e9")
     assert job.grouping_id("s-1") == "s-1"

@@ -83,6 +83,8 @@ def test_the_generated_log_is_what_the_test_needs(reference, damaged_log):
     assert {entry.get("error_code") for entry in summary["inputs"]} >= {"not_found", "corrupt_gzip", "truncated_gzip"}
     rules = set(summary["findings_by_rule"])
     assert {"schema.invalid", "seq.gap", "state.mismatch", "route.unknown", "command.postcondition"} <= rules
+    # An event id shared by two sessions (the job must fold them in one partition).
+    assert any(b"was first seen in session" in line for line in reference.findings.splitlines())
     # One session spread over several files.
     files_of = {}
     for line in reference.findings.splitlines():
