@@ -20,7 +20,8 @@ import NavReplay
 /// again, exactly, with their shared ids resolved (`EarlierOccurrence.resolve`). It misses a
 /// shared id only if two sessions' 64-bit hashes are equal.
 final class EventIDLedger: @unchecked Sendable {
-    // @unchecked: every field is touched under `lock`, or after the last `record` call.
+    // @unchecked: a shard is touched by its one job only; the files and `failure` under `lock`;
+    // the rest after the last `record` call.
     static let bucketBits = 6
     static var bucketCount: Int { 1 << bucketBits }
 
@@ -30,27 +31,44 @@ final class EventIDLedger: @unchecked Sendable {
         var session: UInt64
     }
 
+    /// One fold job's entries: jobs record without a lock (under one, the jobs took turns).
+    final class Shard {
+        /// Per bucket, the entries not yet written.
+        var buckets: [[Entry]] = Array(repeating: [], count: EventIDLedger.bucketCount)
+        var heldBytes = 0
+        var lines: Int64 = 0
+    }
+
     private let lock = NSLockLike()
-    /// Per bucket, the entries not yet written.
-    private var buckets: [[Entry]]
-    private var heldBytes = 0
+    private let shards: [Shard]
     private let memoryBudget: Int
     private let temporaryDirectory: String?
     private var scratch: (path: String, slot: Int32)?
     private var descriptors: [Int32] = []
     /// The first error writing the ledger, reported by `sharingSessions()`.
     private var failure: (any Error)?
-    private(set) var recordedLines: Int64 = 0
+    var recordedLines: Int64 { shards.reduce(0) { $0 + $1.lines } }
 
     /// `memoryBudget`: bytes of entries held in memory; past it, the buckets go to files in a
-    /// directory of their own under `temporaryDirectory` (`nil`: `$TMPDIR` or `/tmp`).
-    init(memoryBudget: Int, temporaryDirectory: String?) {
-        buckets = Array(repeating: [], count: Self.bucketCount)
+    /// directory of their own under `temporaryDirectory` (`nil`: `$TMPDIR` or `/tmp`). `jobs`:
+    /// how many jobs record at once, each with its own `worker` number below it.
+    init(memoryBudget: Int, temporaryDirectory: String?, jobs: Int = 1) {
+        shards = (0..<max(1, jobs)).map { _ in Shard() }
         self.memoryBudget = max(1 << 16, memoryBudget)
         self.temporaryDirectory = temporaryDirectory
     }
 
     deinit { remove() }
+
+    /// Makes room for about `lines` entries, when they fit the budget: growing the buckets by
+    /// doubling copied and first touched about twice the memory.
+    func reserve(lines: Int64) {
+        guard lines > 0, lines * 16 <= Int64(memoryBudget) else { return }
+        let each = Int(lines) / (shards.count * Self.bucketCount) * 9 / 8 + 16
+        for shard in shards {
+            for bucket in shard.buckets.indices { shard.buckets[bucket].reserveCapacity(each) }
+        }
+    }
 
     /// The hash a session is recorded under: its id's bytes and its model.
     static func hash(_ key: SessionKey) -> UInt64 {
@@ -65,58 +83,58 @@ final class EventIDLedger: @unchecked Sendable {
         model == 0 ? eventIDHash : StableHash.mix(eventIDHash &+ UInt64(truncatingIfNeeded: model))
     }
 
-    /// Records the event ids of one session's lines. Called from any fold job.
-    func record(_ key: SessionKey, lines: UnsafeBufferPointer<SessionLine>) {
+    /// Records the event ids of one session's lines, from job `worker` (one call at a time per worker).
+    func record(_ key: SessionKey, lines: UnsafeBufferPointer<SessionLine>, worker: Int = 0) {
         guard !lines.isEmpty else { return }
         let session = Self.hash(key)
         let shift = UInt64(64 - Self.bucketBits)
         let model = key.model
-        lock.withLock {
-            // Through a buffer pointer: through the property, each append checked access to it.
-            buckets.withUnsafeMutableBufferPointer { buckets in
-                for index in lines.indices {
-                    let id = Self.idHash(lines[index].decoded.eventIDHash, model: model)
-                    buckets[Int(truncatingIfNeeded: id >> shift)].append(Entry(id: id, session: session))
-                }
+        let shard = shards[worker]
+        // Through a buffer pointer: through the property, each append checked access to it.
+        shard.buckets.withUnsafeMutableBufferPointer { buckets in
+            for index in lines.indices {
+                let id = Self.idHash(lines[index].decoded.eventIDHash, model: model)
+                buckets[Int(truncatingIfNeeded: id >> shift)].append(Entry(id: id, session: session))
             }
-            recordedLines += Int64(lines.count)
-            heldBytes += 16 * lines.count
-            if heldBytes > memoryBudget { writeHeld() }
         }
+        shard.lines += Int64(lines.count)
+        shard.heldBytes += 16 * lines.count
+        if shard.heldBytes > memoryBudget / shards.count { write(shard) }
     }
 
-    /// Records one line's event id (by hash) under a session's hash.
-    func record(eventIDHash: UInt64, session: UInt64) {
+    /// Records one line's event id (by hash) under a session's hash, from job `worker`.
+    func record(eventIDHash: UInt64, session: UInt64, worker: Int = 0) {
+        let shard = shards[worker]
+        shard.buckets[Int(truncatingIfNeeded: eventIDHash >> UInt64(64 - Self.bucketBits))].append(Entry(id: eventIDHash, session: session))
+        shard.lines += 1
+        shard.heldBytes += 16
+        if shard.heldBytes > memoryBudget / shards.count { write(shard) }
+    }
+
+    /// Writes a shard's held buckets to the bucket files.
+    private func write(_ shard: Shard) {
         lock.withLock {
-            buckets[Int(truncatingIfNeeded: eventIDHash >> UInt64(64 - Self.bucketBits))].append(Entry(id: eventIDHash, session: session))
-            recordedLines += 1
-            heldBytes += 16
-            if heldBytes > memoryBudget { writeHeld() }
-        }
-    }
-
-    /// Writes every held bucket to its file (under `lock`).
-    private func writeHeld() {
-        guard failure == nil else { return }
-        do {
-            if scratch == nil {
-                let made = try ScratchDirectory.make(in: temporaryDirectory, files: Self.bucketCount)
-                scratch = made
-                for bucket in 0..<Self.bucketCount {
-                    let descriptor = open(made.path + "/ids-" + String(bucket), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
-                    guard descriptor >= 0 else {
-                        throw InputError(code: .unreadable, path: made.path, message: "cannot create the event-id ledger: \(String(cString: strerror(errno)))")
+            guard failure == nil else { return }
+            do {
+                if scratch == nil {
+                    let made = try ScratchDirectory.make(in: temporaryDirectory, files: Self.bucketCount)
+                    scratch = made
+                    for bucket in 0..<Self.bucketCount {
+                        let descriptor = open(made.path + "/ids-" + String(bucket), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
+                        guard descriptor >= 0 else {
+                            throw InputError(code: .unreadable, path: made.path, message: "cannot create the event-id ledger: \(String(cString: strerror(errno)))")
+                        }
+                        descriptors.append(descriptor)
                     }
-                    descriptors.append(descriptor)
                 }
+                for bucket in 0..<Self.bucketCount where !shard.buckets[bucket].isEmpty {
+                    try shard.buckets[bucket].withUnsafeBytes { try ScratchDirectory.writeAll($0, to: descriptors[bucket], path: scratch!.path) }
+                    shard.buckets[bucket] = []
+                }
+                shard.heldBytes = 0
+            } catch {
+                failure = error
             }
-            for bucket in 0..<Self.bucketCount where !buckets[bucket].isEmpty {
-                try buckets[bucket].withUnsafeBytes { try ScratchDirectory.writeAll($0, to: descriptors[bucket], path: scratch!.path) }
-                buckets[bucket] = []
-            }
-            heldBytes = 0
-        } catch {
-            failure = error
         }
     }
 
@@ -162,8 +180,10 @@ final class EventIDLedger: @unchecked Sendable {
             unlink(path)
             entries = bytes.withUnsafeBytes { Array($0.bindMemory(to: Entry.self)) }
         }
-        entries += buckets[bucket]
-        buckets[bucket] = []
+        for shard in shards {
+            entries += shard.buckets[bucket]
+            shard.buckets[bucket] = []
+        }
         return entries
     }
 

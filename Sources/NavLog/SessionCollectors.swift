@@ -650,7 +650,8 @@ final class SpillingCollector: SessionCollector {
         let files = routedFiles
         let mapped = self.mapped
         let keepQuarantine = quarantine != nil
-        let ledger = EventIDLedger(memoryBudget: memoryLimit / 8, temporaryDirectory: temporaryDirectory)
+        let ledger = EventIDLedger(memoryBudget: memoryLimit / 8, temporaryDirectory: temporaryDirectory, jobs: workers)
+        ledger.reserve(lines: routedLines)
         defer { ledger.remove() }
         // Each job folds whole partitions; streamed output is written, sorted, beside them.
         let folded = ParallelResults<Result<FoldedPartition, any Error>>(count: spill.count)
@@ -663,7 +664,7 @@ final class SpillingCollector: SessionCollector {
                         partition: partition, files: files, mapped: mapped, keepQuarantine: keepQuarantine, buffer: &buffer
                     ) { key, lines in
                         sessions.append(foldSession(key, &lines, models: models, options: options, product: product))
-                        lines.withUnsafeBufferPointer { ledger.record(key, lines: $0) }
+                        lines.withUnsafeBufferPointer { ledger.record(key, lines: $0, worker: worker) }
                     }
                     sessions.sort { $0.key < $1.key }
                     var result = FoldedPartition(invalid: invalid)
