@@ -298,7 +298,7 @@ public struct AuditEngine {
             for (index, pending) in batch.lines.enumerated() {
                 let reason: (field: String?, message: String)
                 switch decoded[index] ?? .overlong {
-                case .routed, .shortened: continue
+                case .routed, .shortened, .skipped: continue
                 case .decoded(.success(let event)):
                     // Valid but not folded (validate; replay's other sessions): counted here.
                     if !folds || onlySession.map({ !event.event.sessionID.utf8Equals($0) }) == true { counts.events += 1 }
@@ -373,7 +373,8 @@ public struct AuditEngine {
         func process(_ batch: inout LineBatch, modelID: Int) throws {
             let task =
                 batch.lines.isEmpty
-                ? nil : DecodeTask(batch: batch, modelID: modelID, workers: workers, routing: routing, shorthand: shorthand)
+                ? nil
+                : DecodeTask(batch: batch, modelID: modelID, workers: workers, routing: routing, shorthand: shorthand, keeping: refolding?.hashes)
             batch = LineBatch(capacity: batchBytes, mapped: batch.mapped)
             if let previous = inFlight {
                 inFlight = nil
@@ -859,11 +860,12 @@ final class DecodeTask: @unchecked Sendable {
     private(set) var shorthand: BatchShorthand?
     private let done = DispatchSemaphore(value: 0)
 
-    init(batch: LineBatch, modelID: Int, workers: Int, routing: Bool, shorthand: Bool) {
+    init(batch: LineBatch, modelID: Int, workers: Int, routing: Bool, shorthand: Bool, keeping: Set<UInt64>? = nil) {
         self.batch = batch
         self.modelID = modelID
         DispatchQueue.global().async { [self] in
-            (decoded, self.shorthand) = batch.decode(workers: workers, routing: routing, shorthand: shorthand)
+            (decoded, self.shorthand) = batch.decode(
+                workers: workers, routing: routing, shorthand: shorthand, keeping: keeping.map { (sessions: $0, model: modelID) })
             done.signal()
         }
     }
@@ -948,7 +950,12 @@ struct LineBatch: Sendable {
     /// (it will be copied to its partition) is also put in `LineShorthand` here, on every
     /// core, rather than on the partition writer's one thread. The slots are read in place
     /// (copying them out cost a copy of every decoded event).
-    func decode(workers: Int, routing: Bool = false, shorthand: Bool = false) -> (outcomes: ParallelResults<LineOutcome>, shorthand: BatchShorthand?) {
+    ///
+    /// With `keeping` (a refold: `RefoldRequest`), a line whose session the scanner finds, and
+    /// whose `EventIDLedger` hash is not among `sessions`, is skipped undecoded.
+    func decode(
+        workers: Int, routing: Bool = false, shorthand: Bool = false, keeping: (sessions: Set<UInt64>, model: Int)? = nil
+    ) -> (outcomes: ParallelResults<LineOutcome>, shorthand: BatchShorthand?) {
         let count = lines.count
         guard count > 0 else { return (ParallelResults(count: 0), nil) }
         let results = ParallelResults<LineOutcome>(count: count)
@@ -962,6 +969,12 @@ struct LineBatch: Sendable {
                 let pending = lines[index]
                 let source = pending.isMapped ? mapped!.bytes : buffer
                 let line = UnsafeBufferPointer(rebasing: source[pending.start..<(pending.start + pending.count)])
+                if let keeping, let session = SessionIDScanner.sessionID(in: line),
+                    !keeping.sessions.contains(EventIDLedger.hash(sessionBytes: UnsafeBufferPointer(rebasing: line[session]), model: keeping.model))
+                {
+                    results[index] = .skipped
+                    continue
+                }
                 let outcome = LineOutcome.of(line, routing: routing, decoder: decoder, names: names)
                 if case .routed(let sessionHash) = outcome, let shorthand, !pending.isMapped, !pending.unterminated,
                     let length = LineShorthand.shorten(line, into: shorthand.bytes + pending.start)
@@ -1014,6 +1027,8 @@ enum LineOutcome: Sendable {
     case shortened(sessionHash: UInt64, length: Int32)
     /// Over `--max-line-bytes`: not decoded.
     case overlong
+    /// Of a session a refold does not read again: not decoded.
+    case skipped
 
     /// What a line (not over-long) becomes: with `routing`, routed when the `SessionIDScanner`
     /// finds its session, else decoded now.

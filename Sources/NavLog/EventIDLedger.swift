@@ -73,7 +73,12 @@ final class EventIDLedger: @unchecked Sendable {
     /// The hash a session is recorded under: its id's bytes and its model.
     static func hash(_ key: SessionKey) -> UInt64 {
         var id = key.id
-        return StableHash.mix(id.withUTF8 { StableHash.string($0) } &+ UInt64(truncatingIfNeeded: key.model))
+        return id.withUTF8 { hash(sessionBytes: $0, model: key.model) }
+    }
+
+    /// The same, from the id's bytes as a line holds them (with no escape).
+    static func hash(sessionBytes: UnsafeBufferPointer<UInt8>, model: Int) -> UInt64 {
+        StableHash.mix(StableHash.string(sessionBytes) &+ UInt64(truncatingIfNeeded: model))
     }
 
     /// An event id's hash as the ledger keeps it: an app's ids are its own, so two models'
