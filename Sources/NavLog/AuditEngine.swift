@@ -227,7 +227,8 @@ public struct AuditEngine {
         if configuration.preGrouped && refolding == nil {
             let ledger = EventIDLedger(memoryBudget: configuration.memoryLimit / 8, temporaryDirectory: configuration.temporaryDirectory)
             collector = StreamingCollector(
-                models: models, options: configuration.sessionOptions, ledger: ledger, jobs: configuration.jobs, product: results.product)
+                models: models, options: configuration.sessionOptions, ledger: ledger,
+                jobs: configuration.jobs > 0 ? configuration.jobs : System.coreCount, product: results.product)
         } else {
             // A refold holds its few sessions: it never partitions.
             let collecting = try SpillingCollector(
@@ -248,7 +249,8 @@ public struct AuditEngine {
         // share event ids with others).
         let unrepeatable = configuration.foldSessions && refolding == nil
             ? InputCopies.unrepeatable(physical) : []
-        let inputCopies = unrepeatable.isEmpty ? nil : try InputCopies(of: unrepeatable, in: configuration.temporaryDirectory)
+        // Without a temporary directory, the audit goes on: only a refold would need the copy.
+        let inputCopies = unrepeatable.isEmpty ? nil : try? InputCopies(of: unrepeatable, in: configuration.temporaryDirectory)
         defer { withExtendedLifetime(inputCopies) {} }  // kept until a refold is done
         // Lines of a large input are routed to their partition by their session alone and
         // decoded once, when the partition folds (not for validate, replay or pre-grouped input).
@@ -531,6 +533,11 @@ public struct AuditEngine {
         let runConfiguration = configuration
         let copies = inputCopies?.paths ?? [:]
         let refold: Refold = { hashes in
+            if let lost = unrepeatable.first(where: { copies[$0] == nil }) {
+                throw InputError(
+                    code: .unreadable, path: lost,
+                    message: "sessions that share event ids must be read again, and this input could not be copied to the temporary directory (--temp-dir)")
+            }
             var again = runConfiguration
             let request = RefoldRequest(hashes: hashes, product: results.refoldProduct)
             again.refolding = request

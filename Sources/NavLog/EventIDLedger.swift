@@ -246,6 +246,8 @@ final class EventIDLedger: @unchecked Sendable {
 enum ScratchDirectory {
     static func make(in base: String?, files: Int) throws -> (path: String, slot: Int32) {
         let base = base ?? ProcessEnvironment.temporaryDirectory
+        // The name is registered for cleanup before the directory exists (not after `mkdtemp`):
+        // a Ctrl-C in between would otherwise leave it behind.
         for _ in 0..<64 {
             let candidate = base + "/navreplay-spill-" + String(UInt64.random(in: 0...UInt64.max), radix: 36)
             var failure: Int32 = 0

@@ -165,8 +165,9 @@ final class SessionResults {
 /// Folds sessions held in memory, in parallel, `jobs` at a time; returns them in session order.
 ///
 /// They are held whole, so the event ids they share are resolved before they fold
-/// (`EarlierOccurrence.resolve`). With `previous`, a session that shares ids is folded without
-/// them first, for the tally of a first fold (`Refold`).
+/// (`EarlierOccurrence.resolve`). With `refold` (the sessions are being folded again for another
+/// run, `RefoldRequest`), each is also folded without them, as that run first folded it, and
+/// `refold` makes the product from both.
 func foldInParallel(
     _ sessions: consuming [SessionKey: [SessionLine]], models: [NavigationModel], options: SessionAuditOptions, jobs: Int,
     refold: RefoldProduct? = nil, product: @escaping @Sendable (SessionKey, SessionAudit) -> FoldedSession
