@@ -17,6 +17,28 @@ import Testing
         #expect(result.stderr.contains("2 event(s) folded"))
     }
 
+    @Test func anEventIDReusedByAnotherSessionIsAConflictForAuditAndReplay() throws {
+        // Session "s-b" reuses, for another event, an event id of "s-a" (first in session order).
+        let log = """
+            {"schema_version":1,"event_id":"b0","event_name":"session_start","session_id":"s-b","seq":0,"timestamp":"2026-11-20T10:00:00Z","correlation_id":"c0","app_version":"1"}
+            {"schema_version":1,"event_id":"shared","event_name":"route_push","session_id":"s-b","seq":1,"timestamp":"2026-11-20T10:00:01Z","correlation_id":"c1","stack":"onboarding","from_route":null,"to_route":"welcome"}
+            {"schema_version":1,"event_id":"a0","event_name":"session_start","session_id":"s-a","seq":0,"timestamp":"2026-11-20T10:00:00Z","correlation_id":"c0","app_version":"1"}
+            {"schema_version":1,"event_id":"shared","event_name":"route_push","session_id":"s-a","seq":1,"timestamp":"2026-11-20T10:00:02Z","correlation_id":"c1","stack":"onboarding","from_route":null,"to_route":"welcome"}
+
+            """
+        for arguments in [["audit", "--format", "ndjson", "-"], ["audit", "--format", "ndjson", "--pre-grouped", "-"]] {
+            let result = try navreplay(arguments, stdin: Data(log.utf8))
+            #expect(result.status == 1, "\(arguments)")
+            let findings = result.stdout.split(separator: "\n")
+            #expect(findings.count == 1, "\(arguments): \(result.stdout)")
+            #expect(findings.first?.contains(#""rule":"event_id.conflict","severity":"error","session_id":"s-b","seq":1"#) == true)
+            #expect(findings.first?.contains(#"first seen in session \"s-a\" at seq 1 (route_push)"#) == true, "\(result.stdout)")
+        }
+        // Replaying one session alone still sees the other session's use of the id.
+        #expect(try navreplay(["replay", "--session", "s-b", "-"], stdin: Data(log.utf8)).status == 1)
+        #expect(try navreplay(["replay", "--session", "s-a", "-"], stdin: Data(log.utf8)).status == 0)
+    }
+
     @Test func warningsFailOnlyWithFailOnWarning() throws {
         let gap = Self.clean + """
             {"schema_version":1,"event_id":"e3","event_name":"route_push","session_id":"s","seq":3,"timestamp":"2026-11-20T10:00:03Z","correlation_id":"c3","stack":"onboarding","from_route":"welcome","to_route":"signup"}
