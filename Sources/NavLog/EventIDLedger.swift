@@ -183,7 +183,11 @@ final class EventIDLedger: @unchecked Sendable {
             let path = scratch.path + "/ids-" + String(bucket)
             try LineReader.readWholeFile(path, into: &bytes)
             unlink(path)
-            entries = bytes.withUnsafeBytes { Array($0.bindMemory(to: Entry.self)) }
+            let count = bytes.count / MemoryLayout<Entry>.stride
+            entries = [Entry](unsafeUninitializedCapacity: count) { buffer, initialized in
+                bytes.withUnsafeBytes { UnsafeMutableRawBufferPointer(buffer).copyMemory(from: UnsafeRawBufferPointer(rebasing: $0[..<(count * MemoryLayout<Entry>.stride)])) }
+                initialized = count
+            }
         }
         for shard in shards {
             entries += shard.buckets[bucket]
