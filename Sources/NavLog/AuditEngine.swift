@@ -230,12 +230,10 @@ public struct AuditEngine {
                 models: models, options: configuration.sessionOptions, ledger: ledger,
                 jobs: configuration.jobs > 0 ? configuration.jobs : System.coreCount, product: results.product)
         } else {
-            // A refold holds its few sessions: it never partitions.
             let collecting = try SpillingCollector(
                 models: models, options: configuration.sessionOptions, jobs: configuration.jobs,
-                memoryLimit: refolding == nil ? configuration.memoryLimit : Int.max / 8, temporaryDirectory: configuration.temporaryDirectory,
-                estimatedInputBytes: refolding == nil ? InputSize.estimate(physical, gzipRatio: 12) : 0,
-                partitionedInputBytes: refolding == nil ? configuration.partitionedInputBytes : .max,
+                memoryLimit: configuration.memoryLimit, temporaryDirectory: configuration.temporaryDirectory,
+                estimatedInputBytes: InputSize.estimate(physical, gzipRatio: 12), partitionedInputBytes: configuration.partitionedInputBytes,
                 partitionMemory: configuration.partitionMemory)
             collecting.refolding = refolding
             if configuration.onlySession != nil, configuration.foldSessions, refolding == nil {
@@ -255,7 +253,7 @@ public struct AuditEngine {
         // Lines of a large input are routed to their partition by their session alone and
         // decoded once, when the partition folds (not for validate, replay or pre-grouped input).
         let spilling = collector as? SpillingCollector
-        let mayRoute = spilling != nil && configuration.foldSessions && configuration.onlySession == nil && refolding == nil
+        let mayRoute = spilling != nil && configuration.foldSessions && configuration.onlySession == nil && refolding?.pass != .gather
         // From the start when the inputs' size says so; for input of unknown size (standard
         // input), from when the held lines reach that size and spill.
         var routing = mayRoute && spilling?.spillsFromTheStart == true
@@ -337,8 +335,13 @@ public struct AuditEngine {
                                 model: modelID, sessionHash: sessionHash, location: location, unterminated: pending.unterminated, raw: raw)
                         }
                     case .decoded(.success(let event))
-                    where folds && onlySession.map({ event.event.sessionID.utf8Equals($0) }) != false
-                        && refolding.map({ $0.hashes.contains(EventIDLedger.hash(SessionKey(model: modelID, id: event.event.sessionID))) }) != false:
+                    where refolding != nil && !refolding!.sharing.sessions.contains(EventIDLedger.hash(SessionKey(model: modelID, id: event.event.sessionID))):
+                        break  // a refold reads only the sessions that share ids
+                    case .decoded(.success(let event)) where refolding?.pass == .gather:
+                        if refolding!.sharing.ids.contains(EventIDLedger.idHash(event.eventIDHash, model: modelID)) {
+                            refolding!.offer(SessionLine(decoded: event, location: location), model: modelID)
+                        }
+                    case .decoded(.success(let event)) where folds && onlySession.map({ event.event.sessionID.utf8Equals($0) }) != false:
                         try batch.withBytes(of: pending) { raw in
                             try collector.add(
                                 SessionKey(model: modelID, id: event.event.sessionID), SessionLine(decoded: event, location: location), raw: raw)
@@ -376,7 +379,8 @@ public struct AuditEngine {
             let task =
                 batch.lines.isEmpty
                 ? nil
-                : DecodeTask(batch: batch, modelID: modelID, workers: workers, routing: routing, shorthand: shorthand, keeping: refolding?.hashes)
+                : DecodeTask(
+                    batch: batch, modelID: modelID, workers: workers, routing: routing, shorthand: shorthand, keeping: refolding?.sharing.sessions)
             batch = LineBatch(capacity: batchBytes, mapped: batch.mapped)
             if let previous = inFlight {
                 inFlight = nil
@@ -532,21 +536,26 @@ public struct AuditEngine {
         // holds only them: they are few, and the first fold kept no line.
         let runConfiguration = configuration
         let copies = inputCopies?.paths ?? [:]
-        let refold: Refold = { hashes in
+        let refold: Refold = { sharing in
             if let lost = unrepeatable.first(where: { copies[$0] == nil }) {
                 throw InputError(
                     code: .unreadable, path: lost,
                     message: "sessions that share event ids must be read again, and this input could not be copied to the temporary directory (--temp-dir)")
             }
-            var again = runConfiguration
-            let request = RefoldRequest(hashes: hashes, product: results.refoldProduct)
-            again.refolding = request
-            again.onlySession = nil
-            again.quarantinePath = nil
-            again.preGrouped = false
-            again.readPaths = copies
-            _ = try AuditEngine(configuration: again).run(inputs: inputs, models: models)
-            return request.sessions
+            func read(_ request: RefoldRequest) throws {
+                var again = runConfiguration
+                again.refolding = request
+                again.onlySession = nil
+                again.quarantinePath = nil
+                again.preGrouped = false
+                again.readPaths = copies
+                _ = try AuditEngine(configuration: again).run(inputs: inputs, models: models)
+            }
+            let gather = RefoldRequest(pass: .gather, sharing: sharing, product: results.refoldProduct)
+            try read(gather)
+            let fold = RefoldRequest(pass: .fold, sharing: sharing, owners: gather.gatheredOwners, product: results.refoldProduct)
+            try read(fold)
+            return fold.sessions
         }
         try collector.finish(into: results, progress: reportFold, refold: refold) { late in
             // Lines found invalid as their partitions folded join the others, in line order,

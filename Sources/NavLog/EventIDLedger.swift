@@ -13,7 +13,7 @@ import NavReplay
 /// in (`session_id`, `seq`) order, an `event_id.conflict`, across sessions too.
 ///
 /// Each folded session records the hash of every line's event id with the hash of its session,
-/// 16 bytes a line. `sharingSessions()` then finds the id hashes met under two session hashes,
+/// 16 bytes a line. `sharing(jobs:)` then finds the id hashes met under two session hashes,
 /// bucket by bucket (by the id hash's top bits), each bucket in a small open-addressing table:
 /// so no more than a bucket is in memory at once when the ledger outgrows its memory budget and
 /// goes to files. What it returns is a superset, by hash only; the sessions it names are folded
@@ -45,7 +45,7 @@ final class EventIDLedger: @unchecked Sendable {
     private let temporaryDirectory: String?
     private var scratch: (path: String, slot: Int32)?
     private var descriptors: [Int32] = []
-    /// The first error writing the ledger, reported by `sharingSessions()`.
+    /// The first error writing the ledger, reported by `sharing(jobs:)`.
     private var failure: (any Error)?
     var recordedLines: Int64 { shards.reduce(0) { $0 + $1.lines } }
 
@@ -143,20 +143,31 @@ final class EventIDLedger: @unchecked Sendable {
         }
     }
 
-    /// The hashes of the sessions that share an event id (by hash) with another session, found
-    /// on `jobs` cores. Call once, after the last `record`.
-    func sharingSessions(jobs: Int) throws -> Set<UInt64> {
+    /// The sessions that share event ids, and those ids, by hash (the ledger's `hash` and `idHash`).
+    struct Sharing: Sendable, Equatable {
+        var sessions = Set<UInt64>()
+        var ids = Set<UInt64>()
+        var isEmpty: Bool { sessions.isEmpty }
+    }
+
+    /// The sessions that share an event id (by hash) with another session, and the ids, found on
+    /// `jobs` cores. Call once, after the last `record`.
+    func sharing(jobs: Int) throws -> Sharing {
         if let failure { throw failure }
-        guard recordedLines > 0 else { return [] }
-        let results = ParallelResults<Result<[UInt64], any Error>>(count: Self.bucketCount)
+        guard recordedLines > 0 else { return Sharing() }
+        let results = ParallelResults<Result<Sharing, any Error>>(count: Self.bucketCount)
         let workers = max(1, min(jobs, Self.bucketCount))
         DispatchQueue.concurrentPerform(iterations: workers) { worker in
             for bucket in stride(from: worker, to: Self.bucketCount, by: workers) {
-                results[bucket] = Result { try self.sharingSessions(inBucket: bucket) }
+                results[bucket] = Result { Self.sharing(try self.entries(ofBucket: bucket)) }
             }
         }
-        var sharing = Set<UInt64>()
-        for result in results.values { sharing.formUnion(try result.get()) }
+        var sharing = Sharing()
+        for result in results.values {
+            let bucket = try result.get()
+            sharing.sessions.formUnion(bucket.sessions)
+            sharing.ids.formUnion(bucket.ids)
+        }
         return sharing
     }
 
@@ -169,10 +180,6 @@ final class EventIDLedger: @unchecked Sendable {
             for entry in entries where ids.contains(entry.id) { sessions.insert(entry.session) }
         }
         return sessions
-    }
-
-    private func sharingSessions(inBucket bucket: Int) throws -> [UInt64] {
-        Self.sharingSessions(try entries(ofBucket: bucket))
     }
 
     /// A bucket's entries, from its file and memory; taken out of the ledger.
@@ -196,10 +203,10 @@ final class EventIDLedger: @unchecked Sendable {
         return entries
     }
 
-    /// The sessions of every id met with two sessions or more.
-    static func sharingSessions(_ entries: [Entry]) -> [UInt64] {
+    /// The ids met with two sessions or more, and their sessions.
+    static func sharing(_ entries: [Entry]) -> Sharing {
         let pairs = entries.count
-        guard pairs > 1 else { return [] }
+        guard pairs > 1 else { return Sharing() }
         var capacity = 16
         while capacity < 2 * pairs { capacity <<= 1 }
         let mask = capacity - 1
@@ -227,10 +234,13 @@ final class EventIDLedger: @unchecked Sendable {
                 anyShared = true
             }
         }
-        guard anyShared else { return [] }
-        var sharing = Set<UInt64>()
-        for entry in entries where shared[slot(of: max(1, entry.id))] { sharing.insert(entry.session) }
-        return Array(sharing)
+        guard anyShared else { return Sharing() }
+        var sharing = Sharing()
+        for entry in entries where shared[slot(of: max(1, entry.id))] {
+            sharing.sessions.insert(entry.session)
+            sharing.ids.insert(entry.id)
+        }
+        return sharing
     }
 
     /// Removes the ledger's files, if it wrote any.

@@ -32,25 +32,50 @@ protocol SessionCollector: AnyObject {
 
 typealias RefoldProduct = @Sendable (_ key: SessionKey, _ previous: SessionAudit, _ audit: SessionAudit) -> FoldedSession
 
-/// What a run that folds sessions again for another one is asked for, and where it puts them.
+/// What a run over the same inputs is asked for when sessions that share event ids are folded
+/// again (`Refold`), in two passes that each hold little: `gather` finds the owner of every
+/// shared id (its first occurrence, in the first session that has it) among the lines of the
+/// sessions concerned, holding only those owners; `fold` then folds those sessions, partitioned
+/// as any audit past `--memory-limit`, with the owners known.
 final class RefoldRequest: @unchecked Sendable {
-    // @unchecked: `sessions` is written by the run's reading thread only, then read by the
-    // run that asked, after it returned.
-    /// The `EventIDLedger` hashes of the sessions to fold again.
-    let hashes: Set<UInt64>
+    // @unchecked: the variables are touched under `lock` only (fold jobs add at once).
+    enum Pass: Sendable { case gather, fold }
+    let pass: Pass
+    /// The sessions to read (and their shared ids), by `EventIDLedger` hash.
+    let sharing: EventIDLedger.Sharing
+    /// For `fold`: the owners of the shared ids, per model.
+    let owners: [Int: [UInt64: [EarlierOccurrence]]]
     /// The asking run's product, so that the output is formatted as its own.
     let product: RefoldProduct
-    var sessions: [SessionKey: FoldedSession] = [:]
+    private let lock = NSLockLike()
+    private var gathered: [Int: EarlierOccurrence.Owners] = [:]
+    private var folded: [SessionKey: FoldedSession] = [:]
 
-    init(hashes: Set<UInt64>, product: @escaping RefoldProduct) {
-        self.hashes = hashes
+    init(pass: Pass, sharing: EventIDLedger.Sharing, owners: [Int: [UInt64: [EarlierOccurrence]]] = [:], product: @escaping RefoldProduct) {
+        self.pass = pass
+        self.sharing = sharing
+        self.owners = owners
         self.product = product
     }
+
+    /// `gather`: a line of a session concerned whose event id is shared.
+    func offer(_ line: SessionLine, model: Int) {
+        lock.withLock { gathered[model, default: EarlierOccurrence.Owners()].offer(line) }
+    }
+
+    /// `fold`: a session folded again.
+    func add(_ session: FoldedSession) {
+        lock.withLock { folded[session.key] = session }
+    }
+
+    var gatheredOwners: [Int: [UInt64: [EarlierOccurrence]]] { lock.withLock { gathered.mapValues(\.shared) } }
+    var sessions: [SessionKey: FoldedSession] { lock.withLock { folded } }
 }
 
-/// Folds again the sessions with these `EventIDLedger` hashes, read again from the inputs, with
-/// their shared event ids resolved; each comes with the tally of its first fold (`previous`).
-typealias Refold = (_ sessions: Set<UInt64>) throws -> [SessionKey: FoldedSession]
+/// Folds again the sessions that share event ids (`EventIDLedger.Sharing`), read again from the
+/// inputs, with the owners of their shared ids known; each comes with the tally of its first
+/// fold (`previous`).
+typealias Refold = (_ sharing: EventIDLedger.Sharing) throws -> [SessionKey: FoldedSession]
 
 /// What the summary needs of folded sessions: counts that add up over sessions in any order.
 struct SessionTally: Sendable {
@@ -170,14 +195,19 @@ final class SessionResults {
 /// `refold` makes the product from both.
 func foldInParallel(
     _ sessions: consuming [SessionKey: [SessionLine]], models: [NavigationModel], options: SessionAuditOptions, jobs: Int,
-    refold: RefoldProduct? = nil, product: @escaping @Sendable (SessionKey, SessionAudit) -> FoldedSession
+    owners: [Int: [UInt64: [EarlierOccurrence]]]? = nil, refold: RefoldProduct? = nil,
+    product: @escaping @Sendable (SessionKey, SessionAudit) -> FoldedSession
 ) -> [FoldedSession] {
     let keys = sessions.keys.sorted()
     // Event ids are an app's own: each model's sessions are resolved apart. The references
     // taken here are gone before the folds, which need each array unshared.
-    var resolved: [SessionKey: [UInt64: [EarlierOccurrence]]] = [:]
-    for model in Set(keys.map(\.model)).sorted() {
-        resolved.merge(EarlierOccurrence.resolve(keys.filter { $0.model == model }.map { (key: $0, lines: sessions[$0]!) })) { $1 }
+    var resolved: [Int: [UInt64: [EarlierOccurrence]]] = [:]
+    if let owners {
+        resolved = owners
+    } else {
+        for model in Set(keys.map(\.model)).sorted() {
+            resolved[model] = EarlierOccurrence.resolve(keys.filter { $0.model == model }.map { sessions[$0]! })
+        }
     }
     let earlier = resolved
     // Each session's lines are moved out of the dictionary, so that its audit holds the only
@@ -190,15 +220,11 @@ func foldInParallel(
         var lines = groups.take(index) ?? []
         let key = keys[index]
         var sessionOptions = options
-        sessionOptions.earlierOccurrences = earlier[key] ?? [:]
+        sessionOptions.earlierOccurrences = earlier[key.model] ?? [:]
         if let refold {
             // The first fold's audit too (without the shared ids), for what it replaces.
             let model = models.indices.contains(key.model) ? models[key.model] : .poc
-            let previous = SessionAuditor.audit(sessionID: key.id, lines: &lines, model: model, options: options)
-            let audit =
-                sessionOptions.earlierOccurrences.isEmpty
-                ? previous : SessionAuditor.audit(sessionID: key.id, lines: &lines, model: model, options: sessionOptions)
-            results[index] = refold(key, previous, audit)
+            results[index] = refoldSession(key, &lines, model: model, options: sessionOptions, refold: refold)
         } else {
             results[index] = foldSession(key, &lines, models: models, options: sessionOptions, product: product)
         }
@@ -213,6 +239,19 @@ func foldInParallel(
         }
     }
     return results.values
+}
+
+/// Audits a session folded again (`Refold`) twice: as it was first folded (without the owners of
+/// shared event ids in `options`) and with them; `refold` makes the product from both.
+func refoldSession(
+    _ key: SessionKey, _ lines: inout [SessionLine], model: NavigationModel, options: SessionAuditOptions, refold: RefoldProduct
+) -> FoldedSession {
+    var first = options
+    first.earlierOccurrences = [:]
+    let previous = SessionAuditor.audit(sessionID: key.id, lines: &lines, model: model, options: first)
+    let audit =
+        options.earlierOccurrences.isEmpty ? previous : SessionAuditor.audit(sessionID: key.id, lines: &lines, model: model, options: options)
+    return refold(key, previous, audit)
 }
 
 /// Audits one session's lines (folding their events in place: they are the same after).
@@ -319,7 +358,7 @@ final class StreamingCollector: SessionCollector {
         beforeOutput: (_ lateInvalid: [Finding]) throws -> Void
     ) throws {
         flush()
-        let sharing = try ledger.sharingSessions(jobs: jobs)
+        let sharing = try ledger.sharing(jobs: jobs)
         if !sharing.isEmpty {
             let refolded = try refold(sharing)
             for index in folded.indices {
@@ -610,19 +649,19 @@ final class SpillingCollector: SessionCollector {
             var sessions: [SessionKey: [SessionLine]] = [:]
             swap(&sessions, &held)
             // A session folded alone is folded again with the sessions it shares ids with.
-            var sharing = Set<UInt64>()
+            var sharing = EventIDLedger.Sharing()
             if let othersLedger, !sessions.isEmpty {
-                var ids = Set<UInt64>()
                 for (key, lines) in sessions {
-                    for index in lines.indices { ids.insert(EventIDLedger.idHash(lines[index].decoded.eventIDHash, model: key.model)) }
+                    for index in lines.indices { sharing.ids.insert(EventIDLedger.idHash(lines[index].decoded.eventIDHash, model: key.model)) }
                 }
-                sharing = try othersLedger.sessions(withAnyOf: ids)
-                if !sharing.isEmpty { sharing.formUnion(sessions.keys.map(EventIDLedger.hash)) }
+                sharing.sessions = try othersLedger.sessions(withAnyOf: sharing.ids)
+                if !sharing.isEmpty { sharing.sessions.formUnion(sessions.keys.map(EventIDLedger.hash)) }
             }
             var folded = foldInParallel(
-                consume sessions, models: models, options: options, jobs: jobs, refold: refolding?.product, product: results.product)
+                consume sessions, models: models, options: options, jobs: jobs, owners: refolding?.owners, refold: refolding?.product,
+                product: results.product)
             if let refolding {
-                for session in folded { refolding.sessions[session.key] = session }
+                for session in folded { refolding.add(session) }
                 return
             }
             if !sharing.isEmpty {
@@ -651,8 +690,9 @@ final class SpillingCollector: SessionCollector {
         let files = routedFiles
         let mapped = self.mapped
         let keepQuarantine = quarantine != nil
+        let refolding = self.refolding
         let ledger = EventIDLedger(memoryBudget: memoryLimit / 8, temporaryDirectory: temporaryDirectory, jobs: workers)
-        ledger.reserve(lines: routedLines)
+        if refolding == nil { ledger.reserve(lines: routedLines) }
         defer { ledger.remove() }
         // Each job folds whole partitions; streamed output is written, sorted, beside them.
         let folded = ParallelResults<Result<FoldedPartition, any Error>>(count: spill.count)
@@ -664,6 +704,14 @@ final class SpillingCollector: SessionCollector {
                     let invalid = try spill.read(
                         partition: partition, files: files, mapped: mapped, keepQuarantine: keepQuarantine, buffer: &buffer
                     ) { key, lines in
+                        if let refolding {
+                            // Folded again for another run, with the owners of shared ids known.
+                            var known = options
+                            known.earlierOccurrences = refolding.owners[key.model] ?? [:]
+                            let model = models.indices.contains(key.model) ? models[key.model] : .poc
+                            refolding.add(refoldSession(key, &lines, model: model, options: known, refold: refolding.product))
+                            return
+                        }
                         sessions.append(foldSession(key, &lines, models: models, options: options, product: product))
                         lines.withUnsafeBufferPointer { ledger.record(key, lines: $0, worker: worker) }
                     }
@@ -680,6 +728,10 @@ final class SpillingCollector: SessionCollector {
                 }
             }
         }
+        if refolding != nil {
+            for result in folded.values { _ = try result.get() }
+            return
+        }
         var late: [Finding] = []
         var all: [FoldedSession] = []
         for result in folded.values {
@@ -688,7 +740,7 @@ final class SpillingCollector: SessionCollector {
             if streaming { results.add(partition.tally) } else { all += partition.sessions }
         }
         // Sessions that share event ids with others are folded again, with them resolved.
-        let sharing = try ledger.sharingSessions(jobs: jobs)
+        let sharing = try ledger.sharing(jobs: jobs)
         let refolded = sharing.isEmpty ? [:] : try refold(sharing)
         if let quarantine { try spill.mergeQuarantine(into: quarantine) }
         try beforeOutput(late.sorted { ($0.location ?? LineLocation(file: 0, line: 0)) < ($1.location ?? LineLocation(file: 0, line: 0)) })

@@ -17,19 +17,18 @@ public struct EarlierOccurrence: Sendable, Hashable {
         self.reference = reference
     }
 
-    /// For whole sessions, given in output order (`session_id` order): for each session that
-    /// shares an event id with a session before it, the first occurrence of each such id, keyed
-    /// by the id's hash as `SessionAuditOptions.earlierOccurrences` wants it. Sessions that
-    /// share nothing are left out. Ids are compared as bytes.
-    public static func resolve<Key: Hashable>(_ sessions: [(key: Key, lines: [SessionLine])]) -> [Key: [UInt64: [EarlierOccurrence]]] {
+    /// For whole sessions of one app, in any order: the owner of every event id that two of them share (its first occurrence, in the first session that has it), as
+    /// `SessionAuditOptions.earlierOccurrences` wants it. Empty when they share none. Ids are
+    /// compared as bytes.
+    public static func resolve(_ sessions: [[SessionLine]]) -> [UInt64: [EarlierOccurrence]] {
         // First, which id hashes occur in two sessions at least: usually none, and then
         // nothing more is done.
         var firstSession: [PrehashedKey: Int] = [:]
         var shared = Set<UInt64>()
         for (position, session) in sessions.enumerated() {
             // Read in place: a line copied is a dozen references retained and released.
-            for index in session.lines.indices {
-                let hash = session.lines[index].decoded.eventIDHash
+            for index in session.indices {
+                let hash = session[index].decoded.eventIDHash
                 if let first = firstSession[PrehashedKey(hash)] {
                     if first != position { shared.insert(hash) }
                 } else {
@@ -40,23 +39,54 @@ public struct EarlierOccurrence: Sendable, Hashable {
         guard !shared.isEmpty else { return [:] }
 
         // Then, session by session in order, each shared id's first occurrence in it; the first
-        // session to have an id owns it.
-        var owners: [UInt64: [EarlierOccurrence]] = [:]
-        var result: [Key: [UInt64: [EarlierOccurrence]]] = [:]
+        // session to have an id owns it. An id owned and met nowhere else is left out.
+        var owners = Owners()
         for session in sessions {
-            for first in firstOccurrences(in: session.lines, of: shared) {
-                let hash = first.decoded.eventIDHash
-                let id = first.event.eventID
-                if let owner = owners[hash]?.first(where: { $0.eventID.utf8Equals(id) }) {
-                    result[session.key, default: [:]][hash, default: []].append(owner)
-                } else {
-                    let occurrence = EarlierOccurrence(
-                        eventID: id, sessionID: first.event.sessionID, reference: EventReference(first.event, at: first.location))
-                    owners[hash, default: []].append(occurrence)
-                }
+            for first in firstOccurrences(in: session, of: shared) { owners.offer(first) }
+        }
+        return owners.shared
+    }
+
+    /// The owners of one app's event ids, gathered from lines met in any order: for each id,
+    /// its first occurrence, in the first session (by the id's bytes) that has it.
+    public struct Owners: Sendable {
+        private var byHash: [UInt64: [(occurrence: SessionLine, sharedBySessions: Bool)]] = [:]
+
+        public init() {}
+
+        /// Offers a line: it owns its id if its session comes first, then if it comes first in
+        /// its session's content order.
+        public mutating func offer(_ line: SessionLine) {
+            let hash = line.decoded.eventIDHash
+            let id = line.event.eventID
+            guard let position = byHash[hash]?.firstIndex(where: { $0.occurrence.event.eventID.utf8Equals(id) }) else {
+                byHash[hash, default: []].append((line, false))
+                return
+            }
+            let current = byHash[hash]![position].occurrence
+            let session = line.event.sessionID
+            let currentSession = current.event.sessionID
+            if session.utf8Equals(currentSession) {
+                if SessionAuditor.precedes(line, current) { byHash[hash]![position].occurrence = line }
+            } else {
+                byHash[hash]![position].sharedBySessions = true
+                if session.utf8Precedes(currentSession) { byHash[hash]![position].occurrence = line }
             }
         }
-        return result
+
+        /// The owners of the ids offered from two sessions or more.
+        public var shared: [UInt64: [EarlierOccurrence]] {
+            var result: [UInt64: [EarlierOccurrence]] = [:]
+            for (hash, entries) in byHash {
+                for entry in entries where entry.sharedBySessions {
+                    let first = entry.occurrence
+                    result[hash, default: []].append(
+                        EarlierOccurrence(
+                            eventID: first.event.eventID, sessionID: first.event.sessionID, reference: EventReference(first.event, at: first.location)))
+                }
+            }
+            return result
+        }
     }
 
     /// The first line (in the audit's content order) of each distinct event id whose hash is in

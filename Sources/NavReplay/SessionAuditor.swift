@@ -29,10 +29,11 @@ public struct SessionAuditOptions: Sendable {
     public var keepStates = true
     /// Record the visible screens of each session (`sessions`); an audit does not print them.
     public var recordScreens = true
-    /// Event ids this session shares with a session earlier in `session_id` order, by the
-    /// ids' `StableHash`: the first occurrence there (CONTRACT §7, Identity). Every occurrence
-    /// here is then an `event_id.conflict`. Found by `EarlierOccurrence.resolve` over the
-    /// sessions that share ids; empty for a session that shares none.
+    /// The owners of event ids that several sessions share, by the ids' `StableHash`: each id's
+    /// first occurrence, in the first session (in `session_id` order) that has it (CONTRACT §7,
+    /// Identity). In any other session, every occurrence of such an id is an
+    /// `event_id.conflict`. Found by `EarlierOccurrence.resolve`; one map serves every session
+    /// of an app (an owner is never a conflict in its own session).
     public var earlierOccurrences: [UInt64: [EarlierOccurrence]] = [:]
 
     public init(
@@ -159,7 +160,8 @@ public enum SessionAuditor {
         for index in unique {
             let earlier = byID.add(index, of: lines)
             if earlier == index, !sharedIDs.isEmpty,
-                let first = sharedIDs[lines[index].decoded.eventIDHash]?.first(where: { $0.eventID.utf8Equals(lines[index].event.eventID) })
+                let first = sharedIDs[lines[index].decoded.eventIDHash]?.first(where: { $0.eventID.utf8Equals(lines[index].event.eventID) }),
+                !first.sessionID.utf8Equals(sessionID)
             {
                 let line = lines[index]
                 report(

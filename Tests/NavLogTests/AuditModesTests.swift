@@ -591,12 +591,14 @@ import Testing
             ledger.record(eventIDHash: 0, session: 2_000)
             ledger.record(eventIDHash: 0, session: 2_001)
             ledger.record(eventIDHash: 0, session: 2_001)  // twice in one session: that one only
-            #expect(try ledger.sharingSessions(jobs: 2) == [7, 1_000, 2_000, 2_001], "budget \(budget)")
+            let sharing = try ledger.sharing(jobs: 2)
+            #expect(sharing.sessions == [7, 1_000, 2_000, 2_001], "budget \(budget)")
+            #expect(sharing.ids == [StableHash.mix(7), 0], "budget \(budget)")
             ledger.remove()
         }
         #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path).isEmpty)
         let entry = { (id: UInt64, session: UInt64) in EventIDLedger.Entry(id: id, session: session) }
-        #expect(EventIDLedger.sharingSessions([entry(5, 1), entry(5, 1), entry(6, 2)]) == [])
-        #expect(Set(EventIDLedger.sharingSessions([entry(5, 1), entry(5, 2), entry(6, 3)])) == [1, 2])
+        #expect(EventIDLedger.sharing([entry(5, 1), entry(5, 1), entry(6, 2)]).isEmpty)
+        #expect(EventIDLedger.sharing([entry(5, 1), entry(5, 2), entry(6, 3)]) == EventIDLedger.Sharing(sessions: [1, 2], ids: [5]))
     }
 }

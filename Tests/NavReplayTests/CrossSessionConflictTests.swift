@@ -22,14 +22,23 @@ struct CrossSessionConflictTests {
 
     static func auditAll(_ logs: [SessionLog]) throws -> [String: SessionAudit] {
         let sessions = try Self.sessions(logs)
-        let earlier = EarlierOccurrence.resolve(sessions)
+        // The owners, resolved whole and gathered line by line in reverse (as a refold does):
+        // the same.
+        let owners = EarlierOccurrence.resolve(sessions.map(\.lines))
+        var gathered = EarlierOccurrence.Owners()
+        for session in sessions.reversed() { for line in session.lines.reversed() { gathered.offer(line) } }
+        #expect(Self.described(gathered.shared) == Self.described(owners))
         var audits: [String: SessionAudit] = [:]
         for session in sessions {
             var options = SessionAuditOptions()
-            options.earlierOccurrences = earlier[session.key] ?? [:]
+            options.earlierOccurrences = owners
             audits[session.key] = SessionAuditor.audit(sessionID: session.key, lines: session.lines, model: .poc, options: options)
         }
         return audits
+    }
+
+    static func described(_ owners: [UInt64: [EarlierOccurrence]]) -> [String] {
+        owners.values.flatMap { $0 }.map { "\($0.eventID) \($0.sessionID) \($0.reference.seq) \($0.reference.location.map { "\($0.line)" } ?? "")" }.sorted()
     }
 
     @Test func anIDOfAnEarlierSessionIsAConflictInTheLaterOneOnly() throws {
@@ -91,10 +100,12 @@ struct CrossSessionConflictTests {
         first.add(.view("tab1", "root"), eventID: "a-1")
         var second = SessionLog.authorized(sessionID: "b")
         second.add(.view("tab1", "root"), eventID: "b-1")
-        #expect(EarlierOccurrence.resolve(try Self.sessions([first, second])).isEmpty)
-        // Unless the ids are the same: then the later session, only.
-        let same = EarlierOccurrence.resolve([try Self.sessions([first])[0], (key: "b", lines: try Self.sessions([first])[0].lines)])
-        #expect(Array(same.keys) == ["b"])
+        #expect(EarlierOccurrence.resolve(try Self.sessions([first, second]).map(\.lines)).isEmpty)
+        // A session alone shares nothing, even with an id twice.
+        var twice = SessionLog.authorized(sessionID: "a")
+        twice.add(.view("tab1", "root"), eventID: "x")
+        twice.add(.push("tab1", from: nil, to: "detail"), eventID: "x")
+        #expect(EarlierOccurrence.resolve(try Self.sessions([twice]).map(\.lines)).isEmpty)
     }
 
     @Test func idsAreComparedAsBytes() throws {
