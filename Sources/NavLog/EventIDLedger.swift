@@ -284,13 +284,14 @@ enum ScratchDirectory {
         SpillCleanup.unregister(directory.slot)
     }
 
-    static func writeAll(_ bytes: UnsafeRawBufferPointer, to descriptor: Int32, path: String) throws {
+    /// Writes every byte (a `write` may take fewer, or be interrupted); an error names `what`.
+    static func writeAll(_ bytes: UnsafeRawBufferPointer, to descriptor: Int32, path: String, what: String = "a temporary file") throws {
         var offset = 0
         while offset < bytes.count {
             let written = write(descriptor, bytes.baseAddress! + offset, bytes.count - offset)
             if written < 0 {
                 if errno == EINTR { continue }
-                throw InputError(code: .unreadable, path: path, message: "cannot write a temporary file: \(String(cString: strerror(errno)))")
+                throw InputError(code: .unreadable, path: path, message: "cannot write \(what): \(String(cString: strerror(errno)))")
             }
             offset += written
         }

@@ -1390,15 +1390,7 @@ final class SpillFileWriter {
     private func write(_ raw: UnsafeRawBufferPointer) throws {
         guard raw.count > 0 else { return }
         if descriptor < 0 { try create() }
-        var offset = 0
-        while offset < raw.count {
-            let written = systemWrite(descriptor, raw.baseAddress! + offset, raw.count - offset)
-            if written < 0 {
-                if errno == EINTR { continue }
-                throw InputError(code: .unreadable, path: path, message: "cannot write a spill file: \(String(cString: strerror(errno)))")
-            }
-            offset += written
-        }
+        try ScratchDirectory.writeAll(raw, to: descriptor, path: path, what: "a spill file")
     }
 
     func close() throws {
