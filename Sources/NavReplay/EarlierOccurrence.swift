@@ -17,7 +17,8 @@ public struct EarlierOccurrence: Sendable, Hashable {
         self.reference = reference
     }
 
-    /// For whole sessions of one app, in any order: the owner of every event id that two of them share (its first occurrence, in the first session that has it), as
+    /// For whole sessions of one app, in any order: the owner of every event id that two of them
+    /// share (its first occurrence, in the first session that has it), as
     /// `SessionAuditOptions.earlierOccurrences` wants it. Empty when they share none. Ids are
     /// compared as bytes.
     public static func resolve(_ sessions: [[SessionLine]]) -> [UInt64: [EarlierOccurrence]] {
@@ -38,8 +39,8 @@ public struct EarlierOccurrence: Sendable, Hashable {
         }
         guard !shared.isEmpty else { return [:] }
 
-        // Then, session by session in order, each shared id's first occurrence in it; the first
-        // session to have an id owns it. An id owned and met nowhere else is left out.
+        // Then each session's first occurrence of each shared id is offered; the first session
+        // (by its id's bytes) to have an id owns it. An id met in one session only is left out.
         var owners = Owners()
         for session in sessions {
             for first in firstOccurrences(in: session, of: shared) { owners.offer(first) }
