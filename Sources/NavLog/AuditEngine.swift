@@ -549,6 +549,10 @@ public struct AuditEngine {
                 again.quarantinePath = nil
                 again.preGrouped = false
                 again.readPaths = copies
+                // Read line by line, so that other sessions' lines are skipped before they are
+                // decoded or routed (a mapped file's chunks are routed whole).
+                again.mapsInputs = false
+                again.routesInParallel = false
                 _ = try AuditEngine(configuration: again).run(inputs: inputs, models: models)
             }
             let gather = RefoldRequest(pass: .gather, sharing: sharing, product: results.refoldProduct)

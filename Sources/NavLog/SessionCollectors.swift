@@ -705,7 +705,10 @@ final class SpillingCollector: SessionCollector {
                         partition: partition, files: files, mapped: mapped, keepQuarantine: keepQuarantine, buffer: &buffer
                     ) { key, lines in
                         if let refolding {
-                            // Folded again for another run, with the owners of shared ids known.
+                            // Folded again for another run, with the owners of shared ids known
+                            // (only the sessions asked for: a line routed by a colliding tag may
+                            // bring another).
+                            guard refolding.sharing.sessions.contains(EventIDLedger.hash(key)) else { return }
                             var known = options
                             known.earlierOccurrences = refolding.owners[key.model] ?? [:]
                             let model = models.indices.contains(key.model) ? models[key.model] : .poc
