@@ -540,6 +540,40 @@ import Testing
         #expect(try FileManager.default.contentsOfDirectory(atPath: spill.path).isEmpty, "ledger files removed")
     }
 
+    @Test func onlyTheSessionsThatShareAnIDAreFoldedAgain() throws {
+        // Copies with event ids of their own, but for one id that two sessions share.
+        let directory = try Self.scratch()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        var paths: [String] = []
+        for (index, path) in try Self.replicatedLogs(copies: 6, in: directory).enumerated() {
+            let text = try String(contentsOfFile: path, encoding: .utf8)
+                .replacingOccurrences(of: "\"event_id\":\"", with: "\"event_id\":\"c\(index)-")
+            try Data(text.utf8).write(to: URL(fileURLWithPath: path))
+            paths.append(path)
+        }
+        let shared = directory.appendingPathComponent("shared.ndjson").path
+        try Data([
+            Self.validEvent.replacingOccurrences(of: "c0-s-clean-onboarding", with: "x-1").replacingOccurrences(of: "e-1", with: "same"),
+            Self.validEvent.replacingOccurrences(of: "c0-s-clean-onboarding", with: "x-2").replacingOccurrences(of: "e-1", with: "same"),
+        ].joined(separator: "\n").utf8).write(to: URL(fileURLWithPath: shared))
+        paths.append(shared)
+        let inMemory = try Self.run(paths)
+        #expect(inMemory.run.findings.filter { $0.message.contains("first seen in session") }.map(\.sessionID) == ["x-2"])
+        for (name, configure) in [
+            ("mapped", { (c: inout AuditConfiguration) in c.partitionedInputBytes = 0; c.jobs = 2 }),
+            ("pre-grouped", { (c: inout AuditConfiguration) in c.preGrouped = true }),
+        ] as [(String, (inout AuditConfiguration) -> Void)] {
+            var configuration = AuditConfiguration()
+            configure(&configuration)
+            nonisolated(unsafe) var again = 0
+            let run = try AuditEngine(configuration: configuration).run(paths: paths) { snapshot in
+                again = max(again, snapshot.fold?.sessionsFoldedAgain ?? 0)
+            }
+            #expect(FindingWriter.ndjson(run, explain: true) == inMemory.findings, "\(name)")
+            if name == "mapped" { #expect(again == 2, "\(name): only x-1 and x-2 are folded again") }
+        }
+    }
+
     @Test func inputsThatCannotBeReadTwiceAreCopiedForTheRefold() throws {
         // A FIFO (as standard input) is read once; its sessions that share event ids are read
         // again from a copy, then the copy is removed.
