@@ -40,3 +40,15 @@ extension String {
         return utf8.elementsEqual(other.utf8)
     }
 }
+
+extension Optional where Wrapped == String {
+    /// `utf8Equals` for ids that may be absent (a finding of an unreadable line has no session):
+    /// two absent ids are equal.
+    public func utf8Equals(_ other: String?) -> Bool {
+        switch (self, other) {
+        case (nil, nil): true
+        case let (left?, right?): left.utf8Equals(right)
+        default: false
+        }
+    }
+}

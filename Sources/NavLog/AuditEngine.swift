@@ -334,13 +334,10 @@ public struct AuditEngine {
                             try spilling?.addUndecoded(
                                 model: modelID, sessionHash: sessionHash, location: location, unterminated: pending.unterminated, raw: raw)
                         }
-                    case .decoded(.success(let event))
-                    where refolding != nil && !refolding!.sharing.sessions.contains(EventIDLedger.hash(SessionKey(model: modelID, id: event.event.sessionID))):
+                    case .decoded(.success(let event)) where refolding?.reads(sessionID: event.event.sessionID, model: modelID) == false:
                         break  // a refold reads only the sessions that share ids
                     case .decoded(.success(let event)) where refolding?.pass == .gather:
-                        if refolding!.sharing.ids.contains(EventIDLedger.idHash(event.eventIDHash, model: modelID)) {
-                            refolding!.offer(SessionLine(decoded: event, location: location), model: modelID)
-                        }
+                        refolding?.gather(SessionLine(decoded: event, location: location), model: modelID)
                     case .decoded(.success(let event)) where folds && onlySession.map({ event.event.sessionID.utf8Equals($0) }) != false:
                         try batch.withBytes(of: pending) { raw in
                             try collector.add(
@@ -531,9 +528,10 @@ public struct AuditEngine {
             snapshot.fold = fold
             foldProgress?(snapshot)
         }
-        // Sessions that share an event id with another session are read again and folded
-        // with their shared ids resolved (CONTRACT §7), by a run over the same inputs that
-        // holds only them: they are few, and the first fold kept no line.
+        // Sessions that share an event id with another session are read again (the first fold
+        // kept no line) and folded with their shared ids resolved (CONTRACT §7), by two runs
+        // over the same inputs that read only them: one gathers the owners of the shared ids,
+        // the other folds those sessions with the owners known (`RefoldRequest`).
         let runConfiguration = configuration
         let copies = inputCopies?.paths ?? [:]
         let refold: Refold = { sharing in

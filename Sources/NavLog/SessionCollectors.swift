@@ -58,8 +58,14 @@ final class RefoldRequest: @unchecked Sendable {
         self.product = product
     }
 
-    /// `gather`: a line of a session concerned whose event id is shared.
-    func offer(_ line: SessionLine, model: Int) {
+    /// Whether a line of this session is read again.
+    func reads(sessionID: String, model: Int) -> Bool {
+        sharing.sessions.contains(EventIDLedger.hash(SessionKey(model: model, id: sessionID)))
+    }
+
+    /// `gather`: a line of a session read again, kept if it may own a shared id.
+    func gather(_ line: SessionLine, model: Int) {
+        guard sharing.ids.contains(EventIDLedger.idHash(line.decoded.eventIDHash, model: model)) else { return }
         lock.withLock { gathered[model, default: EarlierOccurrence.Owners()].offer(line) }
     }
 
@@ -185,6 +191,12 @@ final class SessionResults {
     }
 
     func add(_ partial: SessionTally) { tally.add(partial) }
+
+    /// A session folded again, whose first tally was added already.
+    func replace(_ previous: SessionTally, with tally: SessionTally) {
+        self.tally.subtract(previous)
+        self.tally.add(tally)
+    }
 }
 
 /// Folds sessions held in memory, in parallel, `jobs` at a time; returns them in session order.
@@ -195,15 +207,14 @@ final class SessionResults {
 /// `refold` makes the product from both.
 func foldInParallel(
     _ sessions: consuming [SessionKey: [SessionLine]], models: [NavigationModel], options: SessionAuditOptions, jobs: Int,
-    owners: [Int: [UInt64: [EarlierOccurrence]]]? = nil, refold: RefoldProduct? = nil,
-    product: @escaping @Sendable (SessionKey, SessionAudit) -> FoldedSession
+    refolding: RefoldRequest? = nil, product: @escaping @Sendable (SessionKey, SessionAudit) -> FoldedSession
 ) -> [FoldedSession] {
     let keys = sessions.keys.sorted()
     // Event ids are an app's own: each model's sessions are resolved apart. The references
     // taken here are gone before the folds, which need each array unshared.
     var resolved: [Int: [UInt64: [EarlierOccurrence]]] = [:]
-    if let owners {
-        resolved = owners
+    if let refolding {
+        resolved = refolding.owners
     } else {
         for model in Set(keys.map(\.model)).sorted() {
             resolved[model] = EarlierOccurrence.resolve(keys.filter { $0.model == model }.map { sessions[$0]! })
@@ -221,10 +232,8 @@ func foldInParallel(
         let key = keys[index]
         var sessionOptions = options
         sessionOptions.earlierOccurrences = earlier[key.model] ?? [:]
-        if let refold {
-            // The first fold's audit too (without the shared ids), for what it replaces.
-            let model = models.indices.contains(key.model) ? models[key.model] : .poc
-            results[index] = refoldSession(key, &lines, model: model, options: sessionOptions, refold: refold)
+        if let refolding {
+            results[index] = refoldSession(key, &lines, models: models, options: sessionOptions, refold: refolding.product)
         } else {
             results[index] = foldSession(key, &lines, models: models, options: sessionOptions, product: product)
         }
@@ -244,8 +253,9 @@ func foldInParallel(
 /// Audits a session folded again (`Refold`) twice: as it was first folded (without the owners of
 /// shared event ids in `options`) and with them; `refold` makes the product from both.
 func refoldSession(
-    _ key: SessionKey, _ lines: inout [SessionLine], model: NavigationModel, options: SessionAuditOptions, refold: RefoldProduct
+    _ key: SessionKey, _ lines: inout [SessionLine], models: [NavigationModel], options: SessionAuditOptions, refold: RefoldProduct
 ) -> FoldedSession {
+    let model = model(of: key, in: models)
     var first = options
     first.earlierOccurrences = [:]
     let previous = SessionAuditor.audit(sessionID: key.id, lines: &lines, model: model, options: first)
@@ -259,8 +269,12 @@ func foldSession(
     _ key: SessionKey, _ lines: inout [SessionLine], models: [NavigationModel], options: SessionAuditOptions,
     product: @Sendable (SessionKey, SessionAudit) -> FoldedSession
 ) -> FoldedSession {
-    let model = models.indices.contains(key.model) ? models[key.model] : .poc
-    return product(key, SessionAuditor.audit(sessionID: key.id, lines: &lines, model: model, options: options))
+    product(key, SessionAuditor.audit(sessionID: key.id, lines: &lines, model: model(of: key, in: models), options: options))
+}
+
+/// A session's model: the one its app's files named (the PoC model if the index is off).
+func model(of key: SessionKey, in models: [NavigationModel]) -> NavigationModel {
+    models.indices.contains(key.model) ? models[key.model] : .poc
 }
 
 /// How far the fold of spilled partitions has come.
@@ -345,8 +359,7 @@ final class StreamingCollector: SessionCollector {
 
     private func flush() {
         guard let key = currentKey else { return }
-        let model = models.indices.contains(key.model) ? models[key.model] : .poc
-        folded.append(product(key, SessionAuditor.audit(sessionID: key.id, lines: &current, model: model, options: options)))
+        folded.append(product(key, SessionAuditor.audit(sessionID: key.id, lines: &current, model: model(of: key, in: models), options: options)))
         current.withUnsafeBufferPointer { ledger.record(key, lines: $0) }
         finished.insert(key)
         current.removeAll(keepingCapacity: true)
@@ -658,8 +671,7 @@ final class SpillingCollector: SessionCollector {
                 if !sharing.isEmpty { sharing.sessions.formUnion(sessions.keys.map(EventIDLedger.hash)) }
             }
             var folded = foldInParallel(
-                consume sessions, models: models, options: options, jobs: jobs, owners: refolding?.owners, refold: refolding?.product,
-                product: results.product)
+                consume sessions, models: models, options: options, jobs: jobs, refolding: refolding, product: results.product)
             if let refolding {
                 for session in folded { refolding.add(session) }
                 return
@@ -691,9 +703,10 @@ final class SpillingCollector: SessionCollector {
         let mapped = self.mapped
         let keepQuarantine = quarantine != nil
         let refolding = self.refolding
-        let ledger = EventIDLedger(memoryBudget: memoryLimit / 8, temporaryDirectory: temporaryDirectory, jobs: workers)
-        if refolding == nil { ledger.reserve(lines: routedLines) }
-        defer { ledger.remove() }
+        // A refold's sessions need no ledger: they are folded with their shared ids known.
+        let ledger = refolding == nil ? EventIDLedger(memoryBudget: memoryLimit / 8, temporaryDirectory: temporaryDirectory, jobs: workers) : nil
+        ledger?.reserve(lines: routedLines)
+        defer { ledger?.remove() }
         // Each job folds whole partitions; streamed output is written, sorted, beside them.
         let folded = ParallelResults<Result<FoldedPartition, any Error>>(count: spill.count)
         DispatchQueue.concurrentPerform(iterations: workers) { worker in
@@ -708,15 +721,14 @@ final class SpillingCollector: SessionCollector {
                             // Folded again for another run, with the owners of shared ids known
                             // (only the sessions asked for: a line routed by a colliding tag may
                             // bring another).
-                            guard refolding.sharing.sessions.contains(EventIDLedger.hash(key)) else { return }
+                            guard refolding.reads(sessionID: key.id, model: key.model) else { return }
                             var known = options
                             known.earlierOccurrences = refolding.owners[key.model] ?? [:]
-                            let model = models.indices.contains(key.model) ? models[key.model] : .poc
-                            refolding.add(refoldSession(key, &lines, model: model, options: known, refold: refolding.product))
+                            refolding.add(refoldSession(key, &lines, models: models, options: known, refold: refolding.product))
                             return
                         }
                         sessions.append(foldSession(key, &lines, models: models, options: options, product: product))
-                        lines.withUnsafeBufferPointer { ledger.record(key, lines: $0, worker: worker) }
+                        lines.withUnsafeBufferPointer { ledger?.record(key, lines: $0, worker: worker) }
                     }
                     sessions.sort { $0.key < $1.key }
                     var result = FoldedPartition(invalid: invalid)
@@ -743,7 +755,7 @@ final class SpillingCollector: SessionCollector {
             if streaming { results.add(partition.tally) } else { all += partition.sessions }
         }
         // Sessions that share event ids with others are folded again, with them resolved.
-        let sharing = try ledger.sharing(jobs: jobs)
+        let sharing = try ledger?.sharing(jobs: jobs) ?? EventIDLedger.Sharing()
         let refolded = sharing.isEmpty ? [:] : try refold(sharing)
         if let quarantine { try spill.mergeQuarantine(into: quarantine) }
         try beforeOutput(late.sorted { ($0.location ?? LineLocation(file: 0, line: 0)) < ($1.location ?? LineLocation(file: 0, line: 0)) })
@@ -754,14 +766,7 @@ final class SpillingCollector: SessionCollector {
         }
         if streaming {
             var replacements = refolded.values.sorted { $0.key < $1.key }[...]
-            for session in replacements {
-                results.add(session.tally)
-                if let previous = session.previous {
-                    var undo = SessionTally()
-                    undo.subtract(previous)
-                    results.add(undo)
-                }
-            }
+            for session in replacements { results.replace(session.previous ?? SessionTally(), with: session.tally) }
             // The refolded sessions' outputs replace the first ones, in session order (a
             // session may have had no output at first).
             try spill.mergeOutputs { key, output in

@@ -1,4 +1,4 @@
-public import NavEvents
+import NavEvents
 import NavJSON
 
 /// The first occurrence of an event id in an earlier session. CONTRACT §7 (Identity) orders an

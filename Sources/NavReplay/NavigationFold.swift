@@ -872,7 +872,7 @@ public struct NavigationFold: Sendable {
         switch payload {
         case .routePop(_, _, let to, _):
             // Witnessed by the event that left the stack as this pop found it, not by the pop.
-            checkTop(of: number, claimed: to, field: "to_route", witness: witnessBefore)
+            checkTop(of: number, claimed: to, field: "to_route", after: .pop(witness: witnessBefore))
         default: break
         }
     }
@@ -886,22 +886,34 @@ public struct NavigationFold: Sendable {
         }
     }
 
+    /// Where a claimed top is checked: as the stack is, or after a pop, whose witness is the
+    /// event that left the stack as the pop found it.
+    private enum TopCheck {
+        case now
+        case pop(witness: EventReference?)
+    }
+
     /// Checks a claimed top route of a stack; on a mismatch, adopts it (CONTRACT §7, resync).
-    /// `after`: the witness of the stack before a pop whose result (`to_route`) is checked.
-    private mutating func checkTop(of number: Int, claimed: String?, field: String, witness after: EventReference?? = nil) {
+    private mutating func checkTop(of number: Int, claimed: String?, field: String, after check: TopCheck = .now) {
         let top = working.routes[number].last
         guard claimed != top else { return }
         let stack = stacks.names[number]
         let name = (isApplying ? currentEvent.name.rawValue : "event")
-        let witness = after ?? stackWitness[number]
-        let source =
-            after == nil
-            ? witness.map { " (set by \($0.name.rawValue) at seq \($0.seq))" }
-            : witness.map { " (the pop applied to the stack as \($0.name.rawValue) at seq \($0.seq) left it)" }
+        let witness: EventReference?
+        let source: String?
+        switch check {
+        case .now:
+            witness = stackWitness[number]
+            source = witness.map { " (set by \($0.name.rawValue) at seq \($0.seq))" }
+        case .pop(let before):
+            witness = before
+            source = witness.map { " (the pop applied to the stack as \($0.name.rawValue) at seq \($0.seq) left it)" }
+        }
+        let tense = if case .now = check { "is " } else { "after it is " }
         report(
             .stateMismatch,
             "\(name) on \(JSONWriter.quoted(stack)) claims \(field) \(describeTop(claimed)) but the top "
-                + (after == nil ? "is " : "after it is ") + describeTop(top) + (source ?? ""),
+                + tense + describeTop(top) + (source ?? ""),
             expected: .optionalString(top), found: .optionalString(claimed), witness: witness)
         if let claimed {
             if let index = working.routes[number].lastIndex(of: claimed) {

@@ -393,14 +393,15 @@ final class ProgressLine: @unchecked Sendable {
             let elapsed = (now - (foldStarted ?? now)).components
             let folding = Double(elapsed.seconds) + Double(elapsed.attoseconds) / 1e18
             let remaining = fraction > 0 ? Int(folding / fraction - folding) : 0
-            line =
-                "\r\u{1B}[2Kfolding sessions: \(fold.partitionsFolded) of \(fold.partitions) partitions (\(Int(fraction * 100))%), "
-                + "\(snapshot.sessions) sessions, \(fold.findings + snapshot.findings) findings so far"
-                + (fold.partitionsFolded > 0 ? ", ETA \(remaining / 60):\(String(format: "%02d", remaining % 60))" : "")
             if fold.sessionsFoldedAgain > 0 {
                 line =
                     "\r\u{1B}[2Kfolded again: \(fold.sessionsFoldedAgain) sessions that share event ids with others, "
                     + "\(fold.findings + snapshot.findings) findings"
+            } else {
+                line =
+                    "\r\u{1B}[2Kfolding sessions: \(fold.partitionsFolded) of \(fold.partitions) partitions (\(Int(fraction * 100))%), "
+                    + "\(snapshot.sessions) sessions, \(fold.findings + snapshot.findings) findings so far"
+                    + (fold.partitionsFolded > 0 ? ", ETA \(remaining / 60):\(String(format: "%02d", remaining % 60))" : "")
             }
         }
         Terminal.writeError(line)

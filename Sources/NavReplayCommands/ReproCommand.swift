@@ -122,10 +122,7 @@ extension NavReplayCommand {
                 }
                 return run.findings[index]
             }
-            let candidates = run.findings.filter { finding in
-                guard let session, let id = finding.sessionID else { return finding.sessionID == session }
-                return id.utf8Equals(session)
-            }
+            let candidates = run.findings.filter { $0.sessionID.utf8Equals(session) }
             if let found = candidates.first(where: { $0.rule.rawValue == rule && (seq == nil || $0.seq == seq) }) {
                 return found
             }

@@ -32,7 +32,7 @@ public enum TextWriter {
         // One group per session (the unreadable lines first), separated by a blank line.
         while start < findings.count {
             var end = start + 1
-            while end < findings.count, sameSession(findings[end].sessionID, findings[start].sessionID) { end += 1 }
+            while end < findings.count, findings[end].sessionID.utf8Equals(findings[start].sessionID) { end += 1 }
             groups.append(group(findings[start..<end], files: run.files, style: style))
             start = end
         }
@@ -105,14 +105,5 @@ private func isUnsafe(_ scalar: Unicode.Scalar) -> Bool {
 extension String {
     func padding(toLength length: Int) -> String {
         count >= length ? self : self + String(repeating: " ", count: length - count)
-    }
-}
-
-/// Whether two findings belong to one session: ids compared as bytes, as sessions are grouped.
-private func sameSession(_ left: String?, _ right: String?) -> Bool {
-    switch (left, right) {
-    case (nil, nil): true
-    case let (left?, right?): left.utf8Equals(right)
-    default: false
     }
 }
