@@ -49,6 +49,13 @@ import Testing
         return (result.findings, result.summary, try String(contentsOfFile: quarantine, encoding: .utf8), result.run)
     }
 
+    /// An empty `spill` directory in `directory`, for `--temp-dir`: a test checks it is empty after.
+    static func spillDirectory(in directory: URL) throws -> URL {
+        let spill = directory.appendingPathComponent("spill")
+        try FileManager.default.createDirectory(at: spill, withIntermediateDirectories: true)
+        return spill
+    }
+
     static func scratch() throws -> URL {
         let url = FileManager.default.temporaryDirectory.appendingPathComponent("navreplay-modes-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
@@ -58,8 +65,7 @@ import Testing
     @Test func spillingGivesTheSameOutputAndRemovesItsFiles() throws {
         let directory = try Self.scratch()
         defer { try? FileManager.default.removeItem(at: directory) }
-        let spillDirectory = directory.appendingPathComponent("spill")
-        try FileManager.default.createDirectory(at: spillDirectory, withIntermediateDirectories: true)
+        let spillDirectory = try Self.spillDirectory(in: directory)
         let paths = try Self.replicatedLogs(copies: 40, in: directory)
         let inMemory = try Self.run(paths)
         for jobs in [1, 2] {
@@ -98,8 +104,7 @@ import Testing
     @Test func streamedOutputIsTheCollectedOutputInMemorySpilledAndPreGrouped() throws {
         let directory = try Self.scratch()
         defer { try? FileManager.default.removeItem(at: directory) }
-        let spillDirectory = directory.appendingPathComponent("spill")
-        try FileManager.default.createDirectory(at: spillDirectory, withIntermediateDirectories: true)
+        let spillDirectory = try Self.spillDirectory(in: directory)
         var paths = try Self.replicatedLogs(copies: 40, in: directory)
         // An unreadable line too: its finding leads the output.
         let garbage = directory.appendingPathComponent("garbage.ndjson").path
@@ -503,8 +508,7 @@ import Testing
         // of a copy after the first (in session order, c0 first) reuses an id of c0's.
         let directory = try Self.scratch()
         defer { try? FileManager.default.removeItem(at: directory) }
-        let spill = directory.appendingPathComponent("spill")
-        try FileManager.default.createDirectory(at: spill, withIntermediateDirectories: true)
+        let spill = try Self.spillDirectory(in: directory)
         let paths = try Self.replicatedLogs(copies: 12, in: directory)
         let inMemory = try Self.run(paths)
         let conflicts = inMemory.run.findings.filter { $0.rule == .eventIDConflict }
@@ -579,8 +583,7 @@ import Testing
         // again from a copy, then the copy is removed.
         let directory = try Self.scratch()
         defer { try? FileManager.default.removeItem(at: directory) }
-        let spill = directory.appendingPathComponent("spill")
-        try FileManager.default.createDirectory(at: spill, withIntermediateDirectories: true)
+        let spill = try Self.spillDirectory(in: directory)
         let paths = try Self.replicatedLogs(copies: 4, in: directory)
         let text = try Self.grouped(paths)
         let file = directory.appendingPathComponent("grouped.ndjson").path
