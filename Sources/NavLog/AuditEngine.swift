@@ -63,6 +63,10 @@ public struct AuditConfiguration: Sendable {
     var refolding: RefoldRequest?
     /// Where to read an input from instead of its name (standard input, kept in a file).
     var readPaths: [String: String] = [:]
+    /// For a refold: what the first run read of each input (in the run's sorted input order).
+    /// A refold reads the same lines: an input appended to since is read only as far, and one
+    /// that now holds fewer lines or other bytes there is an error (it changed under the audit).
+    var firstReads: [InputFileReport]?
 
     /// A quarter of the machine's memory, at least 256 MiB.
     public static var defaultMemoryLimit: Int {
@@ -460,8 +464,10 @@ public struct AuditEngine {
             let physicalID = Int32(index)
             let modelID = modelOfPath[path] ?? 0
             batch = LineBatch(capacity: batchBytes, mapped: mapped[index])
+            let pinned = configuration.firstReads?[index]
             do {
                 let take = { (physicalLine: RawLine) throws -> Void in
+                    if let pinned, report.lines >= pinned.lines { throw ReadAsFarAsBefore() }
                     report.lines += 1  // counted as read, so a file that fails later keeps its count
                     var line = physicalLine
                     var fileID = physicalID
@@ -493,22 +499,31 @@ public struct AuditEngine {
                     batch.append(line, fileID: fileID)
                     if batch.isFull { try process(&batch, modelID: modelID) }
                 }
-                if let input = mapped[index], routing, configuration.routesInParallel {
-                    try routeInParallel(input, fileID: physicalID, modelID: modelID, report: &report)
-                } else if let input = mapped[index] {
-                    _ = try reader.readLines(of: input, take)
-                } else if let copy = inputCopies?.descriptor(for: path) {
-                    _ = try reader.readLines(of: path, copyingTo: copy, take)
-                } else {
-                    _ = try reader.readLines(of: configuration.readPaths[path] ?? path, take)
-                }
+                do {
+                    if let input = mapped[index], routing, configuration.routesInParallel {
+                        try routeInParallel(input, fileID: physicalID, modelID: modelID, report: &report)
+                    } else if let input = mapped[index] {
+                        _ = try reader.readLines(of: input, take)
+                    } else if let copy = inputCopies?.descriptor(for: path) {
+                        _ = try reader.readLines(of: path, copyingTo: copy, take)
+                    } else {
+                        _ = try reader.readLines(of: configuration.readPaths[path] ?? path, take)
+                    }
+                } catch is ReadAsFarAsBefore {}
                 try process(&batch, modelID: modelID)
+            } catch let error as InputError where pinned != nil && pinned?.error == nil {
+                throw InputError.changedUnderAudit(path, secondReading: "failed: " + error.message)
             } catch let error as InputError {
                 // Lines read before the error are still audited.
                 try process(&batch, modelID: modelID)
                 try drain()
                 report.error = error
                 counts.unreadableFiles += 1
+            }
+            if let pinned, pinned.error == nil, report.lines != pinned.lines || report.bytes != pinned.bytes {
+                throw InputError.changedUnderAudit(
+                    path, secondReading: "found \(report.lines) lines (\(report.bytes) bytes) where the first found "
+                        + "\(pinned.lines) lines (\(pinned.bytes) bytes)")
             }
             reports.append(report)
             tracker.sessions = partitionWriter?.sessions ?? collector.sessionCount
@@ -534,6 +549,7 @@ public struct AuditEngine {
         // the other folds those sessions with the owners known (`RefoldRequest`).
         let runConfiguration = configuration
         let copies = inputCopies?.paths ?? [:]
+        let firstReads = reports
         let refold: Refold = { sharing in
             if let lost = unrepeatable.first(where: { copies[$0] == nil }) {
                 throw InputError(
@@ -547,6 +563,7 @@ public struct AuditEngine {
                 again.quarantinePath = nil
                 again.preGrouped = false
                 again.readPaths = copies
+                again.firstReads = firstReads
                 // Read line by line, so that other sessions' lines are skipped before they are
                 // decoded or routed (a mapped file's chunks are routed whole).
                 again.mapsInputs = false
@@ -1067,5 +1084,19 @@ enum InvalidLine {
 
     static func finding(at location: LineLocation, message: String) -> Finding {
         Finding(rule: .schemaInvalid, sessionID: nil, seq: nil, eventID: nil, location: location, message: message)
+    }
+}
+
+/// Ends a refold's reading of an input where the first reading ended (`firstReads`).
+private struct ReadAsFarAsBefore: Error {}
+
+extension InputError {
+    /// An input that a refold (`firstReads`) could not read as the first reading did: the
+    /// audit's results would mix two versions of it, so it ends the run.
+    static func changedUnderAudit(_ path: String, secondReading: String) -> InputError {
+        InputError(
+            code: .unreadable, path: path,
+            message: "changed while it was audited: sessions that share event ids are read twice, and the second reading "
+                + secondReading)
     }
 }

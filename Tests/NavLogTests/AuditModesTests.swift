@@ -578,6 +578,60 @@ import Testing
         }
     }
 
+    @Test func aRefoldReadsWhatTheFirstReadingRead() throws {
+        // Two sessions share an id, so they are read twice. Between the readings, the log is
+        // appended to (a live log): the refold reads only the lines read the first time. Had it
+        // been rewritten shorter, the run ends with an error naming it.
+        let directory = try Self.scratch()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let event = { (session: String, seq: Int, id: String) in
+            Self.validEvent.replacingOccurrences(of: "c0-s-clean-onboarding", with: session)
+                .replacingOccurrences(of: "e-1", with: id).replacingOccurrences(of: "\"seq\":900", with: "\"seq\":\(seq)")
+        }
+        let original = [event("x-1", 0, "same"), event("x-2", 0, "same"), event("x-2", 1, "x-2-1")].joined(separator: "\n") + "\n"
+        let path = directory.appendingPathComponent("live.ndjson").path
+        let expected = try { () throws -> (findings: [UInt8], summary: [UInt8], run: AuditRun) in
+            try Data(original.utf8).write(to: URL(fileURLWithPath: path))
+            return try Self.run([path])
+        }()
+        #expect(expected.run.findings.map(\.rule).contains(.eventIDConflict))
+
+        func auditChanging(to changed: String, _ configure: (inout AuditConfiguration) -> Void) throws -> AuditRun {
+            try Data(original.utf8).write(to: URL(fileURLWithPath: path))
+            var configuration = AuditConfiguration()
+            configuration.partitionedInputBytes = 0  // the sessions fold apart, so a refold reads them again
+            configure(&configuration)
+            nonisolated(unsafe) var changedOnce = false
+            return try AuditEngine(configuration: configuration).run(paths: [path]) { snapshot in
+                // The first reading is over when every byte is read; the refold comes after.
+                guard !changedOnce, snapshot.bytes >= Int64(original.utf8.count) else { return }
+                changedOnce = true
+                try? Data(changed.utf8).write(to: URL(fileURLWithPath: path))
+            }
+        }
+        let appended = original + event("x-2", 2, "late") + "\n" + event("x-1", 1, "same") + "\n"
+        for (name, configure) in [
+            ("mapped", { (c: inout AuditConfiguration) in c.jobs = 2 }),
+            ("copied", { (c: inout AuditConfiguration) in c.mapsInputs = false; c.jobs = 1 }),
+        ] as [(String, (inout AuditConfiguration) -> Void)] {
+            let run = try auditChanging(to: appended, configure)
+            #expect(FindingWriter.ndjson(run, explain: true) == expected.findings, "\(name)")
+            #expect(SummaryWriter.json(run) == expected.summary, "\(name)")
+            #expect(run.counts.isBalanced, "\(name)")
+        }
+        // Rewritten: as many lines, other bytes; and fewer lines. (Not mapped: a mapped file
+        // that shrinks ends the run in its own way, `MappedInput`.)
+        let rewritten = [event("x-1", 0, "same"), event("x-2", 0, "same"), event("x-2", 1, "x-2-10")].joined(separator: "\n") + "\n"
+        for changed in [rewritten, event("x-1", 0, "same") + "\n"] {
+            #expect {
+                _ = try auditChanging(to: changed) { $0.mapsInputs = false }
+            } throws: { error in
+                guard let error = error as? InputError else { return false }
+                return error.path == path && error.message.hasPrefix("changed while it was audited")
+            }
+        }
+    }
+
     @Test func inputsThatCannotBeReadTwiceAreCopiedForTheRefold() throws {
         // A FIFO (as standard input) is read once; its sessions that share event ids are read
         // again from a copy, then the copy is removed.
