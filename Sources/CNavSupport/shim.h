@@ -28,7 +28,7 @@ static inline void navreplay_prefetch(const void *address, long count) {
 /// none is inside before it unlinks: so no file appears after its unlink, and the registry does
 /// not change under it. Entering and closing are sequentially consistent, so a creator and the
 /// handler cannot both miss each other. (The state is these inline functions' own: they are
-/// called from one Swift file only, `SessionCollectors.swift`.)
+/// called from one Swift file only, `SpillFiles.swift`.)
 
 #include <time.h>
 #include <unistd.h>
