@@ -63,6 +63,11 @@ public struct AuditConfiguration: Sendable {
     var refolding: RefoldRequest?
     /// Where to read an input from instead of its name (standard input, kept in a file).
     var readPaths: [String: String] = [:]
+    /// How many bytes of formatted output pre-grouped input and a refold hold in memory, waiting
+    /// for session order, before the rest waits in a temporary file (`OutputStore`); `nil` is
+    /// an eighth of `memoryLimit`. Tests set 0, to cover the file on small inputs.
+    var outputBudget: Int?
+    var heldOutputBudget: Int { outputBudget ?? memoryLimit / 8 }
     /// For a refold: what the first run read of each input (in the run's sorted input order).
     /// A refold reads the same lines: an input appended to since is read only as far, and one
     /// that now holds fewer lines or other bytes there is an error (it changed under the audit).
@@ -232,6 +237,7 @@ public struct AuditEngine {
             let ledger = EventIDLedger(memoryBudget: configuration.memoryLimit / 8, temporaryDirectory: configuration.temporaryDirectory)
             collector = StreamingCollector(
                 models: models, options: configuration.sessionOptions, ledger: ledger,
+                outputs: OutputStore(budget: configuration.heldOutputBudget, temporaryDirectory: configuration.temporaryDirectory),
                 jobs: configuration.jobs > 0 ? configuration.jobs : System.coreCount, product: results.product)
         } else {
             let collecting = try SpillingCollector(
@@ -572,7 +578,10 @@ public struct AuditEngine {
             }
             let gather = RefoldRequest(pass: .gather, sharing: sharing, product: results.refoldProduct)
             try read(gather)
-            let fold = RefoldRequest(pass: .fold, sharing: sharing, owners: gather.gatheredOwners, product: results.refoldProduct)
+            let fold = RefoldRequest(
+                pass: .fold, sharing: sharing, owners: gather.gatheredOwners,
+                outputs: OutputStore(budget: runConfiguration.heldOutputBudget, temporaryDirectory: runConfiguration.temporaryDirectory),
+                product: results.refoldProduct)
             try read(fold)
             return fold.sessions
         }

@@ -19,14 +19,21 @@ final class RefoldRequest: @unchecked Sendable {
     let owners: [Int: [UInt64: [EarlierOccurrence]]]
     /// The asking run's product, so that the output is formatted as its own.
     let product: RefoldProduct
+    /// For `fold`: where the sessions' output waits for the asking run's merge, past a budget
+    /// (a log whose sessions all share ids folds them all again).
+    let outputs: OutputStore?
     private let lock = NSLockLike()
     private var gathered: [Int: EarlierOccurrence.Owners] = [:]
     private var folded: [SessionKey: FoldedSession] = [:]
 
-    init(pass: Pass, sharing: EventIDLedger.Sharing, owners: [Int: [UInt64: [EarlierOccurrence]]] = [:], product: @escaping RefoldProduct) {
+    init(
+        pass: Pass, sharing: EventIDLedger.Sharing, owners: [Int: [UInt64: [EarlierOccurrence]]] = [:], outputs: OutputStore? = nil,
+        product: @escaping RefoldProduct
+    ) {
         self.pass = pass
         self.sharing = sharing
         self.owners = owners
+        self.outputs = outputs
         self.product = product
     }
 
@@ -43,6 +50,8 @@ final class RefoldRequest: @unchecked Sendable {
 
     /// `fold`: a session folded again.
     func add(_ session: FoldedSession) {
+        var session = session
+        outputs?.setAside(&session)
         lock.withLock { folded[session.key] = session }
     }
 

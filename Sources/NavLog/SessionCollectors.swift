@@ -87,9 +87,20 @@ struct FoldedSession: Sendable {
     var key: SessionKey
     var tally: SessionTally
     var audit: SessionAudit?
+    /// Empty once set aside (`stored`): read it with `loadedOutput()`.
     var output: [UInt8]
     /// For a session folded again (`Refold`): the tally of its first fold, which this replaces.
     var previous: SessionTally?
+    /// Where `output` went if it was set aside until it is written (`OutputStore`).
+    var stored: (store: OutputStore, place: OutputStore.Place)?
+
+    init(key: SessionKey, tally: SessionTally, audit: SessionAudit?, output: [UInt8], previous: SessionTally? = nil) {
+        self.key = key
+        self.tally = tally
+        self.audit = audit
+        self.output = output
+        self.previous = previous
+    }
 }
 
 /// Receives folded sessions, in session order, for the engine: keeps the audits or writes
@@ -128,7 +139,7 @@ final class SessionResults {
 
     func deliver(_ folded: FoldedSession) throws {
         tally.add(folded.tally)
-        try deliver(key: folded.key, audit: folded.audit, output: folded.output)
+        try deliver(key: folded.key, audit: folded.audit, output: folded.loadedOutput())
     }
 
     /// For output merged back from disk, whose counts were added with `add(_:)`.
@@ -264,17 +275,20 @@ final class StreamingCollector: SessionCollector {
     private var folded: [FoldedSession] = []
     /// The event ids of the sessions folded, to find those that share one.
     private let ledger: EventIDLedger
+    /// Where the sessions' output waits for session order, past a budget.
+    private let outputs: OutputStore
     private let jobs: Int
     /// Sessions met again after another session had begun: the input was not grouped.
     private(set) var regroupedSessions: [(sessionID: String, location: LineLocation)] = []
 
     init(
-        models: [NavigationModel], options: SessionAuditOptions, ledger: EventIDLedger, jobs: Int,
+        models: [NavigationModel], options: SessionAuditOptions, ledger: EventIDLedger, outputs: OutputStore, jobs: Int,
         product: @escaping @Sendable (SessionKey, SessionAudit) -> FoldedSession
     ) {
         self.models = models
         self.options = options
         self.ledger = ledger
+        self.outputs = outputs
         self.jobs = jobs
         self.product = product
     }
@@ -292,7 +306,9 @@ final class StreamingCollector: SessionCollector {
 
     private func flush() {
         guard let key = currentKey else { return }
-        folded.append(product(key, SessionAuditor.audit(sessionID: key.id, lines: &current, model: model(of: key, in: models), options: options)))
+        var session = product(key, SessionAuditor.audit(sessionID: key.id, lines: &current, model: model(of: key, in: models), options: options))
+        outputs.setAside(&session)
+        folded.append(session)
         current.withUnsafeBufferPointer { ledger.record(key, lines: $0) }
         finished.insert(key)
         current.removeAll(keepingCapacity: true)
@@ -313,7 +329,7 @@ final class StreamingCollector: SessionCollector {
         }
         try beforeOutput([])
         // Output order is session order whatever order the groups came in. What is held is
-        // the product: only the formatted output when streaming.
+        // the product: only the formatted output when streaming, set aside past a budget.
         folded.sort { $0.key < $1.key }
         for session in folded { try results.deliver(session) }
         folded = []

@@ -386,17 +386,17 @@ final class SpillingCollector: SessionCollector {
             // session may have had no output at first).
             try spill.mergeOutputs { key, output in
                 while let next = replacements.first, next.key < key {
-                    try results.deliver(key: next.key, audit: nil, output: next.output)
+                    try results.deliver(key: next.key, audit: nil, output: next.loadedOutput())
                     replacements.removeFirst()
                 }
                 if let next = replacements.first, next.key == key {
-                    try results.deliver(key: next.key, audit: nil, output: next.output)
+                    try results.deliver(key: next.key, audit: nil, output: next.loadedOutput())
                     replacements.removeFirst()
                 } else {
                     try results.deliver(key: key, audit: nil, output: output)
                 }
             }
-            for session in replacements { try results.deliver(key: session.key, audit: nil, output: session.output) }
+            for session in replacements { try results.deliver(key: session.key, audit: nil, output: session.loadedOutput()) }
             return
         }
         // Partitions split sessions by hash; merge back into session order.

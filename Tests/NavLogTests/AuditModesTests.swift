@@ -530,6 +530,10 @@ import Testing
             ("held, then spilled, ledger in files", paths, { (c: inout AuditConfiguration) in
                 c.memoryLimit = 1 << 20; c.jobs = 2; c.temporaryDirectory = spill.path }),
             ("pre-grouped, in reverse session order", [grouped], { (c: inout AuditConfiguration) in c.preGrouped = true }),
+            ("partitioned, outputs set aside in a file", paths, { (c: inout AuditConfiguration) in
+                c.partitionedInputBytes = 0; c.jobs = 2; c.outputBudget = 0; c.temporaryDirectory = spill.path }),
+            ("pre-grouped, outputs set aside in a file", [grouped], { (c: inout AuditConfiguration) in
+                c.preGrouped = true; c.outputBudget = 0; c.temporaryDirectory = spill.path }),
         ] as [(String, [String], (inout AuditConfiguration) -> Void)] {
             let expected = inputs == paths ? inMemory : groupedInMemory
             for streamed in [false, true] {
@@ -630,6 +634,39 @@ import Testing
                 return error.path == path && error.message.hasPrefix("changed while it was audited")
             }
         }
+    }
+
+    @Test func outputsWaitingForSessionOrderAreSetAsidePastTheBudget() throws {
+        let directory = try Self.scratch()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let spill = try Self.spillDirectory(in: directory)
+        let key = SessionKey(model: 0, id: "s")
+        func session(_ text: String) -> FoldedSession {
+            FoldedSession(key: key, tally: SessionTally(), audit: nil, output: Array(text.utf8))
+        }
+        var store: OutputStore? = OutputStore(budget: 10, temporaryDirectory: spill.path)
+        var first = session("0123456789")  // within the budget: held
+        var second = session("second session's findings")
+        var third = session("third")
+        var empty = session("")
+        store?.setAside(&first)
+        store?.setAside(&second)
+        store?.setAside(&third)
+        store?.setAside(&empty)
+        #expect(first.stored == nil && first.output.count == 10)
+        #expect(second.stored != nil && second.output.isEmpty && third.stored != nil && empty.stored == nil)
+        #expect(try second.loadedOutput() == Array("second session's findings".utf8))
+        #expect(try third.loadedOutput() == Array("third".utf8))
+        #expect(try first.loadedOutput() == Array("0123456789".utf8))
+        #expect(try FileManager.default.contentsOfDirectory(atPath: spill.path).count == 1, "one scratch directory")
+        (first, second, third, empty, store) = (session(""), session(""), session(""), session(""), nil)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: spill.path).isEmpty, "removed with the store")
+
+        // A temporary directory that cannot be used: the outputs stay in memory.
+        let unusable = OutputStore(budget: 0, temporaryDirectory: directory.appendingPathComponent("missing").path)
+        var kept = session("kept")
+        unusable.setAside(&kept)
+        #expect(kept.stored == nil && kept.output == Array("kept".utf8))
     }
 
     @Test func inputsThatCannotBeReadTwiceAreCopiedForTheRefold() throws {
