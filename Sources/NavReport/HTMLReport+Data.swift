@@ -194,6 +194,10 @@ public final class ReportAccumulator: @unchecked Sendable {
         var lengths: [Int64] = []
         var durations: [Int64] = []
         var findingTimes: [(Int64, Severity)] = []
+        /// Times of `findingTimes` to take out, one occurrence each (sessions folded again):
+        /// taken out once, when the totals are read, not at every replace (that was quadratic
+        /// when every session was folded again).
+        var replacedFindingTimes: [Int64: [Severity: Int]] = [:]
         var untimedFindings = 0
         var sessionsByRule: [Rule: Int] = [:]
         var sessionsWithFindings = 0
@@ -201,7 +205,19 @@ public final class ReportAccumulator: @unchecked Sendable {
         var worst: [ReportData.WorstSession] = []
     }
 
-    var totals: Totals { lock.withLock { gathered } }
+    var totals: Totals {
+        var totals = lock.withLock { gathered }
+        if !totals.replacedFindingTimes.isEmpty {
+            var remove = totals.replacedFindingTimes
+            totals.findingTimes.removeAll { time, severity in
+                guard let count = remove[time]?[severity], count > 0 else { return false }
+                remove[time]?[severity] = count - 1
+                return true
+            }
+            totals.replacedFindingTimes = [:]
+        }
+        return totals
+    }
 
     public init(worstCount: Int = 5) {
         self.worstCount = worstCount
@@ -264,14 +280,8 @@ public final class ReportAccumulator: @unchecked Sendable {
         let old = Self.findingShare(of: previous)
         let new = Self.findingShare(of: audit)
         lock.withLock {
-            // The old times are taken out one occurrence each.
-            var remove: [Int64: [Severity: Int]] = [:]
-            for (time, severity) in old.times { remove[time, default: [:]][severity, default: 0] += 1 }
-            gathered.findingTimes.removeAll { time, severity in
-                guard let count = remove[time]?[severity], count > 0 else { return false }
-                remove[time]?[severity] = count - 1
-                return true
-            }
+            // The old times are taken out (one occurrence each) when the totals are read.
+            for (time, severity) in old.times { gathered.replacedFindingTimes[time, default: [:]][severity, default: 0] += 1 }
             gathered.findingTimes += new.times
             gathered.untimedFindings += new.untimed - old.untimed
             gathered.sessionsByRule.merge(old.sessionsByRule.mapValues { -$0 }, uniquingKeysWith: +)

@@ -46,6 +46,29 @@ import Testing
         }
     }
 
+    @Test func sessionsFoldedAgainReplaceTheirFirstShare() throws {
+        // A session folded again (event ids shared with other sessions) replaces its first
+        // audit: the page is the one made from the final audits, whatever the first ones held.
+        let run = try audit(
+            [Repository.path("SampleLogs/violations")].flatMap { directory in
+                try FileManager.default.contentsOfDirectory(atPath: directory).filter { $0.hasSuffix(".ndjson") }.sorted().map { directory + "/" + $0 }
+            }, recordSteps: true)
+        #expect(run.sessions.contains { !$0.findings.isEmpty })
+        let whole = HTMLReport.html(ReportData(run: run, worstCount: 3), toolVersion: "test")
+        for (name, first) in [
+            ("no findings at first", { (audit: SessionAudit) in var first = audit; first.findings = []; return first }),
+            ("every finding twice at first", { (audit: SessionAudit) in var first = audit; first.findings += audit.findings; return first }),
+        ] as [(String, (SessionAudit) -> SessionAudit)] {
+            let sessions = ReportAccumulator(worstCount: 3)
+            for audit in run.sessions { sessions.add(first(audit)) }
+            for audit in run.sessions.reversed() { sessions.replace(first(audit), with: audit) }
+            var streamed = run
+            streamed.sessions = []
+            let same = HTMLReport.html(ReportData(run: streamed, sessions: sessions), toolVersion: "test") == whole
+            #expect(same, "\(name)")
+        }
+    }
+
     @Test func dataCountsFindingsPathsScreensDepthsAndLengths() throws {
         let (run, _) = try twoSessions()
         let data = ReportData(run: run)
