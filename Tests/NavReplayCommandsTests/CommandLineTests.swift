@@ -106,6 +106,33 @@ import Testing
         #expect(try navreplay(["replay", "--session", "nobody", "SampleLogs"]).status == 2)
     }
 
+    @Test func replayShowsTheFindingsFoundBeforeTheFold() throws {
+        // s-bad-identity: a second writer's event takes seq 3 (seq.duplicate, not folded), and
+        // seq 4 reuses the event_id of seq 1 (event_id.conflict, folded): both found before the
+        // fold, as the audit reports them.
+        let audit = try navreplay(["audit", "--quiet", "--format", "ndjson", "SampleLogs/violations"])
+        let expected = audit.stdout.split(separator: "\n").filter { $0.contains("\"session_id\":\"s-bad-identity\"") }
+        #expect(expected.count == 2)
+        let result = try navreplay(["replay", "--session", "s-bad-identity", "--format", "ndjson", "SampleLogs/violations"])
+        let lines = result.stdout.split(separator: "\n").map(String.init)
+        let notFolded = try #require(lines.first { $0.contains("\"folded\":false") })
+        #expect(notFolded.hasPrefix("{\"seq\":3,\"event_id\":\"rival-writer-0001\""))
+        #expect(notFolded.hasSuffix("\"findings\":[\"seq.duplicate\"]}"))
+        let index = try #require(lines.firstIndex(of: notFolded))
+        #expect(lines[index - 1].hasPrefix("{\"seq\":3,") && lines[index + 1].hasPrefix("{\"seq\":4,"), "after the step of its seq")
+        #expect(lines[index + 1].hasSuffix("\"findings\":[\"event_id.conflict\"]}"))
+        let findings = lines.map { $0.components(separatedBy: "\"findings\":[").last ?? "" }.filter { $0 != "]}" }
+        #expect(findings.count == expected.count, "every finding of the session, once")
+
+        let text = try navreplay(["replay", "--session", "s-bad-identity", "SampleLogs/violations"]).stdout
+        #expect(text.contains("(not folded: SampleLogs/violations/app-2026-11-20-broken.ndjson:17)"))
+        #expect(text.contains("seq.duplicate: seq 3 is already taken"))
+        #expect(text.contains("event_id.conflict: event_id"))
+        // Cut before them, neither shows.
+        let until = try navreplay(["replay", "--session", "s-bad-identity", "--until-seq", "2", "SampleLogs/violations"]).stdout
+        #expect(!until.contains("seq.duplicate") && !until.contains("event_id.conflict"))
+    }
+
     @Test func schemaPrintsTheCommittedSchemas() throws {
         for (flag, file) in [([String](), "navigation-event.v1.schema.json"), (["--model"], "navigation-model.v1.schema.json")] {
             let result = try navreplay(["schema"] + flag)
