@@ -470,7 +470,7 @@ public struct AuditEngine {
             let physicalID = Int32(index)
             let modelID = modelOfPath[path] ?? 0
             batch = LineBatch(capacity: batchBytes, mapped: mapped[index])
-            let pinned = configuration.firstReads?[index]
+            let pinned = configuration.firstReads.flatMap { $0.indices.contains(index) ? $0[index] : nil }
             do {
                 let take = { (physicalLine: RawLine) throws -> Void in
                     if let pinned, report.lines >= pinned.lines { throw ReadAsFarAsBefore() }

@@ -134,7 +134,3 @@ enum System {
         #endif
     }
 }
-
-#if canImport(Glibc)
-    import Glibc
-#endif
