@@ -115,7 +115,8 @@ public struct Output: Sendable {
         Output(name: "replay --format ndjson") { run in
             run.sessions.flatMap { ReplayWriter.ndjson($0, files: run.files) }
         } check: { bytes, run in
-            checkNDJSON(bytes, records: run.sessions.reduce(0) { $0 + $1.steps.count })
+            // A record per folded event, and one per line not folded for `seq.duplicate`.
+            checkNDJSON(bytes, records: run.sessions.reduce(0) { $0 + $1.steps.count + $1.duplicates })
         },
         Output(name: "replay --format text") { run in
             run.sessions.flatMap { ReplayWriter.text($0, files: run.files, style: TextStyle(color: false)).utf8Array }
