@@ -353,9 +353,9 @@ private struct EventLineParser {
         let excluded = 3  // event_id, seq and timestamp are always present on a valid event
         return DecodedEvent(
             event: NavigationEvent(
-                eventID: text(fields.eventID!, unique: true), sessionID: text(fields.sessionID!), seq: fields.seq!,
+                payload: payload, eventID: text(fields.eventID!, unique: true), sessionID: text(fields.sessionID!), seq: fields.seq!,
                 timestamp: fields.timestamp.take()!, correlationID: text(fields.correlationID!),
-                appVersion: fields.appVersion.map { text($0) }, platform: fields.platform.map { text($0) }, payload: payload),
+                appVersion: fields.appVersion.map { text($0) }, platform: fields.platform.map { text($0) }),
             identity: StableHash.objectHash(memberSum: memberSum, count: memberCount),
             contentIdentity: StableHash.objectHash(memberSum: contentSum, count: memberCount - excluded),
             eventIDHash: eventIDHash, correlationIDHash: correlationIDHash)

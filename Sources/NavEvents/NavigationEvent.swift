@@ -4,6 +4,12 @@ public import NavModel
 public struct NavigationEvent: Sendable, Hashable {
     public static let schemaVersion = 1
 
+    // The payload is declared first so that the implicit memberwise initialiser,
+    // `init(payload:eventID:…)`, differs from the public one and exists beside it: the decoder
+    // builds events with it. An explicit initialiser's `self` is assembled in memory and then
+    // copied out, and for a struct this large the optimiser keeps the copy: a retain and a
+    // release of every string, 3% of an audit's instructions.
+    public var payload: Payload
     public var eventID: String
     public var sessionID: String
     public var seq: Int64
@@ -11,21 +17,6 @@ public struct NavigationEvent: Sendable, Hashable {
     public var correlationID: String
     public var appVersion: String?
     public var platform: String?
-    public var payload: Payload
-
-    public init(
-        eventID: String, sessionID: String, seq: Int64, timestamp: Timestamp, correlationID: String,
-        appVersion: String? = nil, platform: String? = nil, payload: Payload
-    ) {
-        self.eventID = eventID
-        self.sessionID = sessionID
-        self.seq = seq
-        self.timestamp = timestamp
-        self.correlationID = correlationID
-        self.appVersion = appVersion
-        self.platform = platform
-        self.payload = payload
-    }
 
     public var name: EventName { payload.name }
 
@@ -137,4 +128,15 @@ public enum ParamValue: Sendable, Hashable {
 
     /// An integer parameter.
     public static func integer(_ value: Int64) -> ParamValue { .number(String(value)) }
+}
+
+extension NavigationEvent {
+    public init(
+        eventID: String, sessionID: String, seq: Int64, timestamp: Timestamp, correlationID: String,
+        appVersion: String? = nil, platform: String? = nil, payload: Payload
+    ) {
+        self.init(
+            payload: payload, eventID: eventID, sessionID: sessionID, seq: seq, timestamp: timestamp, correlationID: correlationID,
+            appVersion: appVersion, platform: platform)
+    }
 }
