@@ -57,6 +57,14 @@ public struct ReplayStep: Sendable {
     public var findings: [Finding]
 }
 
+/// A line of the session that was not folded: it lost its seq to another event
+/// (`seq.duplicate`). Kept, with its findings, when steps are (`recordSteps`).
+public struct UnfoldedLine: Sendable {
+    public var event: NavigationEvent
+    public var location: LineLocation
+    public var findings: [Finding]
+}
+
 /// Everything the audit learned about one session.
 public struct SessionAudit: Sendable {
     public var sessionID: String
@@ -78,6 +86,8 @@ public struct SessionAudit: Sendable {
     /// The visible screen after each folded event, consecutive repeats collapsed.
     public var screens: [Screen] = []
     public var steps: [ReplayStep] = []
+    /// With `steps`: the lines not folded, in seq order.
+    public var unfolded: [UnfoldedLine] = []
 
     /// `end - start` in milliseconds (negative if the clock went backwards).
     public var durationMilliseconds: Int64? {
@@ -184,11 +194,13 @@ public enum SessionAuditor {
         var foldedIndices: [Int] = []
         foldedIndices.reserveCapacity(unique.count)
         var duplicates = 0
+        var unfoldedIndices: [Int] = []
         for index in unique {
             if let winnerIndex = foldedIndices.last, lines[winnerIndex].decoded.event.seq == lines[index].decoded.event.seq {
                 let line = lines[index]
                 let winner = lines[winnerIndex]
                 duplicates += 1
+                if options.recordSteps { unfoldedIndices.append(index) }
                 report(
                     .seqDuplicate, line,
                     "seq \(line.event.seq) is already taken by \(winner.event.name.rawValue) "
@@ -211,6 +223,16 @@ public enum SessionAuditor {
         var fold = NavigationFold(model: model)
         // The final state is set at the end.
         var audit = SessionAudit(sessionID: sessionID, findings: [], finalState: NavigationState(flow: ""))
+        // The findings found so far (identity and order) belong with their lines' steps, for
+        // replay: the steps hold every finding of the session.
+        var earlyFindings: [LineLocation: [Finding]] = [:]
+        if options.recordSteps {
+            for finding in findings { if let location = finding.location { earlyFindings[location, default: []].append(finding) } }
+            for index in unfoldedIndices where options.untilSeq.map({ lines[index].decoded.event.seq <= $0 }) ?? true {
+                let location = lines[index].location
+                audit.unfolded.append(UnfoldedLine(event: lines[index].event, location: location, findings: earlyFindings[location] ?? []))
+            }
+        }
         var firstGapSeq: Int64?
         var previousIndex: Int?
         for (position, lineIndex) in foldedIndices.enumerated() {
@@ -281,7 +303,8 @@ public enum SessionAuditor {
                 audit.steps.append(
                     ReplayStep(
                         event: event, location: location, stateAfter: fold.state,
-                        changes: (before ?? fold.state).changes(to: fold.state), findings: eventFindings))
+                        changes: (before ?? fold.state).changes(to: fold.state),
+                        findings: (earlyFindings[location] ?? []) + eventFindings))
             }
             if !eventFindings.isEmpty { findings += eventFindings }
             previousIndex = lineIndex

@@ -101,55 +101,21 @@ public enum SessionWriter {
 
 /// The state after each event of one session (`navreplay replay`).
 public enum ReplayWriter {
-    /// One entry of a replay: a folded event (a step), or a line of the session that was not
-    /// folded (`seq.duplicate`), each with its findings.
+    /// One entry of a replay: a folded event (a step), or a line not folded (`seq.duplicate`).
     enum Entry {
-        case step(ReplayStep, findings: [Finding])
-        case notFolded(Finding, findings: [Finding])
+        case step(ReplayStep)
+        case unfolded(UnfoldedLine)
     }
 
-    /// The steps with their findings: the fold's own, and those found before the fold
-    /// (`event_id.conflict`, `seq.duplicate`), which belong to the step of their line; a line
-    /// not folded comes as its own entry, after the step of its seq.
+    /// The steps, each line not folded after the step of its seq (the event that won it).
     static func entries(_ audit: SessionAudit) -> [Entry] {
-        struct Key: Hashable {
-            var rule: Rule
-            var location: LineLocation?
-            var seq: Int64?
-            var message: String
-        }
-        func key(_ finding: Finding) -> Key { Key(rule: finding.rule, location: finding.location, seq: finding.seq, message: finding.message) }
-        var inSteps: [Key: Int] = [:]
-        for step in audit.steps { for finding in step.findings { inSteps[key(finding), default: 0] += 1 } }
-        // The audit's findings that no step holds, by line, in their order.
-        var others: [LineLocation: [Finding]] = [:]
-        var otherLines: [LineLocation] = []
-        let lastSeq = audit.steps.last?.event.seq ?? -1
-        for finding in audit.findings {
-            let found = key(finding)
-            if let count = inSteps[found], count > 0 {
-                inSteps[found] = count - 1
-                continue
-            }
-            // After `--until-seq`, the lines past it are not replayed.
-            guard let location = finding.location, let seq = finding.seq, seq <= lastSeq else { continue }
-            if others[location] == nil { otherLines.append(location) }
-            others[location, default: []].append(finding)
-        }
         var entries: [Entry] = []
-        var notFolded: [(seq: Int64, findings: [Finding])] = []
-        let stepLines = Set(audit.steps.map(\.location))
-        for line in otherLines where !stepLines.contains(line) {
-            let findings = others[line]!
-            notFolded.append((findings[0].seq ?? 0, findings))
-        }
-        notFolded.sort { $0.seq < $1.seq }
-        var next = notFolded[...]
+        var unfolded = audit.unfolded[...]
         for step in audit.steps {
-            entries.append(.step(step, findings: (others[step.location] ?? []) + step.findings))
-            while let line = next.first, line.seq <= step.event.seq {
-                entries.append(.notFolded(line.findings[0], findings: line.findings))
-                next = next.dropFirst()
+            entries.append(.step(step))
+            while let line = unfolded.first, line.event.seq <= step.event.seq {
+                entries.append(.unfolded(line))
+                unfolded = unfolded.dropFirst()
             }
         }
         return entries
@@ -163,7 +129,7 @@ public enum ReplayWriter {
             writer.beginObject()
             let findings: [Finding]
             switch entry {
-            case .step(let step, let stepFindings):
+            case .step(let step):
                 writer.member("seq", step.event.seq)
                 writer.member("event_id", step.event.eventID)
                 writer.member("event_name", step.event.name.rawValue)
@@ -175,16 +141,16 @@ public enum ReplayWriter {
                 writer.beginArray()
                 for change in step.changes { writer.string(change.description) }
                 writer.endArray()
-                findings = stepFindings
-            case .notFolded(let first, let lineFindings):
+                findings = step.findings
+            case .unfolded(let line):
                 // A line whose event was not folded: no state of its own.
-                writer.member("seq", first.seq ?? 0)
-                writer.member("event_id", first.eventID ?? "")
-                writer.member("event_name", first.eventName?.rawValue ?? "")
-                writer.member("file", FindingWriter.path(first.location, files))
-                writer.member("line", first.location?.line ?? 0)
+                writer.member("seq", line.event.seq)
+                writer.member("event_id", line.event.eventID)
+                writer.member("event_name", line.event.name.rawValue)
+                writer.member("file", FindingWriter.path(line.location, files))
+                writer.member("line", line.location.line)
                 writer.member("folded", false)
-                findings = lineFindings
+                findings = line.findings
             }
             writer.key("findings")
             writer.beginArray()
@@ -202,15 +168,14 @@ public enum ReplayWriter {
         for entry in entries(audit) {
             let findings: [Finding]
             switch entry {
-            case .step(let step, let stepFindings):
+            case .step(let step):
                 let change = step.changes.isEmpty ? style.dim("(no change)") : step.changes.map { safe($0.description) }.joined(separator: "; ")
                 lines.append("  seq \(step.event.seq)  \(step.event.name.rawValue.padding(toLength: 15)) \(change)")
-                findings = stepFindings
-            case .notFolded(let first, let lineFindings):
-                let name = first.eventName?.rawValue ?? "event"
-                let place = "\(safe(FindingWriter.path(first.location, files) ?? "-")):\(first.location?.line ?? 0)"
-                lines.append("  seq \(first.seq ?? 0)  \(name.padding(toLength: 15)) " + style.dim("(not folded: \(place))"))
-                findings = lineFindings
+                findings = step.findings
+            case .unfolded(let line):
+                let place = "\(safe(FindingWriter.path(line.location, files) ?? "-")):\(line.location.line)"
+                lines.append("  seq \(line.event.seq)  \(line.event.name.rawValue.padding(toLength: 15)) " + style.dim("(not folded: \(place))"))
+                findings = line.findings
             }
             for finding in findings {
                 lines.append("      \(style.severity(finding.severity)) \(finding.rule.rawValue): \(safe(finding.message))")

@@ -249,6 +249,27 @@ struct SessionIdentityTests {
         }
     }
 
+    @Test func recordedStepsHoldEveryFindingAndTheLinesNotFolded() throws {
+        // seq 1 is taken twice (the later one is not folded), and seq 2 reuses seq 1's event id
+        // with another content (a conflict, folded): both are found before the fold.
+        var log = SessionLog.authorized()
+        log.add(.push("tab1", from: nil, to: "detail"), seq: 1, eventID: "first", timestamp: "2026-11-20T10:00:01Z")
+        log.add(.push("tab1", from: nil, to: "list"), seq: 1, eventID: "loser", timestamp: "2026-11-20T10:00:01.5Z")
+        log.add(.push("tab1", from: "detail", to: "settings"), seq: 2, eventID: "first")
+        for lines in [log.lines, log.lines.reversed()] {
+            let result = try audit(lines: lines, options: SessionAuditOptions(recordSteps: true))
+            #expect(summary(result) == ["seq.duplicate@1", "event_id.conflict@2"])
+            let stepFindings = result.steps.flatMap(\.findings).map(\.rule)
+            #expect(stepFindings == [.eventIDConflict], "the conflict, on the step of seq 2")
+            #expect(result.steps.first { $0.event.seq == 2 }?.findings.map(\.rule) == [.eventIDConflict])
+            #expect(result.unfolded.map(\.event.eventID) == ["loser"])
+            #expect(result.unfolded.first?.findings.map(\.rule) == [.seqDuplicate])
+            // Not kept without steps, nor past --until-seq.
+            #expect(try audit(lines: lines).unfolded.isEmpty)
+            #expect(try audit(lines: lines, options: SessionAuditOptions(recordSteps: true, untilSeq: 0)).unfolded.isEmpty)
+        }
+    }
+
     @Test func seqDuplicateAtTheSameInstantFoldsTheSmallestEventID() throws {
         var log = SessionLog.authorized()
         // The same instant written in two offsets; the text of "b" sorts first, the id of "a" does.
