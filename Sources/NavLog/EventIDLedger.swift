@@ -125,11 +125,7 @@ final class EventIDLedger: @unchecked Sendable {
                     let made = try ScratchDirectory.make(in: temporaryDirectory, files: Self.bucketCount)
                     scratch = made
                     for bucket in 0..<Self.bucketCount {
-                        let descriptor = open(made.path + "/ids-" + String(bucket), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
-                        guard descriptor >= 0 else {
-                            throw InputError(code: .unreadable, path: made.path, message: "cannot create the event-id ledger: \(String(cString: strerror(errno)))")
-                        }
-                        descriptors.append(descriptor)
+                        descriptors.append(try ScratchDirectory.createFile(made.path + "/ids-" + String(bucket), what: "the event-id ledger"))
                     }
                 }
                 for bucket in 0..<Self.bucketCount where !shard.buckets[bucket].isEmpty {

@@ -92,16 +92,12 @@ final class OutputStore: @unchecked Sendable {
             unusable = true
             return false
         }
-        directory = made
-        let opened = SpillCleanup.creating {
-            open(made.path + "/out-0", O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
-        }
-        guard opened >= 0 else {
+        guard let opened = try? ScratchDirectory.createFile(made.path + "/out-0", readable: true) else {
             ScratchDirectory.remove(made)
-            directory = nil
             unusable = true
             return false
         }
+        directory = made
         descriptor = opened
         return true
     }

@@ -34,6 +34,18 @@ enum ScratchDirectory {
         SpillCleanup.unregister(directory.slot)
     }
 
+    /// Creates (or empties) a file of a scratch directory, behind the Ctrl-C gate
+    /// (`SpillCleanup.creating`: no file appears after the handler's unlinks).
+    static func createFile(_ path: String, readable: Bool = false, what: String = "a temporary file") throws -> Int32 {
+        let descriptor = SpillCleanup.creating {
+            open(path, (readable ? O_RDWR : O_WRONLY) | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
+        }
+        guard descriptor >= 0 else {
+            throw InputError(code: .unreadable, path: path, message: "cannot create \(what): \(String(cString: strerror(errno)))")
+        }
+        return descriptor
+    }
+
     /// Writes every byte (a `write` may take fewer, or be interrupted); an error names `what`.
     static func writeAll(_ bytes: UnsafeRawBufferPointer, to descriptor: Int32, path: String, what: String = "a temporary file") throws {
         var offset = 0
@@ -69,11 +81,12 @@ final class InputCopies {
         directory = try ScratchDirectory.make(in: temporaryDirectory, files: inputs.count)
         for (index, input) in inputs.enumerated() {
             let path = directory.path + "/copy-" + String(index)
-            let descriptor = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
-            guard descriptor >= 0 else {
-                let reason = String(cString: strerror(errno))
+            let descriptor: Int32
+            do {
+                descriptor = try ScratchDirectory.createFile(path, what: "a copy of \(input)")
+            } catch {
                 remove()
-                throw InputError(code: .unreadable, path: directory.path, message: "cannot keep a copy of \(input): \(reason)")
+                throw error
             }
             descriptors[input] = descriptor
             paths[input] = path

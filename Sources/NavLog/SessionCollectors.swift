@@ -93,14 +93,6 @@ struct FoldedSession: Sendable {
     var previous: SessionTally?
     /// Where `output` went if it was set aside until it is written (`OutputStore`).
     var stored: (store: OutputStore, place: OutputStore.Place)?
-
-    init(key: SessionKey, tally: SessionTally, audit: SessionAudit?, output: [UInt8], previous: SessionTally? = nil) {
-        self.key = key
-        self.tally = tally
-        self.audit = audit
-        self.output = output
-        self.previous = previous
-    }
 }
 
 /// Receives folded sessions, in session order, for the engine: keeps the audits or writes

@@ -26,10 +26,7 @@ final class SpillFileWriter {
     }
 
     private func create() throws {
-        descriptor = SpillCleanup.creating { open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600) }
-        guard descriptor >= 0 else {
-            throw InputError(code: .unreadable, path: path, message: "cannot create a spill file: \(String(cString: strerror(errno)))")
-        }
+        descriptor = try ScratchDirectory.createFile(path, what: "a spill file")
     }
 
     /// A record keyed by its place, in the output files' format, so that the same merge
