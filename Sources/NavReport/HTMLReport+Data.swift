@@ -88,9 +88,6 @@ public struct ReportData: Sendable {
         let exitCounts = totals.exits
         let views = totals.views
         let depthCounts = totals.depths
-        let lengths = totals.lengths
-        let durations = totals.durations
-        let findingTimes = totals.findingTimes
         untimedFindings = totals.untimedFindings + run.invalidFindings.count
 
         func top(_ counts: [String: Int], _ limit: Int) -> [Bar] {
@@ -112,61 +109,132 @@ public struct ReportData: Sendable {
                 mean: total == 0 ? 0 : Double(weighted) / Double(total))
         }
 
-        sessionLengths = Self.histogram(
-            lengths,
-            buckets: [(1, "1"), (5, "2–5"), (10, "6–10"), (20, "11–20"), (50, "21–50"), (100, "51–100"), (200, "101–200"),
-                      (500, "201–500"), (1000, "501–1k")],
-            overflow: ">1k")
-        sessionDurations = Self.histogram(
-            durations,
-            buckets: [(999, "<1 s"), (9_999, "1–10 s"), (29_999, "10–30 s"), (59_999, "30–60 s"), (299_999, "1–5 min"),
-                      (899_999, "5–15 min"), (3_599_999, "15–60 min"), (14_399_999, "1–4 h")],
-            overflow: ">4 h")
-
-        overTime = Self.timeBuckets(findingTimes, first: firstTimestamp, last: lastTimestamp, unit: &timeUnit)
+        sessionLengths = totals.lengths.bars
+        sessionDurations = totals.durations.bars
+        overTime = Self.timeBuckets(totals.findingsByHour, first: firstTimestamp, last: lastTimestamp, unit: &timeUnit)
 
         worst = totals.worst
     }
 
-    /// Counts values into buckets by upper bound (inclusive); trailing empty buckets are dropped.
-    static func histogram(_ values: [Int64], buckets: [(Int64, String)], overflow: String) -> [Bar] {
-        var bars = buckets.map { Bar(label: $0.1, value: 0) } + [Bar(label: overflow, value: 0)]
-        for value in values {
-            let index = buckets.firstIndex { value <= $0.0 } ?? buckets.count
-            bars[index].value += 1
-        }
-        while let last = bars.last, last.value == 0, bars.count > 1 { bars.removeLast() }
-        return values.isEmpty ? [] : bars
-    }
-
     /// Findings per UTC hour when the events span three days or less, else per UTC day; every
-    /// bucket between the first and last event is present, empty ones included.
+    /// bucket between the first and last event is present, empty ones included. None past
+    /// `FindingsByHour.maximumDays` buckets.
     static func timeBuckets(
-        _ times: [(Int64, Severity)], first: Timestamp?, last: Timestamp?, unit: inout String
+        _ findings: FindingsByHour, first: Timestamp?, last: Timestamp?, unit: inout String
     ) -> [Bar] {
         guard let first, let last else { return [] }
-        let hour: Int64 = 3_600_000
+        let hour = FindingsByHour.hour
         let day = 24 * hour
         let span = last.epochMilliseconds - first.epochMilliseconds
         let size = span <= 3 * day ? hour : day
         unit = size == hour ? "hour" : "day"
-        func floor(_ value: Int64) -> Int64 { value >= 0 ? value / size * size : ((value - size + 1) / size) * size }
+        func floor(_ value: Int64) -> Int64 { FindingsByHour.floor(value, to: size) }
         let start = floor(first.epochMilliseconds)
         let count = Int((floor(last.epochMilliseconds) - start) / size) + 1
-        guard count > 0, count <= 2_000 else { return [] }
+        guard count > 0, count <= FindingsByHour.maximumDays, !findings.overflowed else { return [] }
         var bars = (0..<count).map { index -> Bar in
             let text = Timestamp(epochMilliseconds: start + Int64(index) * size).text
             // "2026-11-20T10:00:00.000Z" → "2026-11-20 10:00" or "2026-11-20".
             let label = size == hour ? String(text.prefix(10)) + " " + String(text.dropFirst(11).prefix(5)) : String(text.prefix(10))
             return Bar(label: label, value: 0)
         }
-        for (time, severity) in times {
-            let index = Int((floor(time) - start) / size)
-            guard bars.indices.contains(index) else { continue }
-            bars[index].value += 1
-            if severity == .error { bars[index].errors += 1 } else { bars[index].warnings += 1 }
+        // Hours in key order: the same sums whatever order the dictionary holds them in.
+        for hourStart in findings.counts.keys.sorted() {
+            let index = Int((floor(hourStart) - start) / size)
+            guard bars.indices.contains(index), let count = findings.counts[hourStart] else { continue }
+            bars[index].value += count.errors + count.warnings
+            bars[index].errors += count.errors
+            bars[index].warnings += count.warnings
         }
         return bars
+    }
+}
+
+/// Findings counted per UTC hour (the chart's finest bucket), by severity: memory for the hours
+/// that have findings, not for each finding, so a report of millions of findings stays small.
+struct FindingsByHour {
+    static let hour: Int64 = 3_600_000
+    /// The chart shows at most this many days (else nothing): hours past that many days' worth
+    /// need not be kept.
+    static let maximumDays = 2_000
+    var counts: [Int64: (errors: Int, warnings: Int)] = [:]
+    /// Findings spread over more hours than `maximumDays` holds: the events then span more
+    /// than that many days, and the chart is not drawn.
+    var overflowed = false
+
+    static func floor(_ value: Int64, to size: Int64) -> Int64 {
+        value >= 0 ? value / size * size : ((value - size + 1) / size) * size
+    }
+
+    /// Adds `sign` (1, or -1 to take a session's findings out again) findings at `time`.
+    mutating func add(_ time: Int64, _ severity: Severity, _ sign: Int = 1) {
+        guard !overflowed else { return }
+        let key = Self.floor(time, to: Self.hour)
+        var count = counts[key] ?? (0, 0)
+        if severity == .error { count.errors += sign } else { count.warnings += sign }
+        counts[key] = count.errors == 0 && count.warnings == 0 ? nil : count
+        if counts.count > Self.maximumDays * 24 {
+            overflowed = true
+            counts = [:]
+        }
+    }
+
+    mutating func merge(_ other: FindingsByHour) {
+        if other.overflowed { overflowed = true; counts = [:] }
+        for (key, count) in other.counts {
+            guard !overflowed else { return }
+            var sum = counts[key] ?? (0, 0)
+            sum.errors += count.errors
+            sum.warnings += count.warnings
+            counts[key] = sum.errors == 0 && sum.warnings == 0 ? nil : sum
+            if counts.count > Self.maximumDays * 24 {
+                overflowed = true
+                counts = [:]
+            }
+        }
+    }
+}
+
+/// A histogram with fixed buckets (upper bounds, inclusive) and an overflow bucket, counted as
+/// values come: one counter a bucket, whatever the number of sessions.
+struct Histogram {
+    let buckets: [(bound: Int64, label: String)]
+    let overflow: String
+    var counts: [Int]
+
+    init(_ buckets: [(bound: Int64, label: String)], overflow: String) {
+        self.buckets = buckets
+        self.overflow = overflow
+        counts = Array(repeating: 0, count: buckets.count + 1)
+    }
+
+    static func sessionLengths() -> Histogram {
+        Histogram(
+            [(1, "1"), (5, "2–5"), (10, "6–10"), (20, "11–20"), (50, "21–50"), (100, "51–100"), (200, "101–200"),
+             (500, "201–500"), (1000, "501–1k")],
+            overflow: ">1k")
+    }
+
+    static func sessionDurations() -> Histogram {
+        Histogram(
+            [(999, "<1 s"), (9_999, "1–10 s"), (29_999, "10–30 s"), (59_999, "30–60 s"), (299_999, "1–5 min"),
+             (899_999, "5–15 min"), (3_599_999, "15–60 min"), (14_399_999, "1–4 h")],
+            overflow: ">4 h")
+    }
+
+    mutating func add(_ value: Int64) {
+        counts[buckets.firstIndex { value <= $0.bound } ?? buckets.count] += 1
+    }
+
+    mutating func merge(_ other: Histogram) {
+        for index in counts.indices { counts[index] += other.counts[index] }
+    }
+
+    /// The bars, trailing empty buckets dropped; none when nothing was counted.
+    var bars: [ReportData.Bar] {
+        var bars = zip(buckets.map(\.label) + [overflow], counts).map { ReportData.Bar(label: $0, value: $1) }
+        while let last = bars.last, last.value == 0, bars.count > 1 { bars.removeLast() }
+        return counts.allSatisfy { $0 == 0 } ? [] : bars
     }
 }
 
@@ -191,13 +259,9 @@ public final class ReportAccumulator: @unchecked Sendable {
         var exits: [String: Int] = [:]
         var views: [String: Int] = [:]
         var depths: [String: [Int]] = [:]
-        var lengths: [Int64] = []
-        var durations: [Int64] = []
-        var findingTimes: [(Int64, Severity)] = []
-        /// Times of `findingTimes` to take out, one occurrence each (sessions folded again):
-        /// taken out once, when the totals are read, not at every replace (that was quadratic
-        /// when every session was folded again).
-        var replacedFindingTimes: [Int64: [Severity: Int]] = [:]
+        var lengths = Histogram.sessionLengths()
+        var durations = Histogram.sessionDurations()
+        var findingsByHour = FindingsByHour()
         var untimedFindings = 0
         var sessionsByRule: [Rule: Int] = [:]
         var sessionsWithFindings = 0
@@ -205,19 +269,7 @@ public final class ReportAccumulator: @unchecked Sendable {
         var worst: [ReportData.WorstSession] = []
     }
 
-    var totals: Totals {
-        var totals = lock.withLock { gathered }
-        if !totals.replacedFindingTimes.isEmpty {
-            var remove = totals.replacedFindingTimes
-            totals.findingTimes.removeAll { time, severity in
-                guard let count = remove[time]?[severity], count > 0 else { return false }
-                remove[time]?[severity] = count - 1
-                return true
-            }
-            totals.replacedFindingTimes = [:]
-        }
-        return totals
-    }
+    var totals: Totals { lock.withLock { gathered } }
 
     public init(worstCount: Int = 5) {
         self.worstCount = worstCount
@@ -246,7 +298,7 @@ public final class ReportAccumulator: @unchecked Sendable {
             }
         }
         let findings = Self.findingShare(of: audit)
-        mine.findingTimes = findings.times
+        for (time, severity) in findings.times { mine.findingsByHour.add(time, severity) }
         mine.untimedFindings = findings.untimed
         mine.sessionsByRule = findings.sessionsByRule
 
@@ -263,9 +315,9 @@ public final class ReportAccumulator: @unchecked Sendable {
                 for (index, count) in (old.count >= new.count ? new : old).enumerated() { sum[index] += count }
                 return sum
             }
-            gathered.lengths.append(Int64(audit.events))
-            if let duration = audit.durationMilliseconds { gathered.durations.append(duration) }
-            gathered.findingTimes += mine.findingTimes
+            gathered.lengths.add(Int64(audit.events))
+            if let duration = audit.durationMilliseconds { gathered.durations.add(duration) }
+            gathered.findingsByHour.merge(mine.findingsByHour)
             gathered.untimedFindings += mine.untimedFindings
             gathered.sessionsByRule.merge(mine.sessionsByRule, uniquingKeysWith: +)
             if audit.findingCount > 0 { gathered.sessionsWithFindings += 1 }
@@ -280,9 +332,8 @@ public final class ReportAccumulator: @unchecked Sendable {
         let old = Self.findingShare(of: previous)
         let new = Self.findingShare(of: audit)
         lock.withLock {
-            // The old times are taken out (one occurrence each) when the totals are read.
-            for (time, severity) in old.times { gathered.replacedFindingTimes[time, default: [:]][severity, default: 0] += 1 }
-            gathered.findingTimes += new.times
+            for (time, severity) in old.times { gathered.findingsByHour.add(time, severity, -1) }
+            for (time, severity) in new.times { gathered.findingsByHour.add(time, severity) }
             gathered.untimedFindings += new.untimed - old.untimed
             gathered.sessionsByRule.merge(old.sessionsByRule.mapValues { -$0 }, uniquingKeysWith: +)
             gathered.sessionsByRule.merge(new.sessionsByRule, uniquingKeysWith: +)
@@ -301,11 +352,23 @@ public final class ReportAccumulator: @unchecked Sendable {
     ) {
         var timeOfSeq: [Int64: Int64] = [:]
         for step in audit.steps { timeOfSeq[step.event.seq] = step.event.timestamp.epochMilliseconds }
+        // For a finding on a seq no step has (a line not folded): the latest seq before it,
+        // found by bisection (a scan of every step per finding was quadratic).
+        let seqs = timeOfSeq.keys.sorted()
         var times: [(Int64, Severity)] = []
         var untimed = 0
         for finding in audit.findings {
             guard let seq = finding.seq else { continue }
-            let time = timeOfSeq[seq] ?? timeOfSeq.filter { $0.key < seq }.max { $0.key < $1.key }?.value
+            var time = timeOfSeq[seq]
+            if time == nil {
+                var low = 0
+                var high = seqs.count  // seqs[..<low] are < seq, seqs[high...] are not
+                while low < high {
+                    let middle = (low + high) / 2
+                    if seqs[middle] < seq { low = middle + 1 } else { high = middle }
+                }
+                if low > 0 { time = timeOfSeq[seqs[low - 1]] }
+            }
             if let time { times.append((time, finding.severity)) } else { untimed += 1 }
         }
         var sessionsByRule: [Rule: Int] = [:]

@@ -137,9 +137,50 @@ import Testing
         var unit = ""
         let first = Timestamp(epochMilliseconds: EventBuilder.defaultStart)
         let last = Timestamp(epochMilliseconds: EventBuilder.defaultStart + 5 * 86_400_000)
-        let bars = ReportData.timeBuckets([(EventBuilder.defaultStart + 86_400_000, .error)], first: first, last: last, unit: &unit)
+        var findings = FindingsByHour()
+        findings.add(EventBuilder.defaultStart + 86_400_000, .error)
+        let bars = ReportData.timeBuckets(findings, first: first, last: last, unit: &unit)
         #expect(unit == "day")
         #expect(bars.map(\.label) == ["2026-11-20", "2026-11-21", "2026-11-22", "2026-11-23", "2026-11-24", "2026-11-25"])
         #expect(bars.map(\.errors) == [0, 1, 0, 0, 0, 0])
+    }
+
+    @Test func findingsAreCountedPerHourNotKeptOneByOne() {
+        // A report of millions of findings holds a counter an hour, and none past the days a
+        // chart can show (it would not be drawn).
+        let start = EventBuilder.defaultStart
+        var findings = FindingsByHour()
+        for minute in 0..<600 { findings.add(start + Int64(minute) * 60_000, minute % 3 == 0 ? .error : .warning) }
+        #expect(findings.counts.count == 10)
+        #expect(findings.counts.values.map { $0.errors + $0.warnings }.reduce(0, +) == 600)
+        // Taking a session's findings out again (it was folded again) leaves no empty hour.
+        findings.add(start, .error, -1)
+        for minute in 1..<60 { findings.add(start + Int64(minute) * 60_000, minute % 3 == 0 ? .error : .warning, -1) }
+        #expect(findings.counts.count == 9)
+        var unit = ""
+        let bars = ReportData.timeBuckets(
+            findings, first: Timestamp(epochMilliseconds: start), last: Timestamp(epochMilliseconds: start + 10 * 3_600_000), unit: &unit)
+        #expect(unit == "hour")
+        #expect(bars.map(\.value) == [0] + Array(repeating: 60, count: 9) + [0])
+        #expect(bars.map(\.errors) == [0] + Array(repeating: 20, count: 9) + [0])
+
+        var spread = FindingsByHour()
+        for hour in 0...(Int64(FindingsByHour.maximumDays) * 24) { spread.add(start + hour * 3_600_000, .warning) }
+        #expect(spread.overflowed)
+        #expect(spread.counts.isEmpty)
+        let last = Timestamp(epochMilliseconds: start + Int64(FindingsByHour.maximumDays) * 86_400_000)
+        #expect(ReportData.timeBuckets(spread, first: Timestamp(epochMilliseconds: start), last: last, unit: &unit).isEmpty)
+    }
+
+    @Test func histogramsCountIntoTheirBuckets() {
+        var lengths = Histogram.sessionLengths()
+        #expect(lengths.bars.isEmpty)
+        for value: Int64 in [1, 1, 3, 10, 11, 1_000] { lengths.add(value) }
+        #expect(lengths.bars.map(\.label) == ["1", "2–5", "6–10", "11–20", "21–50", "51–100", "101–200", "201–500", "501–1k"])
+        #expect(lengths.bars.map(\.value) == [2, 1, 1, 1, 0, 0, 0, 0, 1])
+        var other = Histogram.sessionLengths()
+        other.add(5_000)
+        lengths.merge(other)
+        #expect(lengths.bars.last == ReportData.Bar(label: ">1k", value: 1))
     }
 }
