@@ -20,6 +20,49 @@
 /// partition folds, with the same finding.
 enum SessionIDScanner {
     static func sessionID(in line: UnsafeBufferPointer<UInt8>) -> Range<Int>? {
+        canonicalSessionID(in: line) ?? scannedSessionID(in: line)
+    }
+
+    /// The session of a line that starts as the canonical encoder (`NavigationEvent.write(to:)`,
+    /// used by the router's sinks and `navreplay-loggen`) writes every event:
+    /// `{"schema_version":1,"event_id":"…","event_name":"…","session_id":"…"`, matched
+    /// literally, with no key or value scanned; `nil` for any other line, which
+    /// `scannedSessionID` then walks. On such a line both give the same range: the walk reads
+    /// the same members.
+    static func canonicalSessionID(in line: UnsafeBufferPointer<UInt8>) -> Range<Int>? {
+        guard let base = line.baseAddress else { return nil }
+        let count = line.count
+        var position = 0
+        @inline(__always) func take(_ literal: StaticString) -> Bool {
+            let length = literal.utf8CodeUnitCount
+            guard length >= 8, position + length <= count else { return false }
+            let text = UnsafeRawPointer(literal.utf8Start)
+            let bytes = UnsafeRawPointer(base + position)
+            var offset = 0
+            while true {
+                // Eight bytes at a time; the last word overlaps the one before it.
+                let at = min(offset, length - 8)
+                guard bytes.loadUnaligned(fromByteOffset: at, as: UInt64.self) == text.loadUnaligned(fromByteOffset: at, as: UInt64.self)
+                else { return false }
+                if at == length - 8 { break }
+                offset += 8
+            }
+            position += length
+            return true
+        }
+        @inline(__always) func plainValue() -> Range<Int>? {
+            guard let (quote, escaped) = Scan(bytes: line, position: position).nextQuote(), !escaped else { return nil }
+            defer { position = quote }
+            return position..<quote
+        }
+        guard take(#"{"schema_version":1,"event_id":""#), plainValue() != nil, take(#"","event_name":""#),
+            plainValue() != nil, take(#"","session_id":""#)
+        else { return nil }
+        return plainValue()
+    }
+
+    /// The session of any line: a walk over its top-level members.
+    static func scannedSessionID(in line: UnsafeBufferPointer<UInt8>) -> Range<Int>? {
         var scan = Scan(bytes: line)
         scan.skipSpace()
         guard scan.take(UInt8(ascii: "{")) else { return nil }

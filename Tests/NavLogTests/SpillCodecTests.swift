@@ -101,6 +101,10 @@ import Testing
     static func check(_ line: [UInt8]) -> (routed: Bool, valid: Bool) {
         line.withUnsafeBufferPointer { buffer in
             let range = SessionIDScanner.sessionID(in: buffer)
+            // The literal match of the canonical layout, where it applies, finds what the walk finds.
+            if let canonical = SessionIDScanner.canonicalSessionID(in: buffer) {
+                #expect(canonical == SessionIDScanner.scannedSessionID(in: buffer), "\(String(decoding: line, as: UTF8.self))")
+            }
             let decoded = EventDecoder().decode(buffer)
             if case .success(let event) = decoded {
                 if let range {
@@ -125,6 +129,28 @@ import Testing
         }
         #expect(valid > 400)
         #expect(routed == valid, "every valid sample line is routed without decoding")
+    }
+
+    @Test func canonicalLinesAreMatchedLiterally() throws {
+        // The encoder's own layout takes the literal match; any other layout, or an escape
+        // before the session, takes the walk.
+        for event in try SpillCodecTests.sampleEvents().prefix(100) {
+            var writer = JSONWriter()
+            event.write(to: &writer)
+            let range = writer.bytes.withUnsafeBufferPointer { SessionIDScanner.canonicalSessionID(in: $0) }
+            #expect(range.map { Array(writer.bytes[$0]) } == Array(event.sessionID.utf8))
+        }
+        for line in [
+            #"{"schema_version":1,"event_name":"session_start","event_id":"e","session_id":"s"}"#,
+            #"{"schema_version":1, "event_id":"e","event_name":"session_start","session_id":"s"}"#,
+            #"{"schema_version":1,"event_id":"e\"","event_name":"session_start","session_id":"s"}"#,
+            #"{"schema_version":1,"event_id":"e","event_name":"session_start","session_id":"s\n"}"#,
+            #"{"schema_version":1,"event_id":"e","event_name":"session_start","session_id":"s"#,
+            #"{"schema_version":1,"event_id":"e","#,
+        ] {
+            let bytes = Array(line.utf8)
+            #expect(bytes.withUnsafeBufferPointer { SessionIDScanner.canonicalSessionID(in: $0) } == nil, "\(line)")
+        }
     }
 
     @Test func mutatedLinesAreNeverRoutedToAnotherSession() throws {
