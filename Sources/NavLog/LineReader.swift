@@ -282,6 +282,10 @@ struct LineSplitter {
 
 /// Incremental gzip decompression through the system zlib (multi-member aware).
 ///
+/// As `gzip -t` does, it takes zero bytes after a complete member as padding (some writers pad
+/// files to a block size), and an empty file as a truncated stream: a `.gz` upload cut to nothing
+/// is an input that could not be read, not an empty log.
+///
 /// A class holding the `z_stream` in allocated memory: zlib keeps a pointer back to the stream,
 /// so the stream must never move while it is in use.
 final class GzipInflater {
@@ -289,6 +293,9 @@ final class GzipInflater {
     private var output: [UInt8]
     private let path: String
     private var midMember = false
+    private var membersEnded = 0
+    /// In the zero bytes after the last member: only more zeros may follow.
+    private var inPadding = false
     private var open = true
 
     init(path: String, outputSize: Int = 1 << 18) throws {
@@ -316,12 +323,28 @@ final class GzipInflater {
             if midMember {
                 throw InputError(code: .truncatedGzip, path: path, message: "the gzip stream is truncated")
             }
+            if membersEnded == 0 {
+                throw InputError(code: .truncatedGzip, path: path, message: "the gzip stream is truncated: the file is empty")
+            }
             return
         }
         guard let base = input.baseAddress else { return }
         stream.pointee.next_in = UnsafeMutablePointer(mutating: base)
         stream.pointee.avail_in = uInt(input.count)
         while stream.pointee.avail_in > 0 {
+            if !midMember, membersEnded > 0, inPadding || stream.pointee.next_in.pointee == 0 {
+                // Zero padding after a member: skipped; anything else after it is not gzip.
+                inPadding = true
+                while stream.pointee.avail_in > 0 {
+                    guard stream.pointee.next_in.pointee == 0 else {
+                        throw InputError(
+                            code: .corruptGzip, path: path, message: "corrupt gzip data: bytes other than zeros after the zero padding")
+                    }
+                    stream.pointee.next_in += 1
+                    stream.pointee.avail_in -= 1
+                }
+                return
+            }
             midMember = true
             let status: Int32 = output.withUnsafeMutableBufferPointer { out in
                 stream.pointee.next_out = out.baseAddress
@@ -337,6 +360,7 @@ final class GzipInflater {
                 continue
             case Z_STREAM_END:
                 midMember = false
+                membersEnded += 1
                 // Another member may follow (concatenated gzip files).
                 inflateReset(stream)
             default:

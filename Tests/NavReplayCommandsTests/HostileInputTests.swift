@@ -316,6 +316,35 @@ struct HostileLine: CustomTestStringConvertible, Sendable {
         #expect(counts["sessions"] == 2, "both sessions were folded: \(counts.json)")
     }
 
+    @Test func anEmptyGzipFileIsATruncatedStream() throws {
+        // A `.gz` upload cut to nothing could not be read (as `gzip -t` says); it is not an empty log.
+        let scratch = try ScratchDirectory()
+        let empty = try scratch.write("empty.ndjson.gz", bytes: [])
+        let other = try scratch.write("other.ndjson", Lines.clean)
+        let result = try navreplay(["audit", "--format", "ndjson", empty, other])
+        #expect(result.status == 2, "\(result.stderr)")
+        #expect(result.stderr.contains("\(empty): the gzip stream is truncated: the file is empty"), "\(result.stderr)")
+        #expect(result.stderr.contains("1 session(s)"), "the other file is audited: \(result.stderr)")
+    }
+
+    @Test func zeroPaddingAfterAGzipMemberIsSkippedAndAnythingElseIsNot() throws {
+        // Some writers pad a file to a block size with zeros: `gzip -t` accepts them, and so does
+        // the reader; other bytes after the padding are not gzip.
+        let scratch = try ScratchDirectory()
+        let member = try Gzip.compress(Array(Lines.clean.utf8))
+        let padded = try scratch.write("padded.ndjson.gz", bytes: member + Array(repeating: 0, count: 4096))
+        let result = try navreplay(["audit", "--format", "ndjson", padded])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stderr.contains("1 file(s), \(Lines.clean.split(separator: "\n").count) line(s)"), "\(result.stderr)")
+        let trailing = try scratch.write("trailing.ndjson.gz", bytes: member + [0, 0, 0, 0x41, 0])
+        let damaged = try navreplay(["audit", "--format", "ndjson", trailing])
+        #expect(damaged.status == 2, "\(damaged.stderr)")
+        #expect(damaged.stderr.contains("bytes other than zeros after the zero padding"), "\(damaged.stderr)")
+        // Zeros before any member are not padding.
+        let leading = try scratch.write("leading.ndjson.gz", bytes: [0, 0] + member)
+        #expect(try navreplay(["audit", "--format", "ndjson", leading]).status == 2)
+    }
+
     @Test func missingFilesAndDirectoriesAreExitTwoAndEveryOtherInputIsAudited() throws {
         let scratch = try ScratchDirectory()
         let good = try scratch.write("good.ndjson", Lines.clean)

@@ -297,7 +297,8 @@ def gunzip_exactly(data: bytes) -> Iterator[bytes]:
 
 
 def gunzip_pieces(data: bytes, chunk: int = 1 << 20) -> Iterator[bytes]:
-    """Decompresses a gzip file (several members allowed) as navreplay's GzipInflater does.
+    """Decompresses a gzip file (several members allowed, zero padding after them) as navreplay's
+    GzipInflater does; an empty file is a truncated stream.
 
     Yields the decompressed bytes; on a corrupt or truncated stream, yields what was decoded
     before the error and then raises ``InputProblem`` with navreplay's code and message. Python's
@@ -306,10 +307,18 @@ def gunzip_pieces(data: bytes, chunk: int = 1 << 20) -> Iterator[bytes]:
     """
     inflater = None
     middle = False
+    members_ended = 0
+    in_padding = False
     delivered = 0
     for start in range(0, len(data), chunk):
         pending = data[start:start + chunk]
         while pending:
+            if inflater is None and members_ended and (in_padding or pending[0] == 0):
+                # As navreplay: zero bytes after a member are padding; anything after them is not gzip.
+                in_padding = True
+                if pending.count(0) != len(pending):
+                    raise InputProblem("corrupt_gzip", "corrupt gzip data: bytes other than zeros after the zero padding")
+                break
             if inflater is None:
                 inflater = zlib.decompressobj(31)
             middle = True
@@ -329,12 +338,15 @@ def gunzip_pieces(data: bytes, chunk: int = 1 << 20) -> Iterator[bytes]:
                 yield piece
             if inflater.eof:
                 middle = False
+                members_ended += 1
                 pending = inflater.unused_data
                 inflater = None
             else:
                 pending = b""
     if middle:
         raise InputProblem("truncated_gzip", "the gzip stream is truncated")
+    if not members_ended:
+        raise InputProblem("truncated_gzip", "the gzip stream is truncated: the file is empty")
 
 
 def is_gzip(path: str, data: bytes) -> bool:

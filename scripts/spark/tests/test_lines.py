@@ -48,7 +48,7 @@ def _random_file(rng: random.Random, events: list[bytes], directory: str, number
         data = data[: -1] if data.endswith(b"\n") else data  # no final line feed
         if data.endswith(b"\r") and rng.random() < 0.5:
             data = data[:-1]
-    kind = rng.choice(["plain", "plain", "gzip", "gzip-members", "gzip-magic", "corrupt", "truncated"])
+    kind = rng.choice(["plain", "plain", "gzip", "gzip-members", "gzip-magic", "corrupt", "truncated", "padded"])
     name = f"f{number}.ndjson"
     if kind == "gzip":
         data, name = gzip.compress(data, mtime=0), name + ".gz"
@@ -65,6 +65,11 @@ def _random_file(rng: random.Random, events: list[bytes], directory: str, number
     elif kind == "truncated":
         compressed = gzip.compress(data, mtime=0)
         data, name = compressed[: rng.randrange(0, len(compressed))], name + ".gz"
+    elif kind == "padded":
+        # Zero padding after the member, sometimes followed by other bytes (not gzip).
+        padding = b"\0" * rng.randrange(1, 3000)
+        data = gzip.compress(data, mtime=0) + padding + (b"x" if rng.random() < 0.3 else b"")
+        name += ".gz"
     path = os.path.join(directory, name)
     with open(path, "wb") as handle:
         handle.write(data)
