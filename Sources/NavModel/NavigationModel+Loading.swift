@@ -76,9 +76,20 @@ private struct ModelReader {
 
     func integer(_ value: JSONValue, _ path: String, minimum: Int64) throws(ModelError) -> Int {
         guard let number = value.int64Value, number >= minimum, number <= Int64(Int32.max) else {
-            throw ModelError(path: path, message: "expected an integer of at least \(minimum)")
+            throw ModelError(path: path, message: "expected an integer of at least \(minimum), found \(Self.describe(value))")
         }
         return Int(number)
+    }
+
+    /// A value for "found …" in messages; a number as written, with why it is not an integer
+    /// when it has a fraction or an exponent (as for events, CONTRACT §7: `1.0` is not one).
+    static func describe(_ value: JSONValue) -> String {
+        guard case .number(let text) = value else { return value.typeName }
+        let shown = text.count > 40 ? String(text.prefix(40)) + "…" : text
+        if value.int64Value == nil, text.contains(where: { ".eE".contains($0) }) {
+            return "\(shown) (an integer is written without a fraction or an exponent)"
+        }
+        return shown
     }
 
     func entries(_ value: JSONValue?, _ path: String) throws(ModelError) -> [(key: String, value: JSONValue)] {
@@ -96,7 +107,10 @@ private struct ModelReader {
                 "commands", "deep_links"])
         guard let version = root["model_version"] else { throw ModelError(path: "$.model_version", message: "missing") }
         guard version.int64Value == 1 else {
-            throw ModelError(path: "$.model_version", message: "unsupported model version (this NavReplay reads 1)")
+            if let number = version.int64Value {
+                throw ModelError(path: "$.model_version", message: "unsupported model version \(number) (this NavReplay reads 1)")
+            }
+            throw ModelError(path: "$.model_version", message: "expected the integer 1, found \(Self.describe(version))")
         }
         let name = try string(root["name"], "$.name")
 

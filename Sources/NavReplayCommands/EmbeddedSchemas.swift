@@ -332,7 +332,7 @@ enum EmbeddedSchemas {
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "$id": "https://navreplay.dev/schemas/navigation-model.v1.schema.json",
   "title": "NavReplay navigation model, model_version 1",
-  "description": "The model file that tells navreplay how an app navigates (CONTRACT §4): its flows, the tabs and stacks they own, the routes each stack accepts, the modals, the typed cross-flow commands and the deep link table. Unknown keys are rejected everywhere. This schema checks the shape only: cross-references (a flow naming an undeclared stack, a tab that is not a declared stack, a singleton or position route missing from its stack's routes, a position naming an undeclared flow, a modal allowed in an undeclared flow, a modal's stack that is undeclared or owned by a flow or another modal, a command naming an undeclared flow, tab or stack, a deep link naming an undeclared command, stack or modal or a style its modal does not allow, the initial flow and tab) cannot be expressed in JSON Schema; the Swift loader (NavigationModel.load) checks them and names the offending JSON path.",
+  "description": "The model file that tells navreplay how an app navigates (CONTRACT §4): its flows, the tabs and stacks they own, the routes each stack accepts, the modals, the typed cross-flow commands and the deep link table. Unknown keys are rejected everywhere. This schema checks the shape only: cross-references (a flow naming an undeclared stack, a tab that is not a declared stack, a singleton or position route missing from its stack's routes, a position naming an undeclared flow, a modal allowed in an undeclared flow, a modal's stack that is undeclared or owned by a flow or another modal, a command naming an undeclared flow, tab or stack, a deep link naming an undeclared command, stack or modal or a style its modal does not allow, the initial flow and tab) cannot be expressed in JSON Schema; the Swift loader (NavigationModel.load) checks them and names the offending JSON path. As for events, integers are written without a fraction or exponent (1.0 and 1e0 are not integers), which JSON Schema's integer type cannot say; the loader and scripts/schema_conformance.py enforce it.",
   "type": "object",
   "additionalProperties": false,
   "required": ["model_version", "name", "initial", "flows", "stacks"],
@@ -365,7 +365,7 @@ enum EmbeddedSchemas {
           "$ref": "#/$defs/name"
         },
         "tab": {
-          "description": "A tab of the initial flow, or null. When absent or null and the flow has tabs, its first tab.",
+          "description": "A tab: of the initial flow when it has tabs, else of any flow (the tab selected once a tabbed flow is entered); or null. When absent or null and the flow has tabs, its first tab.",
           "anyOf": [{"$ref": "#/$defs/name"}, {"type": "null"}]
         }
       }

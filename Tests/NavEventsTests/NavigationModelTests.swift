@@ -46,4 +46,39 @@ import Testing
             #expect(error.path == case_.path, "\(error)")
         }
     }
+
+    /// Integers in a model follow the events' rule (CONTRACT §7: `1.0` is not an integer), and
+    /// the message says why, as JSON Schema's `integer` would accept them.
+    @Test(arguments: [
+        (#""model_version": 1,"#, #""model_version": 1.0,"#, "$.model_version",
+         "expected the integer 1, found 1.0 (an integer is written without a fraction or an exponent)"),
+        (#""model_version": 1,"#, #""model_version": 2,"#, "$.model_version", "unsupported model version 2 (this NavReplay reads 1)"),
+        (#""model_version": 1,"#, #""model_version": "1","#, "$.model_version", "expected the integer 1, found a string"),
+        (#""onboarding": {"stack": "onboarding"}"#, #""onboarding": {"stack": "onboarding", "max_modals": 1e0}"#,
+         "$.flows.onboarding.max_modals", "expected an integer of at least 0, found 1e0 (an integer is written without a fraction or an exponent)"),
+        (#""onboarding": {"stack": "onboarding"}"#, #""onboarding": {"stack": "onboarding", "max_modals": -1}"#,
+         "$.flows.onboarding.max_modals", "expected an integer of at least 0, found -1"),
+    ])
+    func integersAreWrittenAsIntegers(replace: String, with: String, path: String, message: String) {
+        let text = NavigationModel.pocJSON.replacingOccurrences(of: replace, with: with)
+        #expect(text != NavigationModel.pocJSON, "the fixture did not apply")
+        do {
+            _ = try NavigationModel.load(json: text)
+            Issue.record("loaded")
+        } catch {
+            #expect(error.path == path)
+            #expect(error.message == message)
+        }
+    }
+
+    @Test func aFlowWithOneStackMayStartOnAnyFlowsTab() throws {
+        // The PoC starts in onboarding (one stack) with tab1, authorized's tab, selected for later.
+        let other = NavigationModel.pocJSON.replacingOccurrences(of: #""tab": "tab1"},"#, with: #""tab": "tab2"},"#)
+        #expect(other != NavigationModel.pocJSON)
+        #expect(try NavigationModel.load(json: other).initialState.tab == "tab2")
+        let unknown = NavigationModel.pocJSON.replacingOccurrences(of: #""tab": "tab1"},"#, with: #""tab": "tab9"},"#)
+        #expect(throws: ModelError(path: "$.initial.tab", message: "unknown tab \"tab9\" (no flow has it)")) {
+            try NavigationModel.load(json: unknown)
+        }
+    }
 }
