@@ -137,6 +137,9 @@ public struct AuditRun: Sendable {
     public var streamedFindings: [Severity: Int]?
     /// How the run held its lines: for diagnostics and tests.
     public var storage = Storage()
+    /// Whether sessions were grouped and folded; `false` for `validate`, which checks lines only
+    /// (its `events` are then the valid lines).
+    public var foldedSessions = true
 
     public struct Storage: Sendable, Equatable {
         /// Inputs read through a memory mapping (their routed lines were references).
@@ -619,6 +622,7 @@ public struct AuditEngine {
         }
         var run = AuditRun(files: files, fileReports: reports, invalidFindings: invalid, sessions: results.audits, counts: counts)
         run.storage.mappedInputs = mapped.filter { $0 != nil }.count
+        run.foldedSessions = configuration.foldSessions
         if let spilling {
             run.storage.partitioned = spilling.partitioned
             run.storage.partitionsInMemory = spilling.partitionsStayedInMemory

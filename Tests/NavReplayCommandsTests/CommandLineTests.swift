@@ -91,6 +91,9 @@ import Testing
         let rules = result.stdout.split(separator: "\n").map { $0.contains("\"rule\":\"schema.invalid\"") }
         #expect(rules.count == 4)
         #expect(rules.allSatisfy { $0 })
+        // Its summary does not claim a fold it did not do.
+        #expect(result.stderr.contains("line(s): 491 valid event(s), 2 blank, 4 invalid (lines checked alone, not folded); 4 finding(s)"), "\(result.stderr)")
+        #expect(!result.stderr.contains("folded,"))
         #expect(try navreplay(["validate", "SampleLogs/clean"]).status == 0)
     }
 
