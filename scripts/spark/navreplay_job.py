@@ -1211,6 +1211,9 @@ def _run(mode: str, args, spark_args: list[str], master: str | None) -> int:
     for index, item in enumerate(files):
         if item.error is not None:
             unreadable[index] = item.error
+        elif item.size == 0 and item.path.endswith(".gz"):
+            # Empty files are not read; one named .gz is a truncated stream, as navreplay says.
+            unreadable[index] = ("truncated_gzip", "the gzip stream is truncated: the file is empty")
     readable = [(index, item) for index, item in enumerate(files) if item.error is None and item.size > 0]
     estimated = sum(item.size * (6 if item.path.endswith(".gz") else 1) for _, item in readable)
     partitions = args.partitions or max(sc.defaultParallelism, -(-estimated // (64 << 20)))
