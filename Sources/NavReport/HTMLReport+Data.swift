@@ -168,30 +168,26 @@ struct FindingsByHour {
 
     /// Adds `sign` (1, or -1 to take a session's findings out again) findings at `time`.
     mutating func add(_ time: Int64, _ severity: Severity, _ sign: Int = 1) {
-        guard !overflowed else { return }
-        let key = Self.floor(time, to: Self.hour)
-        var count = counts[key] ?? (0, 0)
-        if severity == .error { count.errors += sign } else { count.warnings += sign }
-        counts[key] = count.errors == 0 && count.warnings == 0 ? nil : count
-        if counts.count > Self.maximumDays * 24 {
-            overflowed = true
-            counts = [:]
-        }
+        adjust(Self.floor(time, to: Self.hour), errors: severity == .error ? sign : 0, warnings: severity == .error ? 0 : sign)
     }
 
     mutating func merge(_ other: FindingsByHour) {
-        if other.overflowed { overflowed = true; counts = [:] }
-        for (key, count) in other.counts {
-            guard !overflowed else { return }
-            var sum = counts[key] ?? (0, 0)
-            sum.errors += count.errors
-            sum.warnings += count.warnings
-            counts[key] = sum.errors == 0 && sum.warnings == 0 ? nil : sum
-            if counts.count > Self.maximumDays * 24 {
-                overflowed = true
-                counts = [:]
-            }
-        }
+        if other.overflowed { overflow() }
+        for (hourStart, count) in other.counts { adjust(hourStart, errors: count.errors, warnings: count.warnings) }
+    }
+
+    private mutating func adjust(_ hourStart: Int64, errors: Int, warnings: Int) {
+        guard !overflowed else { return }
+        var count = counts[hourStart] ?? (0, 0)
+        count.errors += errors
+        count.warnings += warnings
+        counts[hourStart] = count.errors == 0 && count.warnings == 0 ? nil : count
+        if counts.count > Self.maximumDays * 24 { overflow() }
+    }
+
+    private mutating func overflow() {
+        overflowed = true
+        counts = [:]
     }
 }
 
