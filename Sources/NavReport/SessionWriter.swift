@@ -105,6 +105,14 @@ public enum ReplayWriter {
     enum Entry {
         case step(ReplayStep)
         case unfolded(UnfoldedLine)
+
+        /// What both kinds have: the event, where its line is, and its findings.
+        var parts: (event: NavigationEvent, location: LineLocation, findings: [Finding]) {
+            switch self {
+            case .step(let step): (step.event, step.location, step.findings)
+            case .unfolded(let line): (line.event, line.location, line.findings)
+            }
+        }
     }
 
     /// The steps, each line not folded after the step of its seq (the event that won it).
@@ -127,30 +135,22 @@ public enum ReplayWriter {
         for entry in entries(audit) {
             writer.removeAll()
             writer.beginObject()
-            let findings: [Finding]
+            let (event, location, findings) = entry.parts
+            writer.member("seq", event.seq)
+            writer.member("event_id", event.eventID)
+            writer.member("event_name", event.name.rawValue)
+            writer.member("file", FindingWriter.path(location, files))
+            writer.member("line", location.line)
             switch entry {
             case .step(let step):
-                writer.member("seq", step.event.seq)
-                writer.member("event_id", step.event.eventID)
-                writer.member("event_name", step.event.name.rawValue)
-                writer.member("file", FindingWriter.path(step.location, files))
-                writer.member("line", step.location.line)
                 writer.key("state")
                 step.stateAfter.write(to: &writer)
                 writer.key("changes")
                 writer.beginArray()
                 for change in step.changes { writer.string(change.description) }
                 writer.endArray()
-                findings = step.findings
-            case .unfolded(let line):
-                // A line whose event was not folded: no state of its own.
-                writer.member("seq", line.event.seq)
-                writer.member("event_id", line.event.eventID)
-                writer.member("event_name", line.event.name.rawValue)
-                writer.member("file", FindingWriter.path(line.location, files))
-                writer.member("line", line.location.line)
-                writer.member("folded", false)
-                findings = line.findings
+            case .unfolded:
+                writer.member("folded", false)  // a line whose event was not folded: no state of its own
             }
             writer.key("findings")
             writer.beginArray()
@@ -166,17 +166,15 @@ public enum ReplayWriter {
     public static func text(_ audit: SessionAudit, files: [String], style: TextStyle) -> String {
         var lines = [style.bold("session \(safe(audit.sessionID))")]
         for entry in entries(audit) {
-            let findings: [Finding]
+            let (event, location, findings) = entry.parts
+            let what: String
             switch entry {
             case .step(let step):
-                let change = step.changes.isEmpty ? style.dim("(no change)") : step.changes.map { safe($0.description) }.joined(separator: "; ")
-                lines.append("  seq \(step.event.seq)  \(step.event.name.rawValue.padding(toLength: 15)) \(change)")
-                findings = step.findings
-            case .unfolded(let line):
-                let place = "\(safe(FindingWriter.path(line.location, files) ?? "-")):\(line.location.line)"
-                lines.append("  seq \(line.event.seq)  \(line.event.name.rawValue.padding(toLength: 15)) " + style.dim("(not folded: \(place))"))
-                findings = line.findings
+                what = step.changes.isEmpty ? style.dim("(no change)") : step.changes.map { safe($0.description) }.joined(separator: "; ")
+            case .unfolded:
+                what = style.dim("(not folded: \(safe(FindingWriter.path(location, files) ?? "-")):\(location.line))")
             }
+            lines.append("  seq \(event.seq)  \(event.name.rawValue.padding(toLength: 15)) \(what)")
             for finding in findings {
                 lines.append("      \(style.severity(finding.severity)) \(finding.rule.rawValue): \(safe(finding.message))")
             }
