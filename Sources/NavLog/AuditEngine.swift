@@ -142,7 +142,8 @@ public struct AuditRun: Sendable {
     public var foldedSessions = true
 
     public struct Storage: Sendable, Equatable {
-        /// Inputs read through a memory mapping (their routed lines were references).
+        /// Inputs read through a memory mapping (their routed lines were references; a validation
+        /// checked their lines in place).
         public var mappedInputs = 0
         /// Whether sessions were partitioned, and whether the partitions stayed in memory.
         public var partitioned = false
@@ -266,6 +267,7 @@ public struct AuditEngine {
         // Lines of a large input are routed to their partition by their session alone and
         // decoded once, when the partition folds (not for validate, replay or pre-grouped input).
         let spilling = collector as? SpillingCollector
+        let folds = configuration.foldSessions
         let mayRoute = spilling != nil && configuration.foldSessions && configuration.onlySession == nil && refolding?.pass != .gather
         // From the start when the inputs' size says so; for input of unknown size (standard
         // input), from when the held lines reach that size and spill.
@@ -284,6 +286,10 @@ public struct AuditEngine {
             }
             spilling.prepareRouting(files: files, quarantine: quarantine, mapped: mapped)
         }
+        // Lines checked alone (validate) are read from mapped files on every core, a chunk at a
+        // time: the pages of a chunk handed on are dropped, so any size of file is mapped.
+        let validatesInParallel = !folds && refolding == nil && configuration.mapsInputs && configuration.routesInParallel && located == nil
+        if validatesInParallel { mapped = physical.map { MappedInput(path: $0) } }
         // Located lines carry a prefix of at most 41 bytes on top of the original line.
         let reader = LineReader(maxLineBytes: configuration.maxLineBytes + (configuration.locatedPaths == nil ? 0 : 64))
         var tracker = ProgressSnapshot()
@@ -296,7 +302,6 @@ public struct AuditEngine {
         // copying (and the kernel's work on the writes) overlaps reading.
         var partitionWriter = routing ? PartitionWriter() : nil
 
-        let folds = configuration.foldSessions
         let onlySession = configuration.onlySession
 
         /// Hands each decoded line of a batch on, in line order: findings and counts here; the
@@ -404,28 +409,40 @@ public struct AuditEngine {
             try process(&empty, modelID: 0)
         }
 
-        /// A mapped file with routing on: its chunks are routed on every core (`ChunkRouter`)
-        /// and handed on here in file order: their references, then their other lines as a
+        /// A mapped file read on every core (`ChunkRouter`): with routing on, its chunks are
+        /// routed; when validating, their lines are checked. The chunks are handed on here in
+        /// file order: their references, their valid lines' count, then their other lines as a
         /// batch's. At most one chunk per core and one more are in flight.
-        func routeInParallel(_ input: MappedInput, fileID: Int32, modelID: Int, report: inout InputFileReport) throws {
-            guard let spilling, let partitionWriter else { return }
+        func readInParallel(_ input: MappedInput, fileID: Int32, modelID: Int, report: inout InputFileReport) throws {
             // Every line before this file is handed on first, and the partitions are made.
             try drain()
-            try partitionWriter.drain()
-            let partitions = try spilling.routingPartitions()
+            var partitions = 0
+            if routing {
+                guard let spilling, let partitionWriter else { return }
+                try partitionWriter.drain()
+                partitions = try spilling.routingPartitions()
+            }
+            let routes = routing
             input.willRead()
-            let ranges = ChunkRouter.chunks(of: input.bytes, target: configuration.routingChunkBytes ?? ChunkRouter.target(forFileOf: input.bytes.count))
+            let target = routes
+                ? configuration.routingChunkBytes ?? ChunkRouter.target(forFileOf: input.bytes.count)
+                : configuration.routingChunkBytes ?? ChunkRouter.validationTarget
+            let ranges = ChunkRouter.chunks(of: input.bytes, target: target)
             let slots = ranges.map { _ in ChunkSlot() }
             let window = DispatchSemaphore(value: workers + 1)
             let maxLineBytes = configuration.maxLineBytes
+            let chunkPartitions = partitions
             DispatchQueue.global().async {
                 for (index, range) in ranges.enumerated() {
                     window.wait()
                     DispatchQueue.global().async {
+                        let isLast = index == ranges.count - 1
                         slots[index].fill(
-                            ChunkRouter.route(
-                                input, range, isLast: index == ranges.count - 1, fileID: fileID, model: modelID,
-                                partitions: partitions, maxLineBytes: maxLineBytes))
+                            routes
+                                ? ChunkRouter.route(
+                                    input, range, isLast: isLast, fileID: fileID, model: modelID, partitions: chunkPartitions,
+                                    maxLineBytes: maxLineBytes)
+                                : ChunkRouter.validate(input, range, isLast: isLast, fileID: fileID, maxLineBytes: maxLineBytes))
                     }
                 }
             }
@@ -440,7 +457,7 @@ public struct AuditEngine {
                     window.signal()
                 }
             }
-            for slot in slots {
+            for (index, slot) in slots.enumerated() {
                 var chunk = slot.take()
                 taken += 1
                 window.signal()
@@ -450,19 +467,24 @@ public struct AuditEngine {
                 report.bytes += chunk.bytes
                 counts.lines += chunk.lines
                 counts.blankLines += chunk.blankLines
+                counts.events += chunk.validEvents
                 tracker.lines += chunk.lines
                 tracker.bytes += chunk.bytes
-                let routed = chunk
-                partitionWriter.submit {
-                    try spilling.addReferences(routed)
-                    return spilling.sessionCount
+                if routes, let spilling, let partitionWriter {
+                    let routed = chunk
+                    partitionWriter.submit {
+                        try spilling.addReferences(routed)
+                        return spilling.sessionCount
+                    }
                 }
                 if !chunk.outcomes.isEmpty {
                     try consume(DecodeTask(batch: chunk.others, modelID: modelID, decoded: chunk.otherOutcomes()))
                 }
+                // Checked and handed on: nothing refers to these pages any more.
+                if !routes { input.release(ranges[index]) }
                 if let progress {
                     tracker.findings = invalid.count
-                    tracker.sessions = partitionWriter.sessions
+                    tracker.sessions = partitionWriter?.sessions ?? 0
                     progress(tracker)
                 }
             }
@@ -509,8 +531,8 @@ public struct AuditEngine {
                     if batch.isFull { try process(&batch, modelID: modelID) }
                 }
                 do {
-                    if let input = mapped[index], routing, configuration.routesInParallel {
-                        try routeInParallel(input, fileID: physicalID, modelID: modelID, report: &report)
+                    if let input = mapped[index], (routing && configuration.routesInParallel) || validatesInParallel {
+                        try readInParallel(input, fileID: physicalID, modelID: modelID, report: &report)
                     } else if let input = mapped[index] {
                         _ = try reader.readLines(of: input, take)
                     } else if let copy = inputCopies?.descriptor(for: path) {

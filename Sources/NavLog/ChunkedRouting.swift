@@ -42,6 +42,10 @@ enum ChunkRouter {
     /// The chunk size for a file: about 64 chunks, at least 4 MiB each.
     static func target(forFileOf bytes: Int) -> Int { max(4 << 20, bytes / 64) }
 
+    /// The chunk size when validating: small enough that the chunks in flight (a few per core)
+    /// hold little of the file in memory, large enough that handing one on costs nothing.
+    static let validationTarget = 8 << 20
+
     /// Splits one chunk into lines and routes them: a line whose session the scanner finds
     /// becomes a reference record in its partition's buffer; any other line (over-long, no
     /// session found, or not inside the mapping) is kept, with what the decoder made of it,
@@ -84,13 +88,49 @@ enum ChunkRouter {
         }
         return chunk
     }
+
+    /// Splits one chunk into lines and checks each alone (`validate`, no fold): a valid line is
+    /// only counted; any other (over-long or invalid) is kept with its outcome, as `route`
+    /// keeps the lines it cannot route, for the engine to report in line order.
+    ///
+    /// Read serially, a validation decoded on the other core but split, copied and handed on
+    /// every line on one thread: it used about 1.2 of 2 cores.
+    static func validate(_ input: MappedInput, _ range: Range<Int>, isLast: Bool, fileID: Int32, maxLineBytes: Int) -> RoutedChunk {
+        var chunk = RoutedChunk(partitions: 0, mapped: input)
+        let decoder = EventDecoder()
+        let names = StringCache()
+        var splitter = LineSplitter(maxLineBytes: maxLineBytes)
+        withUnsafeMutablePointer(to: &chunk) { chunk in
+            let take = { (line: RawLine) -> Void in
+                chunk.pointee.lines += 1
+                chunk.pointee.bytes += line.inputBytes
+                if line.overlongLength == nil && line.isBlank {
+                    chunk.pointee.blankLines += 1
+                    return
+                }
+                let outcome = line.overlongLength == nil ? LineOutcome.of(line.bytes, routing: false, decoder: decoder, names: names) : .overlong
+                if case .decoded(.success) = outcome {
+                    chunk.pointee.validEvents += 1
+                    return
+                }
+                chunk.pointee.others.append(line, fileID: fileID)
+                chunk.pointee.outcomes.append(outcome)
+            }
+            // `take` throws nothing, so neither do these.
+            try? splitter.feed(UnsafeBufferPointer(rebasing: input.bytes[range]), take)
+            if isLast { try? splitter.finish(take) }
+        }
+        return chunk
+    }
 }
 
-/// What routing one chunk of a mapped input gave. Line numbers count from 1 in the chunk;
+/// What routing (or validating) one chunk of a mapped input gave. Line numbers count from 1 in the chunk;
 /// `renumber(after:)` makes them the file's.
 struct RoutedChunk {
     var lines: Int64 = 0
     var blankLines: Int64 = 0
+    /// Lines that are valid events, when validating: counted, not kept.
+    var validEvents: Int64 = 0
     /// Bytes of the lines, line ends included (as the progress line and file reports count).
     var bytes: Int64 = 0
     /// Reference records (form 4) by partition, in line order.

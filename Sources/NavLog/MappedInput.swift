@@ -51,6 +51,19 @@ final class MappedInput: @unchecked Sendable {
         _ = madvise(UnsafeMutableRawPointer(mutating: bytes.baseAddress!), bytes.count, MADV_WILLNEED)
     }
 
+    /// Drops the whole pages inside `range` from the process's memory once they are read
+    /// (they stay in the page cache, and a later read maps them again): a validation's resident
+    /// size then stays at the chunks in flight, whatever the file's size.
+    func release(_ range: Range<Int>) {
+        let page = Int(getpagesize())
+        guard page > 0, let base = bytes.baseAddress else { return }
+        let address = UInt(bitPattern: base) + UInt(range.lowerBound)
+        let first = (address + UInt(page) - 1) / UInt(page) * UInt(page)
+        let end = (UInt(bitPattern: base) + UInt(range.upperBound)) / UInt(page) * UInt(page)
+        guard end > first, let start = UnsafeMutableRawPointer(bitPattern: first) else { return }
+        _ = madvise(start, Int(end - first), MADV_DONTNEED)
+    }
+
     /// The offset of `line` in the mapping, when the bytes lie inside it (lines the reader
     /// had to assemble, such as an unterminated last line, do not).
     func offset(of line: UnsafeBufferPointer<UInt8>) -> Int? {

@@ -244,6 +244,53 @@ import Testing
         #expect(sameStreamed)
     }
 
+    @Test func validationOfMappedFilesInChunksGivesTheSerialOutput() throws {
+        // `validate` (lines checked alone, no fold) reads a plain file mapped, in chunks checked
+        // on every core; the reader's serial pass over a copy is the reference. Chunks of 4 KiB
+        // cut the files everywhere; over-long lines, blank ones, a CRLF line end, an invalid
+        // line and a torn last line keep their numbers, findings and quarantine records.
+        let directory = try Self.scratch()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        var paths = try Self.replicatedLogs(copies: 8, in: directory)
+        let valid = Self.validEvent
+        let tricky = [
+            valid.replacingOccurrences(of: "e-1", with: "e-crlf") + "\r",
+            "",
+            "  \t",
+            "{\"schema_version\":1,\"session_id\":\"c1-s-x\",\"pad\":\"" + String(repeating: "x", count: 3000) + "\"}",  // over-long
+            valid.replacingOccurrences(of: "\"seq\":900", with: "\"seq\":\"900\""),
+            valid,
+            String(valid.dropLast(20)),  // torn, as the last line
+        ]
+        let trickyPath = directory.appendingPathComponent("tricky.ndjson").path
+        try Data(tricky.joined(separator: "\n").utf8).write(to: URL(fileURLWithPath: trickyPath))
+        paths.insert(trickyPath, at: 3)
+        func validate(_ configure: (inout AuditConfiguration) -> Void) throws -> (findings: [UInt8], summary: [UInt8], quarantine: String, run: AuditRun) {
+            try Self.runQuarantined(paths, in: directory) {
+                $0.foldSessions = false
+                $0.maxLineBytes = 2048
+                configure(&$0)
+            }
+        }
+        let serial = try validate { $0.mapsInputs = false; $0.jobs = 2 }
+        #expect(serial.run.storage.mappedInputs == 0)
+        #expect(serial.run.invalidFindings.filter { serial.run.path(of: $0.location) == trickyPath }.count == 3, "over-long, a string seq, torn")
+        #expect(serial.run.counts.events > 0 && serial.run.counts.blankLines >= 2)
+        for (name, configure) in [
+            ("chunks of 8 MiB", { (c: inout AuditConfiguration) in c.jobs = 2 }),
+            ("chunks of 4 KiB", { (c: inout AuditConfiguration) in c.routingChunkBytes = 4096; c.jobs = 2 }),
+            ("chunks of 4 KiB, one job", { (c: inout AuditConfiguration) in c.routingChunkBytes = 4096; c.jobs = 1 }),
+        ] as [(String, (inout AuditConfiguration) -> Void)] {
+            let chunked = try validate(configure)
+            #expect(chunked.run.storage.mappedInputs == paths.count, "\(name)")
+            let same = (findings: chunked.findings == serial.findings, summary: chunked.summary == serial.summary, quarantine: chunked.quarantine == serial.quarantine)
+            #expect(same.findings, "\(name): findings")
+            #expect(same.summary, "\(name): summary")
+            #expect(same.quarantine, "\(name): quarantine")
+            #expect(chunked.run.counts == serial.run.counts, "\(name)")
+        }
+    }
+
     @Test func inputOfUnknownSizeIsPartitionedOnceItIsLarge() throws {
         // A FIFO, like standard input, has no size: its lines are held, decoded, until they
         // reach the partitioning threshold, then spill, and the lines after are routed. Invalid
