@@ -153,9 +153,12 @@ final class EventIDLedger: @unchecked Sendable {
         guard recordedLines > 0 else { return Sharing() }
         let results = ParallelResults<Result<Sharing, any Error>>(count: Self.bucketCount)
         let workers = max(1, min(jobs, Self.bucketCount))
+        // The held entries are taken out of the shards here, before the jobs: jobs emptying
+        // buckets of one shard's array at once were a data race (ThreadSanitizer).
+        let held = (0..<Self.bucketCount).map { takeHeld(ofBucket: $0) }
         DispatchQueue.concurrentPerform(iterations: workers) { worker in
             for bucket in stride(from: worker, to: Self.bucketCount, by: workers) {
-                results[bucket] = Result { Self.sharing(try self.entries(ofBucket: bucket)) }
+                results[bucket] = Result { Self.sharing(try self.entries(ofBucket: bucket, held: held[bucket])) }
             }
         }
         var sharing = Sharing()
@@ -172,14 +175,23 @@ final class EventIDLedger: @unchecked Sendable {
         if let failure { throw failure }
         var sessions = Set<UInt64>()
         for bucket in 0..<Self.bucketCount {
-            let entries = try entries(ofBucket: bucket)
+            let entries = try entries(ofBucket: bucket, held: takeHeld(ofBucket: bucket))
             for entry in entries where ids.contains(entry.id) { sessions.insert(entry.session) }
         }
         return sessions
     }
 
-    /// A bucket's entries, from its file and memory; taken out of the ledger.
-    private func entries(ofBucket bucket: Int) throws -> [Entry] {
+    /// A bucket's entries held in memory, one array per shard; taken out of the shards.
+    private func takeHeld(ofBucket bucket: Int) -> [[Entry]] {
+        shards.map { shard in
+            var entries: [Entry] = []
+            swap(&entries, &shard.buckets[bucket])
+            return entries
+        }
+    }
+
+    /// A bucket's entries, from its file and `held` (`takeHeld(ofBucket:)`); the file is removed.
+    private func entries(ofBucket bucket: Int, held: [[Entry]]) throws -> [Entry] {
         var entries: [Entry] = []
         if let scratch {
             var bytes: [UInt8] = []
@@ -192,10 +204,7 @@ final class EventIDLedger: @unchecked Sendable {
                 initialized = count
             }
         }
-        for shard in shards {
-            entries += shard.buckets[bucket]
-            shard.buckets[bucket] = []
-        }
+        for shardEntries in held { entries += shardEntries }
         return entries
     }
 
