@@ -287,9 +287,10 @@ public struct AuditEngine {
             spilling.prepareRouting(files: files, quarantine: quarantine, mapped: mapped)
         }
         // Lines checked alone (validate) are read from mapped files on every core, a chunk at a
-        // time: the pages of a chunk handed on are dropped, so any size of file is mapped.
+        // time: the pages of a chunk handed on are dropped, so any size of file is mapped. One
+        // file is mapped at a time, when it is read.
         let validatesInParallel = !folds && refolding == nil && configuration.mapsInputs && configuration.routesInParallel && located == nil
-        if validatesInParallel { mapped = physical.map { MappedInput(path: $0) } }
+        var validatedMapped = 0
         // Located lines carry a prefix of at most 41 bytes on top of the original line.
         let reader = LineReader(maxLineBytes: configuration.maxLineBytes + (configuration.locatedPaths == nil ? 0 : 64))
         var tracker = ProgressSnapshot()
@@ -531,7 +532,10 @@ public struct AuditEngine {
                     if batch.isFull { try process(&batch, modelID: modelID) }
                 }
                 do {
-                    if let input = mapped[index], (routing && configuration.routesInParallel) || validatesInParallel {
+                    if validatesInParallel, let input = MappedInput(path: path) {
+                        validatedMapped += 1
+                        try readInParallel(input, fileID: physicalID, modelID: modelID, report: &report)
+                    } else if let input = mapped[index], routing, configuration.routesInParallel {
                         try readInParallel(input, fileID: physicalID, modelID: modelID, report: &report)
                     } else if let input = mapped[index] {
                         _ = try reader.readLines(of: input, take)
@@ -643,7 +647,7 @@ public struct AuditEngine {
             counts.files = files.count
         }
         var run = AuditRun(files: files, fileReports: reports, invalidFindings: invalid, sessions: results.audits, counts: counts)
-        run.storage.mappedInputs = mapped.filter { $0 != nil }.count
+        run.storage.mappedInputs = mapped.filter { $0 != nil }.count + validatedMapped
         run.foldedSessions = configuration.foldSessions
         if let spilling {
             run.storage.partitioned = spilling.partitioned

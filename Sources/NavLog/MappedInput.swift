@@ -36,9 +36,17 @@ final class MappedInput: @unchecked Sendable {
             munmap(base, size)
             return nil
         }
+        // A file whose shrinking could not be reported (the registry's 64 slots are taken, or
+        // the path is too long for its message) is read, not mapped: a SIGBUS there would kill
+        // the run with no word.
+        let slot = MappedInput.register(path: path, bytes: mapped)
+        guard slot >= 0 else {
+            munmap(base, size)
+            return nil
+        }
         self.path = path
         bytes = mapped
-        MappedInput.register(self)
+        self.slot = slot
     }
 
     deinit {
@@ -79,12 +87,13 @@ final class MappedInput: @unchecked Sendable {
     // file and ends the run with status 2 (an input that cannot be read completely) instead of
     // a crash, removing the spill partitions first.
     private static let lock = NSLockLike()
-    private var slot: Int32 = -1
+    private let slot: Int32
 
-    private static func register(_ input: MappedInput) {
-        let message = "navreplay: \(input.path): the file shrank while it was being audited, so the audit stopped (run it again, or with --no-mmap)\n"
-        lock.withLock {
-            input.slot = navreplay_mapped_register(input.bytes.baseAddress!, input.bytes.count, message, SpillCleanup.removeAllOnSignal)
+    /// The registry's slot for the mapping, or -1 when it has no room for it.
+    private static func register(path: String, bytes: UnsafeBufferPointer<UInt8>) -> Int32 {
+        let message = "navreplay: \(path): the file shrank while it was being audited, so the audit stopped (run it again, or with --no-mmap)\n"
+        return lock.withLock {
+            navreplay_mapped_register(bytes.baseAddress!, bytes.count, message, SpillCleanup.removeAllOnSignal)
         }
     }
 
