@@ -429,6 +429,7 @@ public struct AuditEngine {
                 ? configuration.routingChunkBytes ?? ChunkRouter.target(forFileOf: input.bytes.count)
                 : configuration.routingChunkBytes ?? ChunkRouter.validationTarget
             let ranges = ChunkRouter.chunks(of: input.bytes, target: target)
+            if !routes { input.releaseAll() }  // the pages at the chunks' ends, read to find them
             let slots = ranges.map { _ in ChunkSlot() }
             let window = DispatchSemaphore(value: workers + 1)
             let maxLineBytes = configuration.maxLineBytes
@@ -482,7 +483,7 @@ public struct AuditEngine {
                     try consume(DecodeTask(batch: chunk.others, modelID: modelID, decoded: chunk.otherOutcomes()))
                 }
                 // Checked and handed on: nothing refers to these pages any more.
-                if !routes { input.release(ranges[index]) }
+                if !routes { input.release(before: ranges[index].upperBound) }
                 if let progress {
                     tracker.findings = invalid.count
                     tracker.sessions = partitionWriter?.sessions ?? 0

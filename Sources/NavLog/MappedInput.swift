@@ -59,18 +59,34 @@ final class MappedInput: @unchecked Sendable {
         _ = madvise(UnsafeMutableRawPointer(mutating: bytes.baseAddress!), bytes.count, MADV_WILLNEED)
     }
 
-    /// Drops the whole pages inside `range` from the process's memory once they are read
+    /// Drops the pages of the mapping before `offset` from the process's memory, once read
     /// (they stay in the page cache, and a later read maps them again): a validation's resident
-    /// size then stays at the chunks in flight, whatever the file's size.
-    func release(_ range: Range<Int>) {
-        let page = Int(getpagesize())
-        guard page > 0, let base = bytes.baseAddress else { return }
-        let address = UInt(bitPattern: base) + UInt(range.lowerBound)
-        let first = (address + UInt(page) - 1) / UInt(page) * UInt(page)
-        let end = (UInt(bitPattern: base) + UInt(range.upperBound)) / UInt(page) * UInt(page)
-        guard end > first, let start = UnsafeMutableRawPointer(bitPattern: first) else { return }
-        _ = madvise(start, Int(end - first), MADV_DONTNEED)
+    /// size then stays at the chunks in flight, whatever the file's size. Whole 2 MiB regions
+    /// only, from the first not dropped yet: the page cache maps a file in huge pages where it
+    /// can, and dropping the 4 KiB pages of a chunk alone left the huge pages at its two ends
+    /// mapped (255 to 270 MB resident on the 1 GB log, 146 MB of it file pages in huge pages).
+    /// Called by one thread, in increasing order of `offset`.
+    func release(before offset: Int) {
+        guard let base = bytes.baseAddress else { return }
+        let region: UInt = 2 << 20
+        let start = UInt(bitPattern: base)
+        let end = (start + UInt(min(offset, bytes.count))) / region * region
+        let first = max(start, releasedUpTo)
+        guard end > first, let address = UnsafeMutableRawPointer(bitPattern: first) else { return }
+        _ = madvise(address, Int(end - first), MADV_DONTNEED)
+        releasedUpTo = end
     }
+
+    /// Drops every page of the mapping from the process's memory, as `release(before:)` does:
+    /// finding the chunks' line ends touched a page (a huge page, where the page cache has
+    /// them) at every chunk boundary, 256 MB of a 1 GB log before its first chunk was read.
+    func releaseAll() {
+        guard let base = bytes.baseAddress else { return }
+        _ = madvise(UnsafeMutableRawPointer(mutating: base), bytes.count, MADV_DONTNEED)
+    }
+
+    /// The address up to which `release(before:)` dropped the pages.
+    private var releasedUpTo: UInt = 0
 
     /// The offset of `line` in the mapping, when the bytes lie inside it (lines the reader
     /// had to assemble, such as an unterminated last line, do not).
