@@ -16,7 +16,8 @@ import CNavSupport
 /// The pages are the page cache's own (no copy, nothing to zero); they count in the resident
 /// size, so the engine maps inputs only when they fit the memory limit.
 final class MappedInput: @unchecked Sendable {
-    // @unchecked: the mapping is read-only and lives until the run ends.
+    // @unchecked: the mapping is read-only and lives until the run ends; `releasedUpTo` is
+    // touched only by the engine's thread that hands the chunks on.
     let path: String
     let bytes: UnsafeBufferPointer<UInt8>
 
@@ -64,7 +65,7 @@ final class MappedInput: @unchecked Sendable {
     /// size then stays at the chunks in flight, whatever the file's size. Whole 2 MiB regions
     /// only, from the first not dropped yet: the page cache maps a file in huge pages where it
     /// can, and dropping the 4 KiB pages of a chunk alone left the huge pages at its two ends
-    /// mapped (255 to 270 MB resident on the 1 GB log, 146 MB of it file pages in huge pages).
+    /// mapped.
     /// Called by one thread, in increasing order of `offset`.
     func release(before offset: Int) {
         guard let base = bytes.baseAddress else { return }
@@ -78,8 +79,8 @@ final class MappedInput: @unchecked Sendable {
     }
 
     /// Drops every page of the mapping from the process's memory, as `release(before:)` does:
-    /// finding the chunks' line ends touched a page (a huge page, where the page cache has
-    /// them) at every chunk boundary, 256 MB of a 1 GB log before its first chunk was read.
+    /// finding the chunks' line ends touched a page (a 2 MiB one, where the page cache has
+    /// them) at every chunk's end: up to 256 MB for the 128 chunks of a 1 GB log.
     func releaseAll() {
         guard let base = bytes.baseAddress else { return }
         _ = madvise(UnsafeMutableRawPointer(mutating: base), bytes.count, MADV_DONTNEED)
