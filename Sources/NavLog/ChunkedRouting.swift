@@ -53,11 +53,53 @@ enum ChunkRouter {
     static func route(
         _ input: MappedInput, _ range: Range<Int>, isLast: Bool, fileID: Int32, model: Int, partitions: Int, maxLineBytes: Int
     ) -> RoutedChunk {
-        var chunk = RoutedChunk(partitions: partitions, mapped: input)
         // Room for the references of an even share of the chunk (a 41-byte record for a line
         // of about 300 bytes), so that most buffers never grow.
         let estimate = max(4096, range.count / max(1, partitions) / 6)
         let decoder = EventDecoder()
+        return lines(of: input, range, isLast: isLast, partitions: partitions, maxLineBytes: maxLineBytes) { line, chunk in
+            let outcome = line.overlongLength == nil ? LineOutcome.of(line.bytes, routing: true, decoder: decoder) : .overlong
+            if case .routed(let sessionHash) = outcome, SpillPartitions.canReference(length: line.bytes.count),
+                let offset = input.offset(of: line.bytes)
+            {
+                chunk.pointee.addReference(
+                    sessionHash: sessionHash, partitions: partitions, model: model, file: fileID, line: line.number,
+                    offset: offset, length: line.bytes.count, estimate: estimate)
+                chunk.pointee.sessions.insert(PrehashedKey(sessionHash &+ UInt64(model)))
+                return
+            }
+            chunk.pointee.others.append(line, fileID: fileID)
+            chunk.pointee.outcomes.append(outcome)
+        }
+    }
+
+    /// Splits one chunk into lines and checks each alone (`validate`, no fold): a valid line is
+    /// only counted; any other (over-long or invalid) is kept with its outcome, as `route`
+    /// keeps the lines it cannot route, for the engine to report in line order.
+    ///
+    /// Read serially, a validation decoded on the other core but split, copied and handed on
+    /// every line on one thread: it used about 1.2 of 2 cores.
+    static func validate(_ input: MappedInput, _ range: Range<Int>, isLast: Bool, fileID: Int32, maxLineBytes: Int) -> RoutedChunk {
+        let decoder = EventDecoder()
+        let names = StringCache()
+        return lines(of: input, range, isLast: isLast, partitions: 0, maxLineBytes: maxLineBytes) { line, chunk in
+            let outcome = line.overlongLength == nil ? LineOutcome.of(line.bytes, routing: false, decoder: decoder, names: names) : .overlong
+            if case .decoded(.success) = outcome {
+                chunk.pointee.validEvents += 1
+                return
+            }
+            chunk.pointee.others.append(line, fileID: fileID)
+            chunk.pointee.outcomes.append(outcome)
+        }
+    }
+
+    /// Splits one chunk into lines, counts them, their bytes and the blank ones, and hands each
+    /// other line to `handle` with the chunk being made.
+    private static func lines(
+        of input: MappedInput, _ range: Range<Int>, isLast: Bool, partitions: Int, maxLineBytes: Int,
+        _ handle: (RawLine, UnsafeMutablePointer<RoutedChunk>) -> Void
+    ) -> RoutedChunk {
+        var chunk = RoutedChunk(partitions: partitions, mapped: input)
         var splitter = LineSplitter(maxLineBytes: maxLineBytes)
         // Through a pointer: `chunk` captured by the closure was checked for exclusive access
         // at run time on each use, twice a line.
@@ -69,52 +111,7 @@ enum ChunkRouter {
                     chunk.pointee.blankLines += 1
                     return
                 }
-                let outcome = line.overlongLength == nil ? LineOutcome.of(line.bytes, routing: true, decoder: decoder) : .overlong
-                if case .routed(let sessionHash) = outcome, SpillPartitions.canReference(length: line.bytes.count),
-                    let offset = input.offset(of: line.bytes)
-                {
-                    chunk.pointee.addReference(
-                        sessionHash: sessionHash, partitions: partitions, model: model, file: fileID, line: line.number,
-                        offset: offset, length: line.bytes.count, estimate: estimate)
-                    chunk.pointee.sessions.insert(PrehashedKey(sessionHash &+ UInt64(model)))
-                    return
-                }
-                chunk.pointee.others.append(line, fileID: fileID)
-                chunk.pointee.outcomes.append(outcome)
-            }
-            // `take` throws nothing, so neither do these.
-            try? splitter.feed(UnsafeBufferPointer(rebasing: input.bytes[range]), take)
-            if isLast { try? splitter.finish(take) }
-        }
-        return chunk
-    }
-
-    /// Splits one chunk into lines and checks each alone (`validate`, no fold): a valid line is
-    /// only counted; any other (over-long or invalid) is kept with its outcome, as `route`
-    /// keeps the lines it cannot route, for the engine to report in line order.
-    ///
-    /// Read serially, a validation decoded on the other core but split, copied and handed on
-    /// every line on one thread: it used about 1.2 of 2 cores.
-    static func validate(_ input: MappedInput, _ range: Range<Int>, isLast: Bool, fileID: Int32, maxLineBytes: Int) -> RoutedChunk {
-        var chunk = RoutedChunk(partitions: 0, mapped: input)
-        let decoder = EventDecoder()
-        let names = StringCache()
-        var splitter = LineSplitter(maxLineBytes: maxLineBytes)
-        withUnsafeMutablePointer(to: &chunk) { chunk in
-            let take = { (line: RawLine) -> Void in
-                chunk.pointee.lines += 1
-                chunk.pointee.bytes += line.inputBytes
-                if line.overlongLength == nil && line.isBlank {
-                    chunk.pointee.blankLines += 1
-                    return
-                }
-                let outcome = line.overlongLength == nil ? LineOutcome.of(line.bytes, routing: false, decoder: decoder, names: names) : .overlong
-                if case .decoded(.success) = outcome {
-                    chunk.pointee.validEvents += 1
-                    return
-                }
-                chunk.pointee.others.append(line, fileID: fileID)
-                chunk.pointee.outcomes.append(outcome)
+                handle(line, chunk)
             }
             // `take` throws nothing, so neither do these.
             try? splitter.feed(UnsafeBufferPointer(rebasing: input.bytes[range]), take)

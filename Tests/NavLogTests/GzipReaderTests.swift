@@ -3,6 +3,7 @@
 #endif
 import Foundation
 import NavLog
+import NavTestSupport
 import Testing
 
 /// A gzip input is read and inflated on a thread of its own, a ring of blocks ahead of the
@@ -11,7 +12,7 @@ import Testing
 @Suite struct GzipReaderTests {
     /// Lines of random lengths (0 to 3,000 bytes: some cross a block), some ending in `\r\n`.
     private static func text(lines: Int, seed: UInt64) -> [UInt8] {
-        var generator = SplitMix(seed: seed)
+        var generator = SeededRandom(seed: seed)
         var bytes: [UInt8] = []
         for number in 0..<lines {
             let length = Int(generator.next() % 3_000)
@@ -21,18 +22,6 @@ import Testing
             bytes.append(0x0A)
         }
         return bytes
-    }
-
-    private struct SplitMix: RandomNumberGenerator {
-        var state: UInt64
-        init(seed: UInt64) { state = seed }
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
     }
 
     private struct Scratch {
