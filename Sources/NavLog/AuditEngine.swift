@@ -425,9 +425,8 @@ public struct AuditEngine {
             }
             let routes = routing
             input.willRead()
-            let target = routes
-                ? configuration.routingChunkBytes ?? ChunkRouter.target(forFileOf: input.bytes.count)
-                : configuration.routingChunkBytes ?? ChunkRouter.validationTarget
+            let target = configuration.routingChunkBytes
+                ?? (routes ? ChunkRouter.target(forFileOf: input.bytes.count) : ChunkRouter.validationTarget)
             let ranges = ChunkRouter.chunks(of: input.bytes, target: target)
             if !routes { input.releaseAll() }  // the pages at the chunks' ends, read to find them
             let slots = ranges.map { _ in ChunkSlot() }

@@ -30,6 +30,25 @@ import Testing
     /// A valid event of one of the replicated sessions, to damage in tests.
     static let validEvent = #"{"schema_version":1,"event_id":"e-1","event_name":"screen_view","session_id":"c0-s-clean-onboarding","seq":900,"timestamp":"2026-11-20T10:00:00Z","correlation_id":"c","stack":"onboarding","to_route":null}"#
 
+    /// A log of lines every reader must get right, with `maxLineBytes = 2048`: a CRLF line end,
+    /// a blank and a whitespace line, an over-long line, an invalid one (a string `seq`), a valid
+    /// one, and a torn last line (no line end). Three of them are invalid.
+    static func trickyLog(in directory: URL) throws -> String {
+        let valid = validEvent
+        let lines = [
+            valid.replacingOccurrences(of: "e-1", with: "e-crlf") + "\r",
+            "",
+            "  \t",
+            "{\"schema_version\":1,\"session_id\":\"c1-s-x\",\"pad\":\"" + String(repeating: "x", count: 3000) + "\"}",
+            valid.replacingOccurrences(of: "\"seq\":900", with: "\"seq\":\"900\""),
+            valid.replacingOccurrences(of: "e-1", with: "e-2").replacingOccurrences(of: "900", with: "901"),
+            String(valid.dropLast(20)),
+        ]
+        let path = directory.appendingPathComponent("tricky.ndjson").path
+        try Data(lines.joined(separator: "\n").utf8).write(to: URL(fileURLWithPath: path))
+        return path
+    }
+
     static func run(_ paths: [String], configure: (inout AuditConfiguration) -> Void = { _ in }) throws -> (findings: [UInt8], summary: [UInt8], run: AuditRun) {
         var configuration = AuditConfiguration()
         configure(&configuration)
@@ -171,18 +190,7 @@ import Testing
         let directory = try Self.scratch()
         defer { try? FileManager.default.removeItem(at: directory) }
         var paths = try Self.replicatedLogs(copies: 30, in: directory)
-        let valid = Self.validEvent
-        let tricky = [
-            valid.replacingOccurrences(of: "e-1", with: "e-crlf") + "\r",  // a CRLF line end
-            "",
-            "  \t",
-            "{\"schema_version\":1,\"session_id\":\"c1-s-x\",\"pad\":\"" + String(repeating: "x", count: 3000) + "\"}",  // over-long
-            valid.replacingOccurrences(of: "\"seq\":900", with: "\"seq\":\"900\""),
-            valid.replacingOccurrences(of: "e-1", with: "e-2").replacingOccurrences(of: "900", with: "901"),
-            String(valid.dropLast(20)),  // torn, as the last line
-        ]
-        let trickyPath = directory.appendingPathComponent("tricky.ndjson").path
-        try Data(tricky.joined(separator: "\n").utf8).write(to: URL(fileURLWithPath: trickyPath))
+        let trickyPath = try Self.trickyLog(in: directory)
         paths.append(trickyPath)
         func audit(_ configure: (inout AuditConfiguration) -> Void) throws -> (findings: [UInt8], summary: [UInt8], quarantine: String, run: AuditRun) {
             try Self.runQuarantined(paths, in: directory) {
@@ -252,18 +260,7 @@ import Testing
         let directory = try Self.scratch()
         defer { try? FileManager.default.removeItem(at: directory) }
         var paths = try Self.replicatedLogs(copies: 8, in: directory)
-        let valid = Self.validEvent
-        let tricky = [
-            valid.replacingOccurrences(of: "e-1", with: "e-crlf") + "\r",
-            "",
-            "  \t",
-            "{\"schema_version\":1,\"session_id\":\"c1-s-x\",\"pad\":\"" + String(repeating: "x", count: 3000) + "\"}",  // over-long
-            valid.replacingOccurrences(of: "\"seq\":900", with: "\"seq\":\"900\""),
-            valid,
-            String(valid.dropLast(20)),  // torn, as the last line
-        ]
-        let trickyPath = directory.appendingPathComponent("tricky.ndjson").path
-        try Data(tricky.joined(separator: "\n").utf8).write(to: URL(fileURLWithPath: trickyPath))
+        let trickyPath = try Self.trickyLog(in: directory)
         paths.insert(trickyPath, at: 3)
         func validate(_ configure: (inout AuditConfiguration) -> Void) throws -> (findings: [UInt8], summary: [UInt8], quarantine: String, run: AuditRun) {
             try Self.runQuarantined(paths, in: directory) {
