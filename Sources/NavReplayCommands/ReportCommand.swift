@@ -37,12 +37,16 @@ extension NavReplayCommand {
         func run() throws {
             // Each session is added to the report's totals as it folds, and dropped unless it
             // is among the worst: memory holds the worst sessions' states, not every session's.
-            let sessions = ReportAccumulator(worstCount: worst)
+            // The counts by label (one screen path nearly per session) are held up to an eighth
+            // of --memory-limit, as the event-id ledger is, then written to temporary files.
+            let sessions = ReportAccumulator(
+                worstCount: worst, labelBudget: (input.memoryLimit?.bytes ?? AuditConfiguration.defaultMemoryLimit) / 8,
+                temporaryDirectory: input.tempDir)
             let stream = AuditStream(
                 format: { audit, _ in sessions.add(audit); return [] }, writeInvalid: { _, _ in }, write: { _ in },
                 reformat: { previous, audit, _ in sessions.replace(previous, with: audit); return [] })
             let run = try runAudit(input, sessionOptions: SessionAuditOptions(recordSteps: true), stream: stream)
-            let data = ReportData(run: run, sessions: sessions)
+            let data = try ReportData(run: run, sessions: sessions)
             let page = HTMLReport.html(data, title: title, toolVersion: NavReplayCommand.version, timelineLimit: timelineLimit)
             try emit(Array(page.utf8), to: output.output)
             try finish(run, output: output, quiet: input.quiet)

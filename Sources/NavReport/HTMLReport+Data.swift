@@ -63,15 +63,16 @@ public struct ReportData: Sendable {
     /// - Parameters:
     ///   - worstCount: how many of the worst sessions get a timeline.
     ///   - topCount: how many rows the "top" lists keep.
-    public init(run: AuditRun, worstCount: Int = 5, topCount: Int = 10) {
+    public init(run: AuditRun, worstCount: Int = 5, topCount: Int = 10) throws {
         let sessions = ReportAccumulator(worstCount: worstCount)
         for audit in run.sessions { sessions.add(audit) }
-        self.init(run: run, sessions: sessions, topCount: topCount)
+        try self.init(run: run, sessions: sessions, topCount: topCount)
     }
 
     /// The report of a run whose sessions were gathered into `sessions` as they folded (a
-    /// streamed run keeps none of them itself).
-    public init(run: AuditRun, sessions accumulated: ReportAccumulator, topCount: Int = 10) {
+    /// streamed run keeps none of them itself). Throws when the label counts past their
+    /// budget could not be written to temporary files (`SpillingCounter`).
+    public init(run: AuditRun, sessions accumulated: ReportAccumulator, topCount: Int = 10) throws {
         self.run = run
         let totals = accumulated.totals
         for (rule, count) in run.counts.findingsByRule {
@@ -82,24 +83,18 @@ public struct ReportData: Sendable {
         firstTimestamp = totals.first?.timestamp
         lastTimestamp = totals.last?.timestamp
         sessionsWithFindings = totals.sessionsWithFindings
-        let paths = totals.paths
-        let transitions = totals.transitions
-        let entryCounts = totals.entries
-        let exitCounts = totals.exits
-        let views = totals.views
         let depthCounts = totals.depths
         untimedFindings = totals.untimedFindings + run.invalidFindings.count
 
-        func top(_ counts: [String: Int], _ limit: Int) -> [Bar] {
-            counts.map { Bar(label: $0.key, value: $0.value) }
-                .sorted { ($0.value, $1.label) > ($1.value, $0.label) }
-                .prefix(limit).map { $0 }
-        }
-        topPaths = top(paths, topCount)
-        topTransitions = top(transitions, topCount)
-        entries = top(entryCounts, topCount)
-        exits = top(exitCounts, topCount)
-        screenViews = top(views, max(topCount, 15))
+        typealias Group = ReportAccumulator.LabelGroup
+        let limits = [Group.path: topCount, .transition: topCount, .entry: topCount, .exit: topCount, .view: max(topCount, 15)]
+        let tops = try accumulated.topLabels(limits)
+        func bars(_ group: Group) -> [Bar] { (tops[group] ?? []).map { Bar(label: $0.label, value: $0.count) } }
+        topPaths = bars(.path)
+        topTransitions = bars(.transition)
+        entries = bars(.entry)
+        exits = bars(.exit)
+        screenViews = bars(.view)
         depths = depthCounts.keys.sorted().map { stack in
             let histogram = depthCounts[stack] ?? []
             let total = histogram.reduce(0, +)
@@ -237,23 +232,37 @@ struct Histogram {
 /// The per-session part of a report, gathered one session at a time, from any thread and in any
 /// order: every total is a sum, and every extreme has a tie-break, so the report is the same
 /// whatever the order. Only the worst sessions (with their steps) are kept: a streamed audit
-/// (`navreplay report`) then holds one session's states at a time, not every session's.
+/// (`navreplay report`) then holds one session's states at a time, not every session's. The
+/// counts by label (screen paths, one nearly per session) are held up to a budget, then
+/// written to temporary files (`SpillingCounter`).
 public final class ReportAccumulator: @unchecked Sendable {
-    // @unchecked: `totals` is touched only under `lock`.
+    // @unchecked: `gathered` and `labels` are touched only under `lock`.
     private let lock = NSLockLike()
     private let worstCount: Int
     private var gathered = Totals()
+    private let labels: SpillingCounter
+
+    /// What a label counted by `labels` is: the groups of the report's "top" lists.
+    public enum LabelGroup: Int, Sendable, CaseIterable {
+        /// A session's visible screens, consecutive repeats collapsed.
+        case path
+        /// Two consecutive screens of a session.
+        case transition
+        /// A session's first screen.
+        case entry
+        /// A session's last screen.
+        case exit
+        /// The screen of a `screen_view` event.
+        case view
+    }
 
     struct Totals {
         /// The earliest start and the latest end, with the session each came from: among equal
         /// instants, the first session in session order (as a walk in that order finds it).
         var first: (timestamp: Timestamp, session: String)?
         var last: (timestamp: Timestamp, session: String)?
-        var paths: [String: Int] = [:]
-        var transitions: [String: Int] = [:]
-        var entries: [String: Int] = [:]
-        var exits: [String: Int] = [:]
-        var views: [String: Int] = [:]
+        /// One session's labels to count, each once an occurrence (`add` only).
+        var labels: [(group: LabelGroup, label: String)] = []
         var depths: [String: [Int]] = [:]
         var lengths = Histogram.sessionLengths()
         var durations = Histogram.sessionDurations()
@@ -267,8 +276,20 @@ public final class ReportAccumulator: @unchecked Sendable {
 
     var totals: Totals { lock.withLock { gathered } }
 
-    public init(worstCount: Int = 5) {
+    /// - Parameters:
+    ///   - labelBudget: about how many bytes the counts by label may hold before they are
+    ///     written to temporary files; `Int.max` keeps them all in memory.
+    ///   - temporaryDirectory: where those files go (`nil`: `$TMPDIR` or `/tmp`).
+    public init(worstCount: Int = 5, labelBudget: Int = .max, temporaryDirectory: String? = nil) {
         self.worstCount = worstCount
+        labels = SpillingCounter(budgetBytes: labelBudget, temporaryDirectory: temporaryDirectory)
+    }
+
+    /// Each group's `limits[group]` highest counts, highest first, then by label (UTF-8 byte
+    /// order). Once only: the temporary files are removed.
+    public func topLabels(_ limits: [LabelGroup: Int]) throws -> [LabelGroup: [SpillingCounter.Entry]] {
+        let tops = try lock.withLock { try labels.top(Dictionary(uniqueKeysWithValues: limits.map { ($0.key.rawValue, $0.value) })) }
+        return Dictionary(uniqueKeysWithValues: tops.compactMap { group, entries in LabelGroup(rawValue: group).map { ($0, entries) } })
     }
 
     /// Adds one session (its steps are needed: `SessionAuditOptions(recordSteps: true)`).
@@ -277,15 +298,15 @@ public final class ReportAccumulator: @unchecked Sendable {
         var mine = Totals()
         if let start = audit.start { mine.first = (start, audit.sessionID) }
         if let end = audit.end { mine.last = (end, audit.sessionID) }
-        let labels = audit.screens.map(\.label)
-        if !labels.isEmpty {
-            mine.paths[labels.joined(separator: " → "), default: 0] += 1
-            mine.entries[labels[0], default: 0] += 1
-            mine.exits[labels[labels.count - 1], default: 0] += 1
+        let screens = audit.screens.map(\.label)
+        if let entry = screens.first, let exit = screens.last {
+            mine.labels.append((.path, screens.joined(separator: " → ")))
+            mine.labels.append((.entry, entry))
+            mine.labels.append((.exit, exit))
         }
-        for (from, to) in zip(labels, labels.dropFirst()) { mine.transitions[from + " → " + to, default: 0] += 1 }
+        for (from, to) in zip(screens, screens.dropFirst()) { mine.labels.append((.transition, from + " → " + to)) }
         for step in audit.steps {
-            if case .screenView(let claim, _) = step.event.payload { mine.views[claim.screen.label, default: 0] += 1 }
+            if case .screenView(let claim, _) = step.event.payload { mine.labels.append((.view, claim.screen.label)) }
             for (stack, routes) in step.stateAfter.stacks {
                 var histogram = mine.depths[stack] ?? []
                 if histogram.count <= routes.count { histogram += Array(repeating: 0, count: routes.count + 1 - histogram.count) }
@@ -301,11 +322,7 @@ public final class ReportAccumulator: @unchecked Sendable {
         lock.withLock {
             if let first = mine.first, gathered.first.map({ ReportAccumulator.replaces(first, $0, latest: false) }) ?? true { gathered.first = first }
             if let last = mine.last, gathered.last.map({ ReportAccumulator.replaces(last, $0, latest: true) }) ?? true { gathered.last = last }
-            gathered.paths.merge(mine.paths, uniquingKeysWith: +)
-            gathered.transitions.merge(mine.transitions, uniquingKeysWith: +)
-            gathered.entries.merge(mine.entries, uniquingKeysWith: +)
-            gathered.exits.merge(mine.exits, uniquingKeysWith: +)
-            gathered.views.merge(mine.views, uniquingKeysWith: +)
+            for (group, label) in mine.labels { labels.add(label, group: group.rawValue) }
             gathered.depths.merge(mine.depths) { old, new in
                 var sum = old.count >= new.count ? old : new
                 for (index, count) in (old.count >= new.count ? new : old).enumerated() { sum[index] += count }

@@ -30,18 +30,24 @@ import Testing
             }, recordSteps: true)
         #expect(run.sessions.count >= 10)
         for worstCount in [0, 3, 50] {
-            let whole = HTMLReport.html(ReportData(run: run, worstCount: worstCount), toolVersion: "test")
+            let whole = HTMLReport.html(try ReportData(run: run, worstCount: worstCount), toolVersion: "test")
             var random = SeededRandom(seed: UInt64(worstCount))
-            for order in [Array(run.sessions.reversed()), run.sessions.shuffled(using: &random)] {
-                let sessions = ReportAccumulator(worstCount: worstCount)
+            // Counts by label held in memory, or written to temporary files past 300 bytes.
+            for (order, labelBudget) in [
+                (Array(run.sessions.reversed()), Int.max), (run.sessions.shuffled(using: &random), Int.max),
+                (run.sessions.shuffled(using: &random), 300),
+            ] {
+                let scratch = try TemporaryDirectory()
+                let sessions = ReportAccumulator(worstCount: worstCount, labelBudget: labelBudget, temporaryDirectory: scratch.url.path)
                 DispatchQueue.concurrentPerform(iterations: 2) { half in
                     for (index, audit) in order.enumerated() where index % 2 == half { sessions.add(audit) }
                 }
                 var streamed = run
                 streamed.sessions = []
-                let page = HTMLReport.html(ReportData(run: streamed, sessions: sessions), toolVersion: "test")
+                let page = HTMLReport.html(try ReportData(run: streamed, sessions: sessions), toolVersion: "test")
                 let same = page == whole
-                #expect(same, "worst \(worstCount)")
+                #expect(same, "worst \(worstCount), label budget \(labelBudget)")
+                #expect(try FileManager.default.contentsOfDirectory(atPath: scratch.url.path).isEmpty)
             }
         }
     }
@@ -54,7 +60,7 @@ import Testing
                 try FileManager.default.contentsOfDirectory(atPath: directory).filter { $0.hasSuffix(".ndjson") }.sorted().map { directory + "/" + $0 }
             }, recordSteps: true)
         #expect(run.sessions.contains { !$0.findings.isEmpty })
-        let whole = HTMLReport.html(ReportData(run: run, worstCount: 3), toolVersion: "test")
+        let whole = HTMLReport.html(try ReportData(run: run, worstCount: 3), toolVersion: "test")
         for (name, first) in [
             ("no findings at first", { (audit: SessionAudit) in var first = audit; first.findings = []; return first }),
             ("every finding twice at first", { (audit: SessionAudit) in var first = audit; first.findings += audit.findings; return first }),
@@ -64,14 +70,14 @@ import Testing
             for audit in run.sessions.reversed() { sessions.replace(first(audit), with: audit) }
             var streamed = run
             streamed.sessions = []
-            let same = HTMLReport.html(ReportData(run: streamed, sessions: sessions), toolVersion: "test") == whole
+            let same = HTMLReport.html(try ReportData(run: streamed, sessions: sessions), toolVersion: "test") == whole
             #expect(same, "\(name)")
         }
     }
 
     @Test func dataCountsFindingsPathsScreensDepthsAndLengths() throws {
         let (run, _) = try twoSessions()
-        let data = ReportData(run: run)
+        let data = try ReportData(run: run)
         #expect(data.errors == 1)
         #expect(data.warnings == 1)
         #expect(data.rules.map(\.rule) == [.stateMismatch, .seqGap])
@@ -103,7 +109,7 @@ import Testing
             builder.make(.screenView(.stack("onboarding", route: hostile), params: nil)),
         ]
         let path = try directory.write("a.ndjson", ndjson(events))
-        let page = HTMLReport.html(ReportData(run: try audit([path], recordSteps: true)), toolVersion: "test")
+        let page = HTMLReport.html(try ReportData(run: try audit([path], recordSteps: true)), toolVersion: "test")
         #expect(!page.contains("<script"))
         #expect(!page.contains("<img"))
         #expect(!page.contains("\u{1B}"))
@@ -118,7 +124,7 @@ import Testing
     @Test func aCleanRunSaysSo() throws {
         let directory = try TemporaryDirectory()
         let path = try directory.write("a.ndjson", ndjson(Sessions.clean()))
-        let page = HTMLReport.html(ReportData(run: try audit([path], recordSteps: true)), toolVersion: "test")
+        let page = HTMLReport.html(try ReportData(run: try audit([path], recordSteps: true)), toolVersion: "test")
         #expect(page.contains("no findings"))
         #expect(page.contains("No session has a finding."))
     }
