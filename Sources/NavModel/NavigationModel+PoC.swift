@@ -1,6 +1,37 @@
 extension NavigationModel {
-    /// The model file of the PoC router (seed 001), as CONTRACT §4 gives it, plus its deep links.
+    /// The model file of the PoC router (seed 001), exactly as CONTRACT §4 gives it: the
+    /// default model of an audit. It declares no deep links, so a `deep_link` group is checked
+    /// only as its command (`pocWithDeepLinksJSON` adds them).
     public static let pocJSON = """
+        {
+          "model_version": 1,
+          "name": "poc",
+          "initial": {"flow": "onboarding", "tab": "tab1"},
+          "flows": {
+            "onboarding": {"stack": "onboarding"},
+            "authorized": {"tabs": ["tab1", "tab2"]}
+          },
+          "stacks": {
+            "onboarding": {"routes": ["welcome", "signup", "permissions", "profileSetup"]},
+            "tab1": {"routes": ["list", "detail", "settings"], "singletons": ["settings"]},
+            "tab2": {"routes": ["feed", "post", "profile"]}
+          },
+          "modals": {
+            "paywall": {"flows": ["onboarding"]},
+            "success": {"flows": ["onboarding", "authorized"]}
+          },
+          "commands": {
+            "goAuthorizedTab1Root": {"flow": "authorized", "tab": "tab1", "reset": ["tab1"]},
+            "goAuthorizedTab2Root": {"flow": "authorized", "tab": "tab2", "reset": ["tab2"]},
+            "logoutToOnboarding": {"flow": "onboarding", "reset": ["onboarding", "tab1", "tab2"], "dismiss_modals": true}
+          }
+        }
+        """
+
+    /// The PoC model plus the deep links of its router (seed 001 §7.11): what the sample
+    /// router resolves URLs with, and the file `SampleLogs/poc.model.json`, with which an audit
+    /// also checks that each link lands its steps.
+    public static let pocWithDeepLinksJSON = """
         {
           "model_version": 1,
           "name": "poc",
@@ -40,13 +71,18 @@ extension NavigationModel {
         }
         """
 
-    /// The built-in default model: the PoC router of seed 001.
-    public static let poc: NavigationModel = {
+    /// The built-in default model: the PoC router of seed 001, as CONTRACT §4 gives it.
+    public static let poc = builtIn(pocJSON)
+
+    /// The PoC model with its router's deep links (`pocWithDeepLinksJSON`).
+    public static let pocWithDeepLinks = builtIn(pocWithDeepLinksJSON)
+
+    private static func builtIn(_ json: String) -> NavigationModel {
         do {
-            return try NavigationModel.load(json: pocJSON)
+            return try NavigationModel.load(json: json)
         } catch {
-            // The text above is a constant checked by the tests; this cannot happen at run time.
-            fatalError("the built-in PoC model is invalid: \(error)")
+            // The texts above are constants checked by the tests; this cannot happen at run time.
+            fatalError("a built-in PoC model is invalid: \(error)")
         }
-    }()
+    }
 }

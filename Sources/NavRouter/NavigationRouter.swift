@@ -80,7 +80,7 @@ public final class NavigationRouter {
     /// Creates a router in the model's initial state; call `start()` or `restore(from:)` next.
     ///
     /// - Parameters:
-    ///   - model: the app's navigation model; the PoC of seed 001 by default.
+    ///   - model: the app's navigation model; the PoC of seed 001, with its deep links, by default.
     ///   - sessionID: the session id (1-128 characters, no control characters); a new id from
     ///     `makeID` by default.
     ///   - appVersion: written on every event (`session_start` requires it).
@@ -91,7 +91,7 @@ public final class NavigationRouter {
     ///   - clock: milliseconds since the epoch; the wall clock by default.
     ///   - makeID: event and correlation ids; random UUIDs by default.
     public init(
-        model: NavigationModel = .poc, sessionID: String? = nil, appVersion: String, platform: String? = nil,
+        model: NavigationModel = .pocWithDeepLinks, sessionID: String? = nil, appVersion: String, platform: String? = nil,
         sink: any NavigationEventSink, liveChecks: Bool = false, successModal: String = "success",
         clock: @escaping () -> Int64 = SystemSources.epochMilliseconds,
         makeID: @escaping () -> String = SystemSources.uuid

@@ -17,7 +17,7 @@ public final class ScenarioDriver {
     public let sink = InMemoryEventSink()
     public let router: NavigationRouter
 
-    public init(sessionID: String, seed: UInt64, startMilliseconds: Int64, model: NavigationModel = .poc,
+    public init(sessionID: String, seed: UInt64, startMilliseconds: Int64, model: NavigationModel = .pocWithDeepLinks,
                 appVersion: String = "3.2.0", platform: String = "ios") {
         let box = ClockBox(now: startMilliseconds)
         var ids = SplitMix64(seed: seed ^ 0x5EED)

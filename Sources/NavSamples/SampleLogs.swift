@@ -56,14 +56,14 @@ public enum SampleLogs {
 }
 
 extension SampleLogs {
-    /// Where the PoC's model file is written: the built-in model (`NavigationModel.pocJSON`),
-    /// for `--model`. Not named `model.json`, so that it applies to no directory.
+    /// Where the PoC's model file is written: the built-in model with its router's deep links
+    /// (`NavigationModel.pocWithDeepLinksJSON`), for `--model`. Not named `model.json`, so that it applies to no directory.
     public static let pocModelPath = "poc.model.json"
 
     /// The files of the seed systems beyond the PoC: for each, `<id>/model.json`,
     /// `<id>/clean.ndjson` and `<id>/violations.ndjson`; and the PoC's model file.
     public static func systemFiles() -> [File] {
-        var files = [File(path: pocModelPath, bytes: Array((NavigationModel.pocJSON + "\n").utf8))]
+        var files = [File(path: pocModelPath, bytes: Array((NavigationModel.pocWithDeepLinksJSON + "\n").utf8))]
         for system in SeedSystems.all {
             files.append(File(path: system.id + "/model.json", bytes: Array((system.modelJSON + "\n").utf8)))
             files.append(File(path: system.id + "/clean.ndjson", bytes: Array(lines(interleave(system.clean().map(\.events))).utf8)))

@@ -51,7 +51,7 @@ public final class RouterHarness {
     /// - Parameters:
     ///   - start: call `router.start()` now.
     public init(
-        model: NavigationModel = .poc, sessionID: String = "session-1", liveChecks: Bool = true, start: Bool = true
+        model: NavigationModel = .pocWithDeepLinks, sessionID: String = "session-1", liveChecks: Bool = true, start: Bool = true
     ) {
         let sink = InMemoryEventSink()
         let clock = TestClock()

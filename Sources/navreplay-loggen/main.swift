@@ -117,7 +117,7 @@ do {
     var nextSessionNumber = 0
     func newSession() -> LiveSession {
         nextSessionNumber += 1
-        return LiveSession(id: "bench-\(options.seed)-\(nextSessionNumber)", model: .poc, random: &random, clock: clock)
+        return LiveSession(id: "bench-\(options.seed)-\(nextSessionNumber)", model: .pocWithDeepLinks, random: &random, clock: clock)
     }
     var live = (0..<max(1, options.sessions)).map { _ in newSession() }
     var written: Int64 = 0

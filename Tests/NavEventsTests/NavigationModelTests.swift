@@ -1,5 +1,6 @@
 import Foundation
 import NavModel
+import NavTestSupport
 import Testing
 
 @Suite struct NavigationModelTests {
@@ -11,6 +12,20 @@ import Testing
         #expect(model.stacks["tab1"]?.singletons == ["settings"])
         #expect(model.activeStack(flow: "authorized", tab: "tab2") == "tab2")
         #expect(model.activeStack(flow: "onboarding", tab: "tab2") == "onboarding")
+    }
+
+    @Test func theBuiltInModelIsTheContractsDefaultExactly() throws {
+        // CONTRACT §4 gives the default model's file; the contract is beside a checkout of
+        // the project's workspace, not in the project, so this runs only where it is.
+        let contract = Repository.root.deletingLastPathComponent().appendingPathComponent("shared/CONTRACT.md")
+        guard let text = try? String(contentsOf: contract, encoding: .utf8) else { return }
+        let section = try #require(text.range(of: "## 4.").map { text[$0.upperBound...] })
+        let start = try #require(section.range(of: "```json\n"))
+        let end = try #require(section[start.upperBound...].range(of: "```"))
+        let json = String(section[start.upperBound..<end.lowerBound])
+        #expect(try NavigationModel.load(json: json) == NavigationModel.poc)
+        #expect(NavigationModel.poc.deepLinks == DeepLinkTable())
+        #expect(!NavigationModel.pocWithDeepLinks.deepLinks.links.isEmpty)
     }
 
     struct BrokenModel: CustomTestStringConvertible, Sendable {
@@ -36,8 +51,8 @@ import Testing
 
     @Test(arguments: broken)
     func aBrokenReferenceNamesItsPath(_ case_: BrokenModel) {
-        let text = NavigationModel.pocJSON.replacingOccurrences(of: case_.replace, with: case_.with)
-        #expect(text != NavigationModel.pocJSON, "the fixture did not apply")
+        let text = NavigationModel.pocWithDeepLinksJSON.replacingOccurrences(of: case_.replace, with: case_.with)
+        #expect(text != NavigationModel.pocWithDeepLinksJSON, "the fixture did not apply")
         #expect(throws: ModelError.self) { try NavigationModel.load(json: text) }
         // `load` throws `ModelError` only (typed throws).
         do {
@@ -61,7 +76,7 @@ import Testing
     ])
     func integersAreWrittenAsIntegers(replace: String, with: String, path: String, message: String) {
         let text = NavigationModel.pocJSON.replacingOccurrences(of: replace, with: with)
-        #expect(text != NavigationModel.pocJSON, "the fixture did not apply")
+        #expect(text != NavigationModel.pocWithDeepLinksJSON, "the fixture did not apply")
         do {
             _ = try NavigationModel.load(json: text)
             Issue.record("loaded")

@@ -314,6 +314,19 @@ struct FlowAndCommandRuleTests {
         #expect(result.finalState.stacks["tab1"] == ["list", "detail"])
     }
 
+    @Test func deepLinkStepsAreCheckedOnlyWithAModelThatDeclaresTheLinks() throws {
+        // CONTRACT §4's default model declares no deep links: a resolved link whose command
+        // holds is clean. The PoC router's own model (`SampleLogs/poc.model.json`) says that
+        // `tab1/list` pushes `list`, so the same group misses a step there.
+        var log = SessionLog.started()
+        let link = log.group(
+            "link", .deepLink("app://tab1/list"), .command("goAuthorizedTab1Root", from: "onboarding", to: "authorized"),
+            .flow(from: "onboarding", to: "authorized"))
+
+        #expect(summary(try audit(log)) == [])
+        #expect(summary(try audit(log, model: .pocWithDeepLinks)) == ["command.postcondition@\(link)"])
+    }
+
     @Test func aStackAlreadyEmptyAtTheCommandCountsAsReset() throws {
         var log = SessionLog.authorized()
         log.group(

@@ -19,9 +19,9 @@ struct SeedSystemSampleTests {
         }
     }
 
-    @Test func thePoCModelFileIsTheBuiltInModel() throws {
+    @Test func thePoCModelFileIsTheBuiltInModelWithItsDeepLinks() throws {
         let text = String(decoding: try Repository.read("SampleLogs/" + SampleLogs.pocModelPath), as: UTF8.self)
-        #expect(try NavigationModel.load(json: text) == NavigationModel.poc)
+        #expect(try NavigationModel.load(json: text) == NavigationModel.pocWithDeepLinks)
     }
 
     @Test(arguments: ids)
