@@ -139,8 +139,10 @@ public struct JSONObject: Sendable, Equatable {
         for (key, value) in members { append(key, value) }
     }
 
+    /// The member named `key`, compared by UTF-8 bytes as JSON compares names (RFC 8259), not
+    /// by Swift's canonical equivalence: `"é"` and `"e\u{301}"` are two keys.
     public subscript(key: String) -> JSONValue? {
-        members.first { $0.key == key }?.value
+        members.first { $0.key.utf8Equals(key) }?.value
     }
 
     public mutating func append(_ key: String, _ value: JSONValue) {
@@ -151,6 +153,6 @@ public struct JSONObject: Sendable, Equatable {
 
     public static func == (lhs: JSONObject, rhs: JSONObject) -> Bool {
         lhs.members.count == rhs.members.count
-            && zip(lhs.members, rhs.members).allSatisfy { $0.key == $1.key && $0.value == $1.value }
+            && zip(lhs.members, rhs.members).allSatisfy { $0.key.utf8Equals($1.key) && $0.value == $1.value }
     }
 }

@@ -135,6 +135,18 @@ struct BadLine: CustomTestStringConvertible, Sendable {
         #expect(decoded.event.name == .routePush)
     }
 
+    @Test func keysEqualOnlyUnderUnicodeNormalizationAreTwoKeys() throws {
+        // RFC 8259 compares member names as code points: "é" (U+00E9) and "e\u{301}" are two
+        // keys, in the snapshot (read as a generic JSON value) as anywhere else; the same
+        // bytes twice, or an escape of them, is a duplicate.
+        let snapshot = #"{"flow":"onboarding","tab":null,"stacks":{},"modals":[],"x":{"\#u{E9}":1,"e\#u{301}":2}}"#
+        let decoded = try decode(line(#""app_version":"1","snapshot":"# + snapshot, name: "session_start")).get()
+        #expect(decoded.event.name == .sessionStart)
+        let twice = #"{"flow":"onboarding","tab":null,"stacks":{},"modals":[],"x":{"\#u{E9}":1,"\u00e9":2}}"#
+        let error = try #require(rejection(line(#""app_version":"1","snapshot":"# + twice, name: "session_start")))
+        #expect(error.field == "snapshot" && error.message.contains("duplicate key"), "\(error)")
+    }
+
     @Test func identityIgnoresKeyOrderWhitespaceAndEscapes() throws {
         let reordered = "{ \"to_route\" : \"d\\u0065tail\", \"from_route\":null,\"stack\":\"tab1\",\"event_name\":\"route_push\",\(envelope) }"
         let first = try decode(push).get()
