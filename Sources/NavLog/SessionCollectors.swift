@@ -61,7 +61,7 @@ struct SessionTally: Sendable {
         sessions = 1
         redeliveries = Int64(audit.redeliveries)
         duplicates = Int64(audit.duplicates)
-        events = Int64(audit.events)
+        events = Int64(audit.events + audit.eventsPastUntil)
         findings = audit.findingCount
         for finding in audit.findings {
             findingsByRule[finding.rule, default: 0] += 1

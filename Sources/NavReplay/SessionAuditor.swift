@@ -78,6 +78,9 @@ public struct SessionAudit: Sendable {
     public var duplicates = 0
     /// Events folded.
     public var events = 0
+    /// Events past `untilSeq`: read and valid, not folded. A summary counts them with `events`
+    /// (as `replay` counts other sessions' lines), so that every line is accounted for.
+    public var eventsPastUntil = 0
     public var firstSeq: Int64?
     public var lastSeq: Int64?
     public var start: Timestamp?
@@ -217,12 +220,16 @@ public enum SessionAuditor {
         for index in foldedIndices { _ = byCorrelation.add(index, of: lines) }
         var endsGroup = [Bool](repeating: false, count: lines.count)
         byCorrelation.forEachLatest { endsGroup[$0] = true }
+        var eventsPastUntil = 0
         if let until = options.untilSeq {
+            let before = foldedIndices.count
             foldedIndices.removeAll { lines[$0].decoded.event.seq > until }
+            eventsPastUntil = before - foldedIndices.count
         }
         var fold = NavigationFold(model: model)
         // The final state is set at the end.
         var audit = SessionAudit(sessionID: sessionID, findings: [], finalState: NavigationState(flow: ""))
+        audit.eventsPastUntil = eventsPastUntil
         // The findings found so far (identity and order) belong with their lines' steps, for
         // replay: the steps hold every finding of the session.
         var earlyFindings: [LineLocation: [Finding]] = [:]

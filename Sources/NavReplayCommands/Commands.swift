@@ -199,7 +199,9 @@ extension NavReplayCommand {
             abstract: "Replay one session: the state after each event, with what changed and what it broke.",
             discussion: """
                 Example:
-                  navreplay replay --session s-violations-01 --until-seq 12 SampleLogs
+                  navreplay replay --session s-bad-lost-event --until-seq 9 SampleLogs
+
+                The exit status follows the findings shown: the session's, up to --until-seq.
                 """)
 
         @OptionGroup var input: InputOptions
@@ -227,8 +229,18 @@ extension NavReplayCommand {
                 let style = output.textStyle
                 try emit(Array(ReplayWriter.text(audit, files: run.files, style: style).utf8), to: output.output)
             }
+            if let path = output.summary { try emit(SummaryWriter.json(run), to: path) }
+            if !input.quiet { Terminal.writeError("navreplay: " + SummaryWriter.text(run) + "\n") }
             if !run.inputErrors.isEmpty { throw ExitCode(2) }
-            if audit.findings.contains(where: { output.failOn.fails($0.severity) }) { throw ExitCode(1) }
+            // The findings shown decide: the session's up to --until-seq (a seq.duplicate or
+            // event_id.conflict past it is found before the fold stops, and not shown), and
+            // those past --max-findings-per-session, counted by rule.
+            let shown = audit.findings.filter { finding in untilSeq.map { (finding.seq ?? $0) <= $0 } ?? true }
+            if shown.contains(where: { output.failOn.fails($0.severity) })
+                || audit.droppedFindings.contains(where: { $0.value > 0 && output.failOn.fails($0.key.severity) })
+            {
+                throw ExitCode(1)
+            }
         }
     }
 

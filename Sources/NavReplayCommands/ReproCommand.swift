@@ -94,10 +94,11 @@ extension NavReplayCommand {
 
             let suite = name ?? ReproWriter.identifier("repro " + target.rule.rawValue + " " + sessionID)
             let capitalized = suite.prefix(1).uppercased() + suite.dropFirst()
-            let directory = URL(fileURLWithPath: outputDir)
-            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-            let logPath = directory.appendingPathComponent(suite + ".ndjson").path
-            let testPath = directory.appendingPathComponent(capitalized + "Tests.swift").path
+            try FileManager.default.createDirectory(atPath: outputDir, withIntermediateDirectories: true)
+            // The paths as the user gave the directory (relative stays relative), as printed below.
+            let directory = outputDir.hasSuffix("/") ? outputDir : outputDir + "/"
+            let logPath = directory + suite + ".ndjson"
+            let testPath = directory + capitalized + "Tests.swift"
             try emit(ReproWriter.ndjson(prefix), to: logPath)
             let test = ReproWriter.swiftTest(
                 name: capitalized + "Tests", lines: prefix, target: target, modelJSON: modelJSON,

@@ -50,8 +50,8 @@ public enum ReproWriter {
     /// `target`; `nil` when even the whole session does not.
     ///
     /// - Complexity: O(n²) audits of up to n lines in the worst case; the search starts at the
-    ///   finding's own seq, so it usually ends after one audit (a `command.postcondition`
-    ///   continues to its correlation group's end).
+    ///   finding's own seq (a `command.postcondition`'s: its correlation group's end), so it
+    ///   usually ends after one audit.
     public static func minimalPrefix(of lines: [Line], reproducing target: Finding, model: NavigationModel) -> [Line]? {
         let sorted = lines.sorted {
             ($0.line.event.seq, $0.line.location) < ($1.line.event.seq, $1.line.location)
@@ -59,7 +59,14 @@ public enum ReproWriter {
         guard let sessionID = sorted.first?.line.event.sessionID else { return nil }
         var cutoffs: [Int64] = []
         for line in sorted where cutoffs.last != line.line.event.seq { cutoffs.append(line.line.event.seq) }
-        for cutoff in cutoffs where cutoff >= (target.seq ?? 0) {
+        // A `command.postcondition` is checked at its correlation group's end: a prefix that
+        // cuts the group short may report it too, about less. The prefix keeps the whole group.
+        var start = target.seq ?? 0
+        if target.rule == .commandPostcondition, let command = sorted.first(where: { $0.line.event.seq == target.seq }) {
+            let group = command.line.event.correlationID
+            start = sorted.filter { $0.line.event.correlationID.utf8Equals(group) }.map(\.line.event.seq).max() ?? start
+        }
+        for cutoff in cutoffs where cutoff >= start {
             let prefix = sorted.filter { $0.line.event.seq <= cutoff }
             let audit = SessionAuditor.audit(sessionID: sessionID, lines: prefix.map(\.line), model: model)
             if audit.findings.contains(where: { same($0, target) }) { return prefix }

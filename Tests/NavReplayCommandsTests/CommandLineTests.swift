@@ -109,6 +109,34 @@ import Testing
         #expect(try navreplay(["replay", "--session", "nobody", "SampleLogs"]).status == 2)
     }
 
+    @Test func replayWritesItsSummaryAndFailsOnTheFindingsItShows() throws {
+        // A seq.duplicate at seq 2 (a rival event, found before the fold) and a state.mismatch
+        // at seq 3 (found by the fold): replaying up to seq 1 shows neither, and passes.
+        let log = """
+            {"schema_version":1,"event_id":"e0","event_name":"session_start","session_id":"s","seq":0,"timestamp":"2026-11-20T10:00:00Z","correlation_id":"c0","app_version":"1"}
+            {"schema_version":1,"event_id":"e1","event_name":"screen_view","session_id":"s","seq":1,"timestamp":"2026-11-20T10:00:01Z","correlation_id":"c1","stack":"onboarding","to_route":null}
+            {"schema_version":1,"event_id":"e2","event_name":"screen_view","session_id":"s","seq":2,"timestamp":"2026-11-20T10:00:02Z","correlation_id":"c2","stack":"onboarding","to_route":null}
+            {"schema_version":1,"event_id":"rival","event_name":"screen_view","session_id":"s","seq":2,"timestamp":"2026-11-20T10:00:09Z","correlation_id":"c2","stack":"onboarding","to_route":null}
+            {"schema_version":1,"event_id":"e3","event_name":"route_push","session_id":"s","seq":3,"timestamp":"2026-11-20T10:00:03Z","correlation_id":"c3","stack":"onboarding","from_route":"nope","to_route":"welcome"}
+
+            """
+        let scratch = try ScratchDirectory()
+        let path = try scratch.write("s.ndjson", log)
+        let summary = scratch.path("summary.json")
+        let shown = try navreplay(["replay", "--session", "s", "--until-seq", "1", "--summary", summary, path])
+        #expect(shown.status == 0, "\(shown.stdout)")
+        #expect(shown.stderr.hasPrefix("navreplay: 1 file(s), 5 line(s)"), "\(shown.stderr)")
+        let counts = try Summary(path: summary)
+        counts.expectBalanced()
+        #expect(counts["duplicates"] == 1, "\(counts.json)")
+        for until in ["2", "3"] {
+            #expect(try navreplay(["replay", "--session", "s", "--until-seq", until, path]).status == 1, "until \(until)")
+        }
+        let whole = try navreplay(["replay", "--quiet", "--session", "s", path])
+        #expect(whole.status == 1)
+        #expect(whole.stderr.isEmpty, "\(whole.stderr)")
+    }
+
     @Test func replayShowsTheFindingsFoundBeforeTheFold() throws {
         // s-bad-identity: a second writer's event takes seq 3 (seq.duplicate, not folded), and
         // seq 4 reuses the event_id of seq 1 (event_id.conflict, folded): both found before the

@@ -217,6 +217,23 @@ struct HostileLine: CustomTestStringConvertible, Sendable {
         #expect(counts["findings"] >= 40, "the findings not kept are still counted: \(counts.json)")
     }
 
+    @Test func findingsBeyondTheCapFailTheRunByTheirOwnSeverity() throws {
+        let scratch = try ScratchDirectory()
+        // 40 screen_views, each of another screen than the visible one: 40 warnings, no error.
+        var log = Lines.start + "\n"
+        for seq in 1...40 {
+            let route = seq % 2 == 1 ? #""welcome""# : "null"
+            log += #"{"schema_version":1,"event_id":"e\#(seq)","event_name":"screen_view","session_id":"s","seq":\#(seq),"timestamp":"2026-11-20T10:00:00Z","correlation_id":"c\#(seq)","stack":"onboarding","to_route":\#(route)}"# + "\n"
+        }
+        let path = try scratch.write("warnings.ndjson", log)
+        // Streamed (ndjson) and kept (json) runs; 0 keeps no finding at all.
+        for (format, cap) in [("ndjson", "5"), ("json", "5"), ("ndjson", "0")] {
+            let arguments = ["audit", "--quiet", "--format", format, "--max-findings-per-session", cap, path]
+            #expect(try navreplay(arguments).status == 0, "\(format), cap \(cap): only warnings")
+            #expect(try navreplay(arguments + ["--fail-on", "warning"]).status == 1, "\(format), cap \(cap)")
+        }
+    }
+
     // MARK: Line ends, empty and blank files
 
     @Test func crlfLineEndsAreTolerated() throws {

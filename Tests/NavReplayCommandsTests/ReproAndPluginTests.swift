@@ -33,9 +33,22 @@ import Testing
             "--output-dir", scratch.url.path, "--name", "logoutLeavesAModal",
         ])
         #expect(result.status == 0, "\(result.stderr)")
-        // Found at the command (seq 10) but only judged at its group's end (seq 11).
-        #expect(result.stdout.contains("command.postcondition at seq 10 of session s-bad-command reproduces with 12 line(s) (seq 0...11 of 13)"))
+        // Found at the command (seq 10) but only judged at its group's end: the group
+        // ("logout") is seq 10 to 12, and a prefix that ends at 11 would report it too.
+        #expect(result.stdout.contains("command.postcondition at seq 10 of session s-bad-command reproduces with 13 line(s) (seq 0...12 of 13)"), "\(result.stdout)")
         #expect(FileManager.default.fileExists(atPath: scratch.url.appendingPathComponent("LogoutLeavesAModalTests.swift").path))
+    }
+
+    @Test func theWrittenFilesArePrintedAsTheDirectoryWasGiven() throws {
+        // Relative to the working directory (the repository root), as the README shows it.
+        let relative = ".build/repro-test-\(UUID().uuidString)"
+        defer { try? FileManager.default.removeItem(atPath: Repository.path(relative)) }
+        let result = try navreplay([
+            "repro", "--quiet", "--rule", "state.mismatch", "--session", "s-bad-lost-event", "SampleLogs/violations", "--output-dir", relative,
+        ])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout.contains("\n  \(relative)/reproStateMismatchSBadLostEvent.ndjson\n"), "\(result.stdout)")
+        #expect(FileManager.default.fileExists(atPath: Repository.path(relative + "/ReproStateMismatchSBadLostEventTests.swift")))
     }
 
     @Test func aFingerprintNamesAFindingToo() throws {
