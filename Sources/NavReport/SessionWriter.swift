@@ -175,6 +175,8 @@ public enum ReplayWriter {
                 what = style.dim("(not folded: \(safe(FindingWriter.path(location, files) ?? "-")):\(location.line))")
             }
             lines.append("  seq \(event.seq)  \(event.name.rawValue.padding(toLength: 15)) \(what)")
+            // The whole state after the event (CONTRACT §6), under what changed.
+            if case .step(let step) = entry { lines.append("      " + style.dim("state: \(safe(step.stateAfter.json))")) }
             for finding in findings {
                 lines.append("      \(style.severity(finding.severity)) \(finding.rule.rawValue): \(safe(finding.message))")
             }

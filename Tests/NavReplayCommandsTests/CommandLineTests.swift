@@ -107,6 +107,14 @@ import Testing
         let until = try navreplay(["replay", "--session", "s-bad-lost-event", "--until-seq", "3", "--format", "ndjson", "SampleLogs"])
         #expect(until.stdout.split(separator: "\n").count == 4)
         #expect(try navreplay(["replay", "--session", "nobody", "SampleLogs"]).status == 2)
+        // Text: each event's line, then the whole state after it, then its findings.
+        let text = try navreplay(["replay", "--session", "s-bad-lost-event", "--until-seq", "9", "SampleLogs"]).stdout
+        let textLines = text.split(separator: "\n").map(String.init)
+        let push = try #require(textLines.firstIndex { $0.hasPrefix("  seq 5  route_push") }, "\(text)")
+        #expect(textLines[push + 1] == #"      state: {"flow":"authorized","tab":"tab1","stacks":{"onboarding":[],"tab1":["list"],"tab2":[]},"modals":[]}"#)
+        #expect(textLines.filter { $0.hasPrefix("      state: ") }.count == 8, "one state a folded event (seq 0...6 and 9): \(text)")
+        let pop = try #require(textLines.firstIndex { $0.hasPrefix("  seq 9  route_pop") })
+        #expect(textLines[pop + 1].hasPrefix("      state: ") && textLines[pop + 2].contains("seq.gap"))
     }
 
     @Test func replayWritesItsSummaryAndFailsOnTheFindingsItShows() throws {
