@@ -112,20 +112,19 @@ struct InputOptions: ParsableArguments {
         if let model {
             return (files.map { AuditInput(path: $0.path) }, [try loadModel(model)])
         }
+        // Models are numbered in the order of their paths (UTF-8 bytes), not of the arguments:
+        // two sessions with one id under two models are ordered by model, so the output stays
+        // the same bytes whatever order the inputs are given in (CONTRACT §6).
+        var paths: [String] = []
+        for file in files { if let path = file.modelPath, !paths.contains(where: { $0.utf8Equals(path) }) { paths.append(path) } }
+        paths.sort { $0.utf8Precedes($1) }
         var models: [NavigationModel] = [.poc]
         var index: [String: Int] = [:]
-        var result: [AuditInput] = []
-        for file in files {
-            guard let path = file.modelPath else {
-                result.append(AuditInput(path: file.path))
-                continue
-            }
-            if index[path] == nil {
-                index[path] = models.count
-                models.append(try loadModel(path))
-            }
-            result.append(AuditInput(path: file.path, model: index[path] ?? 0))
+        for path in paths {
+            index[path] = models.count
+            models.append(try loadModel(path))
         }
+        let result = files.map { file in AuditInput(path: file.path, model: file.modelPath.flatMap { index[$0] } ?? 0) }
         return (result, models)
     }
 

@@ -244,4 +244,30 @@ import Testing
         #expect(findings.first?.contains("poc/log.ndjson") == true)
         #expect(result.stderr.contains("2 session(s)"))
     }
+
+    @Test func oneSessionIDUnderTwoModelsGivesTheSameBytesInAnyArgumentOrder() throws {
+        // Two apps (two model.json) with a session "s" each: two sessions, ordered by model,
+        // and models are numbered by their paths, not by the order of the arguments.
+        let scratch = try ScratchDirectory()
+        for (app, route) in [("a", "x"), ("b", "y")] {
+            try FileManager.default.createDirectory(at: scratch.url.appendingPathComponent(app), withIntermediateDirectories: true)
+            _ = try scratch.write("\(app)/model.json", """
+                {"model_version":1,"name":"\(app)","initial":{"flow":"main"},"flows":{"main":{"stack":"home"}},"stacks":{"home":{"routes":["\(route)"]}}}
+                """)
+            _ = try scratch.write("\(app)/log.ndjson", """
+                {"schema_version":1,"event_id":"e0","event_name":"session_start","session_id":"s","seq":0,"timestamp":"2026-11-20T10:00:00Z","correlation_id":"c0","app_version":"1"}
+                {"schema_version":1,"event_id":"e1","event_name":"route_push","session_id":"s","seq":1,"timestamp":"2026-11-20T10:00:01Z","correlation_id":"c1","stack":"home","from_route":null,"to_route":"z"}
+
+                """)
+        }
+        let a = scratch.url.appendingPathComponent("a").path
+        let b = scratch.url.appendingPathComponent("b").path
+        // Two findings (route.unknown); a header and two records (CSV lines end in CRLF).
+        for (command, lines) in [(["audit", "--format", "ndjson"], 2), (["sessions", "--format", "csv"], 3)] {
+            let forward = try navreplay(command + [a, b])
+            let backward = try navreplay(command + [b, a])
+            #expect(forward.stdout.split(whereSeparator: \.isNewline).count == lines, "\(command): \(forward.stdout)")
+            #expect(forward.stdout == backward.stdout, "\(command)")
+        }
+    }
 }
