@@ -87,6 +87,8 @@ public struct NavigationFold: Sendable {
         var resetStacks: Set<String> = []
         var pendingCommands: [PendingCommand] = []
         var pendingLinks: [PendingLink] = []
+        /// Every command the group's `command_applied` events name, declared or not.
+        var appliedCommands: [String] = []
         /// The group's last flow switch, the state before the group's first one and the stacks
         /// at the last one: flow-bound positions are checked at the group's end.
         var flowSwitch: FlowSwitch?
@@ -101,10 +103,13 @@ public struct NavigationFold: Sendable {
         var stacksAtSwitch: FoldState
     }
 
-    /// A resolved deep link whose model steps must land, in order, in its group.
+    /// A deep link whose model command must be applied, and steps land in order, in its group:
+    /// a resolved link that matches a pattern, or a fallback (`link` is then the model's
+    /// `fallback_command`, with no pattern and no steps).
     private struct PendingLink: Sendable {
         var url: String
         var link: DeepLink
+        var isFallback = false
         var event: EventReference
         var sessionID: String
         var stateAtLink: FoldState
@@ -229,6 +234,7 @@ public struct NavigationFold: Sendable {
             tabWitness = reference
         case .commandApplied(let command, let fromFlow, let toFlow):
             latestGroup.authorizesFlowSwitch = true
+            latestGroup.appliedCommands.append(command)
             let spec = model.commands[command]
             if spec == nil {
                 report(.commandUnknown, "command \(JSONWriter.quoted(command)) is not declared in the model", found: .string(command))
@@ -305,11 +311,19 @@ public struct NavigationFold: Sendable {
             checkScreenView(claim, reference: reference)
         case .deepLink(let url, let outcome):
             latestGroup.authorizesFlowSwitch = true
+            // Seed 001 §7.11: a link maps to a command plus its route payload (the steps); an
+            // unsupported one falls back to the safe root (`fallback_command`). A resolved URL no
+            // pattern matches is not checked (the model's table may be incomplete).
             if outcome == .resolved, let segments = DeepLinkURL(url)?.segments,
-                let (link, _) = model.deepLinks.match(segments), !link.steps.isEmpty
+                let (link, _) = model.deepLinks.match(segments), !link.steps.isEmpty || link.command != nil
             {
                 latestGroup.pendingLinks.append(
                     PendingLink(url: url, link: link, event: reference, sessionID: event.sessionID, stateAtLink: working))
+            } else if outcome == .fallback, let fallback = model.deepLinks.fallbackCommand {
+                latestGroup.pendingLinks.append(
+                    PendingLink(
+                        url: url, link: DeepLink(pattern: "", command: fallback, steps: []), isFallback: true, event: reference,
+                        sessionID: event.sessionID, stateAtLink: working))
             }
         }
 
@@ -429,19 +443,30 @@ public struct NavigationFold: Sendable {
                     link.problems.append("step \(index + 1) (\(describe(link.link.steps[index]))) never landed")
                 }
             }
+            let missingCommand = link.link.command.flatMap { command in group.appliedCommands.contains(command) ? nil : command }
+            if let command = missingCommand {
+                let applied = group.appliedCommands.isEmpty ? "none" : group.appliedCommands.map(JSONWriter.quoted).joined(separator: ", ")
+                link.problems.insert("its command \(JSONWriter.quoted(command)) was not applied (applied: \(applied))", at: 0)
+            }
             guard !link.problems.isEmpty else { continue }
-            let declared = link.link.steps.map { JSONValue.string(describe($0)) }
-            let landed = link.landed.map { JSONValue.string(describe(link.link.steps[$0])) }
             var expected = JSONObject()
-            expected.append("steps", .array(declared))
             var found = JSONObject()
-            found.append("steps", .array(landed))
+            if let command = missingCommand {
+                expected.append("command", .string(command))
+                found.append("commands", .array(group.appliedCommands.map(JSONValue.string)))
+            }
+            if !link.link.steps.isEmpty {
+                expected.append("steps", .array(link.link.steps.map { JSONValue.string(describe($0)) }))
+                found.append("steps", .array(link.landed.map { JSONValue.string(describe(link.link.steps[$0])) }))
+            }
+            let which =
+                link.isFallback ? "(outcome fallback)" : "(pattern \(JSONWriter.quoted(link.link.pattern.joined(separator: "/"))))"
+            let what = missingCommand == nil ? "did not land its steps in the declared order" : "did not do what the model declares"
             var finding = Finding(
                 rule: .commandPostcondition, sessionID: link.sessionID, seq: link.event.seq,
                 eventID: link.event.eventID, location: link.event.location,
-                message: "deep link \(JSONWriter.quoted(link.url)) (pattern \(JSONWriter.quoted(link.link.pattern.joined(separator: "/")))) "
-                    + "did not land its steps in the declared order in its correlation group (\(JSONWriter.quoted(correlationID))): "
-                    + link.problems.joined(separator: "; "),
+                message: "deep link \(JSONWriter.quoted(link.url)) \(which) \(what) in its correlation group "
+                    + "(\(JSONWriter.quoted(correlationID))): " + link.problems.joined(separator: "; "),
                 expected: .object(expected), found: .object(found), witness: lastEvent, eventName: .deepLink)
             finding.stateBefore = link.stateAtLink.state(stacks)
             finding.stateAfter = state

@@ -37,6 +37,7 @@ public enum SpaceHubSystem {
           "modals": {
             "alert": {"styles": ["sheet"]},
             "bookmark": {"styles": ["sheet"]},
+            "spaceInfo": {"styles": ["sheet"]},
             "preview": {"styles": ["cover"]}
           },
           "commands": {

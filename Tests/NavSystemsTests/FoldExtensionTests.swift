@@ -1,3 +1,4 @@
+import Foundation
 import NavEvents
 import NavJSON
 import NavModel
@@ -271,6 +272,46 @@ struct FoldExtensionTests {
         let audit = try auditSession(events, model: model)
         #expect(audit.findings.map(\.rule) == [.commandPostcondition])
         #expect(audit.findings.first?.message.contains("step 2 (push sheetStack/s1) never landed") == true)
+    }
+
+    @Test func aLinkWhoseCommandIsNotAppliedIsReported() throws {
+        // Seed 001 §7.11: a link maps to a command plus its route payload. Every step of
+        // "a/:id" lands here, but its command ("toTabs") is not applied.
+        var (builder, events) = tabsSession()
+        events += builder.group([
+            .deepLink(url: "ext://a/7", outcome: .resolved),
+            .routePush(stack: "a", from: nil, to: "x", params: nil),
+            .routePush(stack: "a", from: "x", to: "y", params: nil),
+        ])
+        let audit = try auditSession(events, model: model)
+        #expect(audit.findings.map { "\($0.rule.rawValue)@\($0.seq ?? -1)" } == ["command.postcondition@4"])
+        let finding = try #require(audit.findings.first)
+        #expect(finding.message.contains(#"did not do what the model declares"#), "\(finding.message)")
+        #expect(finding.message.contains(#"its command "toTabs" was not applied (applied: none)"#), "\(finding.message)")
+        #expect(finding.expected?.objectValue?["command"] == .string("toTabs"))
+        #expect(finding.found?.objectValue?["commands"] == .array([]))
+        #expect(finding.found?.objectValue?["steps"] == .array([.string("tab a"), .string("push a/x"), .string("push a/y")]))
+    }
+
+    @Test func aFallbackAppliesTheModelsFallbackCommand() throws {
+        let withFallback = loadModel(
+            extensionModelJSON.replacingOccurrences(of: #""deep_links": {"links": ["#, with: #""deep_links": {"fallback_command": "toData", "links": ["#))
+        var builder = EventBuilder()
+        let start = [builder.start()]
+        let safe = builder.group([
+            .deepLink(url: "ext://promo/1", outcome: .fallback),
+            .commandApplied(command: "toData", fromFlow: "hub", toFlow: "data"),
+            .flowSwitch(from: "hub", to: "data"),
+            .routePush(stack: "path", from: nil, to: "widgets", params: nil),
+        ])
+        #expect(try findings(start + safe, model: withFallback) == [])
+        let unsafe = builder.group([.deepLink(url: "ext://promo/2", outcome: .fallback), .routePush(stack: "path", from: "widgets", to: "editor", params: nil)])
+        let audit = try auditSession(start + safe + unsafe, model: withFallback)
+        #expect(audit.findings.map { "\($0.rule.rawValue)@\($0.seq ?? -1)" } == ["command.postcondition@5"])
+        #expect(audit.findings.first?.message.contains(#"deep link "ext://promo/2" (outcome fallback) did not do what the model declares"#) == true)
+        #expect(audit.findings.first?.expected == .object(JSONObject([("command", .string("toData"))])))
+        // Without a fallback_command (the extension model), a fallback is not checked.
+        #expect(try findings(start + safe + unsafe, model: model) == [])
     }
 
     @Test func aFallbackOrAnUndeclaredLinkIsNotChecked() throws {

@@ -1,4 +1,5 @@
 import Foundation
+import NavEvents
 import NavModel
 import NavSamples
 import NavTestSupport
@@ -17,6 +18,17 @@ struct SeedSystemSampleTests {
             let upToDate = (try? Repository.read("SampleLogs/" + file.path)) == file.bytes
             #expect(upToDate, "SampleLogs/\(file.path) is stale: run scripts/regenerate-samples")
         }
+    }
+
+    @Test func theSpaceHubShowsSpaceInfoAsASheetOrOnThePath() throws {
+        // Seed 000 C.4: ".spaceInfo → currentPath.push(data) or show sheet".
+        let system = try #require(SeedSystems.named("space-hub"))
+        let model = try NavigationModel.load(json: system.modelJSON)
+        var builder = EventBuilder()
+        let sheet = [builder.start(), builder.make(.modalPresent(modal: "spaceInfo", style: .sheet))]
+        #expect(try findings(sheet, model: model) == [])
+        let cover = [builder.make(.modalDismiss(modal: "spaceInfo")), builder.make(.modalPresent(modal: "spaceInfo", style: .cover))]
+        #expect(try findings(sheet + cover, model: model) == ["modal.not_allowed@3"])
     }
 
     @Test func thePoCModelFileIsTheBuiltInModelWithItsDeepLinks() throws {
