@@ -30,30 +30,9 @@ extension NavigationModel {
 
     /// The PoC model plus the deep links of its router (seed 001 §7.11): what the sample
     /// router resolves URLs with, and the file `SampleLogs/poc.model.json`, with which an audit
-    /// also checks that each link lands its steps.
-    public static let pocWithDeepLinksJSON = """
-        {
-          "model_version": 1,
-          "name": "poc",
-          "initial": {"flow": "onboarding", "tab": "tab1"},
-          "flows": {
-            "onboarding": {"stack": "onboarding"},
-            "authorized": {"tabs": ["tab1", "tab2"]}
-          },
-          "stacks": {
-            "onboarding": {"routes": ["welcome", "signup", "permissions", "profileSetup"]},
-            "tab1": {"routes": ["list", "detail", "settings"], "singletons": ["settings"]},
-            "tab2": {"routes": ["feed", "post", "profile"]}
-          },
-          "modals": {
-            "paywall": {"flows": ["onboarding"]},
-            "success": {"flows": ["onboarding", "authorized"]}
-          },
-          "commands": {
-            "goAuthorizedTab1Root": {"flow": "authorized", "tab": "tab1", "reset": ["tab1"]},
-            "goAuthorizedTab2Root": {"flow": "authorized", "tab": "tab2", "reset": ["tab2"]},
-            "logoutToOnboarding": {"flow": "onboarding", "reset": ["onboarding", "tab1", "tab2"], "dismiss_modals": true}
-          },
+    /// also checks that each link applies its command and lands its steps: `pocJSON` with one
+    /// more member before its closing brace (`pocJSON` ends with `\n}`).
+    public static let pocWithDeepLinksJSON = String(pocJSON.dropLast(2)) + ",\n" + """
           "deep_links": {
             "fallback_command": "goAuthorizedTab1Root",
             "links": [
