@@ -435,19 +435,32 @@ public struct NumberToken: Sendable, Equatable {
 public enum Literal: Sendable { case `true`, `false`, null }
 
 /// The keys seen in one object, to reject duplicates. Objects in events have a handful of keys,
-/// so a linear scan over decoded keys beats hashing.
+/// so a linear scan over decoded keys beats hashing; past `linearLimit` keys they are hashed, so
+/// that a hostile object of 100,000 keys is not checked in quadratic time (it took minutes).
 public struct KeySet {
+    static let linearLimit = 32
     private var seen: [[UInt8]] = []
+    private var hashed: Set<[UInt8]> = []
     public private(set) var count = 0
 
     public init() {}
 
     public mutating func insert(_ token: StringToken, in scanner: JSONScanner) throws(JSONSyntaxError) {
         let key: [UInt8] = scanner.withDecodedBytes(of: token) { Array($0) }
-        if seen.contains(key) {
-            throw JSONSyntaxError(.duplicateKey(String(decoding: key, as: UTF8.self)), at: token.start - 1)
+        try insert(key, at: token.start - 1)
+    }
+
+    /// Adds a decoded key; throws `duplicateKey` (at `offset`) when it was there.
+    public mutating func insert(_ key: [UInt8], at offset: Int) throws(JSONSyntaxError) {
+        let duplicate: Bool
+        if count < Self.linearLimit {
+            duplicate = seen.contains(key)
+            if !duplicate { seen.append(key) }
+        } else {
+            if hashed.isEmpty { hashed = Set(seen) }
+            duplicate = !hashed.insert(key).inserted
         }
-        seen.append(key)
+        if duplicate { throw JSONSyntaxError(.duplicateKey(String(decoding: key, as: UTF8.self)), at: offset) }
         count += 1
     }
 }

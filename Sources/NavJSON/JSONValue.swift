@@ -47,12 +47,11 @@ public indirect enum JSONValue: Sendable, Equatable {
             scanner.position += 1
             var object = JSONObject()
             if scanner.consume(UInt8(ascii: "}")) { return .object(object) }
+            var keys = KeySet()
             repeat {
                 let keyToken = try scanner.scanString()
                 let key = scanner.string(of: keyToken)
-                if object[key] != nil {
-                    throw JSONSyntaxError(.duplicateKey(key), at: keyToken.start - 1)
-                }
+                try keys.insert(Array(key.utf8), at: keyToken.start - 1)
                 try scanner.expect(UInt8(ascii: ":"))
                 object.append(key, try parseValue(&scanner, depth: depth + 1))
             } while scanner.consume(UInt8(ascii: ","))

@@ -661,6 +661,8 @@ public struct AuditEngine {
             for finding in invalid { written[finding.severity, default: 0] += 1 }
             run.streamedFindings = written
         }
+        // Invalid lines the quarantine could not hold (a full disk) fail the run (exit 2).
+        try quarantine?.finish()
         return run
     }
 

@@ -24,12 +24,21 @@ public enum InputResolver {
                 continue
             }
             var found: [String] = []
+            // Subdirectories the walk cannot enter: the enumerator skips them without a word, so
+            // they are inputs of their own, which fail to read (exit status 2), not lost logs.
+            var unreadable: [String] = []
             if let enumerator = manager.enumerator(atPath: argument) {
-                for case let relative as String in enumerator
-                where relative.hasSuffix(".ndjson") || relative.hasSuffix(".ndjson.gz") {
-                    found.append(relative)
+                for case let relative as String in enumerator {
+                    if relative.hasSuffix(".ndjson") || relative.hasSuffix(".ndjson.gz") {
+                        found.append(relative)
+                    } else if (enumerator.fileAttributes?[.type] as? FileAttributeType) == .typeDirectory,
+                        access((argument as NSString).appendingPathComponent(relative), R_OK | X_OK) != 0
+                    {
+                        unreadable.append(relative)
+                    }
                 }
             }
+            found += unreadable
             // A directory with no logs is still an input: reading it fails, so that a mistyped
             // or empty log folder is reported (exit status 2), not audited as nothing.
             if found.isEmpty { files.append(File(path: argument, modelPath: nil)) }
@@ -44,6 +53,7 @@ public enum InputResolver {
 
     /// Why a directory cannot be read as a log, for its error message.
     static func directoryMessage(_ path: String) -> String {
+        if access(path, R_OK | X_OK) != 0 { return "is a directory that cannot be read: \(String(cString: strerror(errno)))" }
         guard let enumerator = FileManager.default.enumerator(atPath: path) else { return "is a directory" }
         for case let relative as String in enumerator where relative.hasSuffix(".ndjson") || relative.hasSuffix(".ndjson.gz") {
             return "is a directory"

@@ -12,6 +12,10 @@ import NavJSON
 public final class QuarantineWriter {
     private let handle: UnsafeMutablePointer<FILE>
     public let path: String
+    /// The `errno` of the first write that failed (a full disk): `finish` reports it, since the
+    /// lines it held would otherwise be lost without a word.
+    private var failure: Int32 = 0
+    private var closed = false
 
     public init(path: String) throws {
         guard let handle = fopen(path, "w") else {
@@ -23,7 +27,8 @@ public final class QuarantineWriter {
 
     /// Writes a record made by `record(...)`.
     public func write(_ record: [UInt8]) {
-        _ = record.withUnsafeBytes { fwrite($0.baseAddress, 1, $0.count, handle) }
+        let written = record.withUnsafeBytes { fwrite($0.baseAddress, 1, $0.count, handle) }
+        if written < record.count && failure == 0 { failure = errno == 0 ? EIO : errno }
     }
 
     /// One quarantine record, its line break included.
@@ -43,8 +48,22 @@ public final class QuarantineWriter {
         return bytes
     }
 
+    /// Flushes and closes the file; throws when any record could not be written.
+    public func finish() throws {
+        guard !closed else { return }
+        closed = true
+        if fflush(handle) != 0 && failure == 0 { failure = errno }
+        if fclose(handle) != 0 && failure == 0 { failure = errno }
+        if failure != 0 {
+            throw InputError(
+                code: .unreadable, path: path,
+                message: "the quarantine file could not be written completely: \(String(cString: strerror(failure)))")
+        }
+    }
+
+    /// Closes the file on a path that already fails (idempotent; `finish` reports errors).
     public func close() {
-        fclose(handle)
+        try? finish()
     }
 }
 

@@ -64,14 +64,23 @@ private struct ModelReader {
             throw ModelError(path: path, message: "expected an array of strings, found \(value.typeName)")
         }
         var result: [String] = []
+        var seen: Set<String> = []  // beside the array: `contains` on it was quadratic
         for (index, element) in array.enumerated() {
             let text = try string(element, "\(path)[\(index)]")
-            if result.contains(text) {
+            if !seen.insert(text).inserted {
                 throw ModelError(path: "\(path)[\(index)]", message: "\"\(text)\" is listed twice")
             }
             result.append(text)
         }
         return result
+    }
+
+    /// An optional array: `[]` when absent; anything else than an array is an error (a
+    /// `links` or `steps` that is an object was read as none, and its checks went missing).
+    func optionalArray(_ value: JSONValue?, _ path: String) throws(ModelError) -> [JSONValue] {
+        guard let value else { return [] }
+        guard let array = value.arrayValue else { throw ModelError(path: path, message: "expected an array, found \(value.typeName)") }
+        return array
     }
 
     func integer(_ value: JSONValue, _ path: String, minimum: Int64) throws(ModelError) -> Int {
@@ -296,7 +305,7 @@ private struct ModelReader {
                 }
                 deepLinks.fallbackCommand = command
             }
-            for (index, entry) in (fields["links"]?.arrayValue ?? []).enumerated() {
+            for (index, entry) in try optionalArray(fields["links"], "$.deep_links.links").enumerated() {
                 let path = "$.deep_links.links[\(index)]"
                 let link = try object(entry, path, allowed: ["pattern", "command", "steps"])
                 let pattern = try string(link["pattern"], path + ".pattern")
@@ -309,7 +318,7 @@ private struct ModelReader {
                     command = name
                 }
                 var steps: [DeepLinkStep] = []
-                for (stepIndex, stepValue) in (link["steps"]?.arrayValue ?? []).enumerated() {
+                for (stepIndex, stepValue) in try optionalArray(link["steps"], path + ".steps").enumerated() {
                     let stepPath = "\(path).steps[\(stepIndex)]"
                     let step = try object(stepValue, stepPath, allowed: ["tab", "stack", "push", "present", "style"])
                     let actions = ["tab", "push", "present"].filter { step[$0] != nil }

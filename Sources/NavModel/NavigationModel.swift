@@ -266,15 +266,19 @@ package final class StackTable: Sendable {
         var specs: [StackSpec] = []
         names.reserveCapacity(modelStacks.count)
         specs.reserveCapacity(modelStacks.count)
-        for name in stackNames where !names.contains(name) {
+        // A set beside the array: `names.contains` made a model of 64,000 stacks load in 40 s.
+        var added: Set<String> = []
+        for name in stackNames where !added.contains(name) {
             guard let spec = modelStacks[name] else { continue }
             names.append(name)
             specs.append(spec)
+            added.insert(name)
         }
         if names.count < modelStacks.count {
-            for (name, spec) in modelStacks.sorted(by: { $0.key < $1.key }) where !names.contains(name) {
+            for (name, spec) in modelStacks.sorted(by: { $0.key < $1.key }) where !added.contains(name) {
                 names.append(name)
                 specs.append(spec)
+                added.insert(name)
             }
         }
         self.names = names
@@ -282,8 +286,9 @@ package final class StackTable: Sendable {
         numbers = names.count <= 8 ? [:] : Dictionary(uniqueKeysWithValues: names.enumerated().map { ($0.element, $0.offset) })
         // `NavigationModel.owningModal(of:)`: the first modal in file order that owns the stack.
         var owningModals = [String?](repeating: nil, count: names.count)
+        let numberOf = Dictionary(names.enumerated().map { ($0.element, $0.offset) }, uniquingKeysWith: { first, _ in first })
         for modal in modalNames {
-            guard let stack = modals[modal]?.stack, let number = names.firstIndex(of: stack) else { continue }
+            guard let stack = modals[modal]?.stack, let number = numberOf[stack] else { continue }
             if owningModals[number] == nil { owningModals[number] = modal }
         }
         self.owningModals = owningModals

@@ -95,6 +95,12 @@ func finish(_ result: BaselinedRun, output: OutputOptions, quiet: Bool) throws {
 /// `sessions --format sqlite`: a stream that inserts each session's rows, in session order, as
 /// the sessions fold, and what to call when the run is done (the summary, the commit).
 func sessionsDatabase(at path: String) throws -> (stream: AuditStream, finish: (AuditRun) throws -> Void) {
+    // The database file is removed and created anew: a device, a FIFO or a symbolic link there
+    // would be replaced by a regular file (`-o /dev/null` as root replaced the device).
+    var status = stat()
+    if lstat(path, &status) == 0, (status.st_mode & S_IFMT) != S_IFREG {
+        throw CommandFailure("--output \(path) is not a regular file; a database is written to a file of its own. Please give a file path.")
+    }
     let database = try sqliteFailure { () throws(SQLiteError) in try SQLiteSessionsWriter(path: path, toolVersion: NavReplayCommand.version) }
     let stream = AuditStream(
         format: { audit, files in SQLiteSessionsWriter.rows(of: audit, files: files) },

@@ -40,6 +40,10 @@ extension NavReplayCommand {
         var maxFindingsPerSession: Int = 10_000
 
         func run() throws {
+            try input.refuseOverwritingInputs([
+                ("--output", output.output), ("--summary", output.summary), ("--quarantine", quarantine),
+                ("--write-baseline", baseline.writeBaseline),
+            ])
             // Machine formats without explanations need no states and no screens: dropping them
             // keeps a large audit's memory near --memory-limit.
             let explained = explain || ![.ndjson, .junit, .github].contains(format)
@@ -122,6 +126,10 @@ extension NavReplayCommand {
         var quarantine: String?
 
         func run() throws {
+            try input.refuseOverwritingInputs([
+                ("--output", output.output), ("--summary", output.summary), ("--quarantine", quarantine),
+                ("--write-baseline", baseline.writeBaseline),
+            ])
             let run = try runAudit(input, quarantine: quarantine, foldSessions: false)
             let result = try baseline.apply(to: run, needFingerprints: format == .sarif)
             switch format {
@@ -160,6 +168,7 @@ extension NavReplayCommand {
         }
 
         func run() throws {
+            try input.refuseOverwritingInputs([("--output", output.output), ("--summary", output.summary)])
             if format == .ndjson || format == .csv {
                 // One record per session, written as the sessions fold (bounded memory).
                 let file = try OutputFile(path: output.output)
@@ -217,6 +226,7 @@ extension NavReplayCommand {
         var format: ReplayFormat = .text
 
         func run() throws {
+            try input.refuseOverwritingInputs([("--output", output.output), ("--summary", output.summary)])
             let run = try runAudit(
                 input, sessionOptions: SessionAuditOptions(recordSteps: true, untilSeq: untilSeq),
                 onlySession: session)

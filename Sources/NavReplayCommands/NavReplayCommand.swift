@@ -37,7 +37,7 @@ public struct NavReplayCommand: ParsableCommand {
             try command.run()
             Foundation.exit(0)
         } catch let failure as CommandFailure {
-            FileHandle.standardError.write(Data(("navreplay: error: " + failure.description + "\n").utf8))
+            Terminal.writeError("navreplay: error: " + failure.description + "\n")
             Foundation.exit(2)
         } catch {
             let code = exitCode(for: error)
@@ -46,7 +46,7 @@ public struct NavReplayCommand: ParsableCommand {
                 if !message.isEmpty { print(message) }
                 Foundation.exit(0)
             }
-            if !message.isEmpty { FileHandle.standardError.write(Data(("navreplay: " + message + "\n").utf8)) }
+            if !message.isEmpty { Terminal.writeError("navreplay: " + message + "\n") }
             // ArgumentParser reports usage errors as 64 (EX_USAGE); the contract says 2.
             Foundation.exit(code == .validationFailure ? 2 : code.rawValue)
         }
@@ -101,9 +101,36 @@ struct InputOptions: ParsableArguments {
 
     func validate() throws {
         if inputs.isEmpty { throw ValidationError("Please provide at least one log file, directory, or - for standard input.") }
-        if maxLineBytes < 1 { throw ValidationError("Please give --max-line-bytes a positive number.") }
-        if jobs < 0 { throw ValidationError("Please give --jobs a number of 0 or more.") }
+        // Upper bounds too: sizes past them overflowed in the reader's arithmetic, and a huge
+        // --jobs made one fold job per number (a crash, or a hang).
+        if maxLineBytes < 1 || maxLineBytes > Self.largestLineLimit {
+            throw ValidationError("Please give --max-line-bytes a number from 1 to \(Self.largestLineLimit) (1 TiB).")
+        }
+        if jobs < 0 || jobs > Self.mostJobs { throw ValidationError("Please give --jobs a number from 0 to \(Self.mostJobs).") }
     }
+
+    /// Refuses to run when a file it would write (`--output`, `--quarantine`, `--summary`,
+    /// `--write-baseline`) is one it reads (an input or a model file): it would be emptied or
+    /// replaced while, or after, it is read (`--quarantine log.ndjson log.ndjson` emptied the
+    /// log and reported it clean). Compared by device and inode, so another path to the same
+    /// file is caught too. Call it before anything is opened for writing.
+    func refuseOverwritingInputs(_ writes: [(option: String, path: String?)]) throws {
+        var read: [String] = InputResolver.resolve(inputs).flatMap { [$0.path] + ($0.modelPath.map { [$0] } ?? []) }
+        if let model { read.append(model) }
+        func identity(_ path: String) -> [UInt64]? {
+            var status = stat()
+            guard path != "-", stat(path, &status) == 0 else { return nil }
+            return [UInt64(status.st_dev), UInt64(status.st_ino)]
+        }
+        let readIdentities = Set(read.compactMap(identity))
+        for (option, path) in writes {
+            guard let path, let written = identity(path), readIdentities.contains(written) else { continue }
+            throw CommandFailure("\(option) \(path) is a file this run reads (an input or a model): it would be overwritten. Please choose another path.")
+        }
+    }
+
+    static let largestLineLimit = 1 << 40
+    static let mostJobs = 1024
 
     /// The files to read, the models, and which model each file folds with: `--model` for all,
     /// else each file's nearest directory `model.json`, else the built-in PoC model.
@@ -181,8 +208,21 @@ enum Terminal {
         return noColor == nil || noColor == ""
     }
 
+    /// Writes to standard error with write(2), ignoring failures: Foundation's
+    /// `FileHandle.write` stops the process when the write fails (`2>/dev/full`, a closed
+    /// descriptor, a reader gone with SIGPIPE ignored), and a summary that cannot be shown must
+    /// not turn a run's exit status into a crash.
     static func writeError(_ text: String) {
-        FileHandle.standardError.write(Data(text.utf8))
+        var text = text
+        text.withUTF8 { bytes in
+            var offset = 0
+            while offset < bytes.count {
+                let written = write(2, bytes.baseAddress! + offset, bytes.count - offset)
+                if written < 0 && errno == EINTR { continue }
+                if written <= 0 { return }
+                offset += written
+            }
+        }
     }
 }
 
@@ -418,8 +458,9 @@ struct ByteSize: ExpressibleByArgument {
         let text = argument.trimmingCharacters(in: .whitespaces).uppercased()
         let units: [(String, Int)] = [("KB", 1 << 10), ("MB", 1 << 20), ("GB", 1 << 30), ("K", 1 << 10), ("M", 1 << 20), ("G", 1 << 30), ("B", 1)]
         for (suffix, factor) in units where text.hasSuffix(suffix) {
-            guard let value = Double(text.dropLast(suffix.count)), value > 0 else { return nil }
-            bytes = Int(value * Double(factor))
+            // At most 2^62 bytes: a larger value would not fit an Int (and no machine has it).
+            guard let value = Double(text.dropLast(suffix.count)), value > 0, value * Double(factor) <= 0x1p62 else { return nil }
+            bytes = max(1, Int(value * Double(factor)))
             return
         }
         guard let value = Int(text), value > 0 else { return nil }

@@ -147,6 +147,22 @@ struct BadLine: CustomTestStringConvertible, Sendable {
         #expect(error.field == "snapshot" && error.message.contains("duplicate key"), "\(error)")
     }
 
+    @Test func duplicatesAreFoundAmongManyKeys() throws {
+        // Past 32 keys an object's keys are hashed (a hostile line of 131,000 keys took 11 s);
+        // a duplicate is still a duplicate, in an event, in route_params and in a snapshot.
+        let many = (0..<20_000).map { "\"k\($0)\":0" }.joined(separator: ",")
+        #expect(throws: Never.self) { try decode(line("\"extra\":{\(many)}," + #""stack":"tab1","from_route":null,"to_route":"x""#)).get() }
+        let unknown = (0..<40).map { "\"u\($0)\":0" }.joined(separator: ",")
+        let twice = rejection(line(unknown + ",\"u35\":1," + #""stack":"tab1","from_route":null,"to_route":"x""#))
+        #expect(twice?.message.contains("duplicate") == true, "\(String(describing: twice))")
+        let params = "{" + (0..<40).map { "\"p\($0)\":0" }.joined(separator: ",") + ",\"p7\":1}"
+        let inParams = rejection(line(#""stack":"tab1","from_route":null,"to_route":"x","route_params":"# + params))
+        #expect(inParams?.message.contains("duplicate") == true, "\(String(describing: inParams))")
+        let stacks = "{" + (0..<40).map { "\"s\($0)\":[]" }.joined(separator: ",") + ",\"s39\":[]}"
+        let inSnapshot = rejection(line(#""app_version":"1","snapshot":{"flow":"onboarding","tab":null,"modals":[],"stacks":"# + stacks + "}", name: "session_start"))
+        #expect(inSnapshot?.message.contains("duplicate") == true, "\(String(describing: inSnapshot))")
+    }
+
     @Test func identityIgnoresKeyOrderWhitespaceAndEscapes() throws {
         let reordered = "{ \"to_route\" : \"d\\u0065tail\", \"from_route\":null,\"stack\":\"tab1\",\"event_name\":\"route_push\",\(envelope) }"
         let first = try decode(push).get()

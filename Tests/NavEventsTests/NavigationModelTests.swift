@@ -46,6 +46,7 @@ import Testing
         BrokenModel(id: "singleton that is not a route", replace: #""singletons": ["settings"]"#, with: #""singletons": ["about"]"#, path: "$.stacks.tab1.singletons[0]"),
         BrokenModel(id: "unknown initial flow", replace: #""initial": {"flow": "onboarding""#, with: #""initial": {"flow": "home""#, path: "$.initial.flow"),
         BrokenModel(id: "typo in a key", replace: #""singletons""#, with: #""singleton""#, path: "$.stacks.tab1.singleton"),
+        BrokenModel(id: "deep link steps that are not an array", replace: #""steps": [{"stack": "tab1", "push": "list"}]}"#, with: #""steps": {"stack": "tab1", "push": "list"}}"#, path: "$.deep_links.links[1].steps"),
         BrokenModel(id: "deep link with an unknown command", replace: #""fallback_command": "goAuthorizedTab1Root""#, with: #""fallback_command": "goHome""#, path: "$.deep_links.fallback_command"),
     ]
 

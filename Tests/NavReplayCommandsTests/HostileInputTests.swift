@@ -492,3 +492,97 @@ struct HostileLine: CustomTestStringConvertible, Sendable {
     }
 }
 
+
+/// What the tool writes must never destroy what it reads, and no option value, output device or
+/// closed descriptor may crash it (found by a black-box crash hunt, fifteenth session).
+@Suite struct OutputSafetyTests {
+    @Test func anOutputThatIsAnInputIsRefusedBeforeAnythingIsWritten() throws {
+        let scratch = try ScratchDirectory()
+        let log = try scratch.write("log.ndjson", Lines.clean)
+        let model = try scratch.write("model.json", try String(contentsOfFile: Repository.path("SampleLogs/poc.model.json"), encoding: .utf8))
+        for arguments in [
+            ["audit", "--quarantine", log, log], ["validate", "--quarantine", log, log], ["audit", "--output", log, log],
+            ["audit", "--summary", log, scratch.url.path], ["audit", "--write-baseline", log, log],
+            ["audit", "--model", model, "--output", model, log], ["sessions", "--format", "sqlite", "--output", log, log],
+            ["replay", "--session", "s", "--output", log, log], ["report", "--output", log, log],
+        ] {
+            let result = try navreplay(arguments)
+            #expect(result.status == 2, "\(arguments): \(result.stderr)")
+            #expect(result.stderr.contains("is a file this run reads"), "\(arguments): \(result.stderr)")
+            #expect(try String(contentsOfFile: log, encoding: .utf8) == Lines.clean, "\(arguments) changed the input")
+        }
+    }
+
+    @Test func aDatabaseIsNotWrittenOverAFIFOOrADevice() throws {
+        let scratch = try ScratchDirectory()
+        let log = try scratch.write("log.ndjson", Lines.clean)
+        let fifo = scratch.url.appendingPathComponent("fifo").path
+        #expect(mkfifo(fifo, 0o600) == 0)
+        let result = try navreplay(["sessions", "--format", "sqlite", "--output", fifo, log])
+        #expect(result.status == 2, "\(result.stderr)")
+        var status = stat()
+        #expect(lstat(fifo, &status) == 0 && (status.st_mode & S_IFMT) == S_IFIFO, "the FIFO was replaced")
+    }
+
+    @Test func aQuarantineThatCannotBeWrittenFailsTheRun() throws {
+        guard FileManager.default.isWritableFile(atPath: "/dev/full") else { return }
+        let scratch = try ScratchDirectory()
+        let log = try scratch.write("log.ndjson", Lines.clean + "not json\n")
+        let result = try navreplay(["audit", "--quiet", "--quarantine", "/dev/full", log])
+        #expect(result.status == 2, "\(result.stderr)")
+        #expect(result.stderr.contains("the quarantine file could not be written completely"), "\(result.stderr)")
+    }
+
+    @Test(arguments: [
+        ["--max-line-bytes", "9223372036854775807"], ["--memory-limit", "8589934592G"], ["--jobs", "9223372036854775807"],
+        ["--max-line-bytes", "0"], ["--jobs", "-1"],
+    ])
+    func anOutOfRangeOptionIsAUsageError(_ option: [String]) throws {
+        let scratch = try ScratchDirectory()
+        let log = try scratch.write("log.ndjson", Lines.clean)
+        for command in ["audit", "validate", "sessions"] {
+            let result = try navreplay([command] + option + [log])
+            #expect(result.status == 2, "\(command) \(option): \(result.stderr)")
+        }
+    }
+
+    @Test func aStandardErrorThatCannotBeWrittenDoesNotChangeTheExitStatus() throws {
+        guard let binary = Repository.binary, FileManager.default.isWritableFile(atPath: "/dev/full") else { return }
+        let scratch = try ScratchDirectory()
+        let clean = try scratch.write("clean.ndjson", Lines.clean)
+        let broken = try scratch.write("broken.ndjson", Lines.clean + "not json\n")
+        for (path, expected) in [(clean, Int32(0)), (broken, 1)] {
+            for redirect in ["2>/dev/full", "2>&-"] {
+                let process = Process()
+                process.executableURL = URL(fileURLWithPath: "/bin/sh")
+                process.arguments = ["-c", "'\(binary)' audit '\(path)' >/dev/null \(redirect)"]
+                try process.run()
+                process.waitUntilExit()
+                #expect(process.terminationStatus == expected, "\(redirect) on \(path)")
+            }
+        }
+    }
+
+    @Test func aSubdirectoryTheWalkCannotEnterIsAnUnreadableInput() throws {
+        // Root reads every directory: the walk runs as user nobody, through setpriv.
+        guard getuid() == 0, let binary = Repository.binary, FileManager.default.isExecutableFile(atPath: "/usr/bin/setpriv") else { return }
+        let scratch = try ScratchDirectory()
+        _ = try scratch.write("a.ndjson", Lines.clean)
+        try FileManager.default.createDirectory(at: scratch.url.appendingPathComponent("sub"), withIntermediateDirectories: true)
+        _ = try scratch.write("sub/b.ndjson", Lines.clean)
+        chmod(scratch.url.path, 0o755)
+        chmod(scratch.url.appendingPathComponent("sub").path, 0)
+        defer { chmod(scratch.url.appendingPathComponent("sub").path, 0o755) }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
+        process.arguments = ["--reuid=65534", "--regid=65534", "--clear-groups", binary, "audit", "--quiet", scratch.url.path]
+        let errors = Pipe()
+        process.standardError = errors
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+        let stderr = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 2, "\(stderr)")
+        #expect(stderr.contains("sub: cannot be read"), "\(stderr)")
+    }
+}
