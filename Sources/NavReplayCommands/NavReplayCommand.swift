@@ -47,8 +47,12 @@ public struct NavReplayCommand: ParsableCommand {
                 Foundation.exit(0)
             }
             if !message.isEmpty { Terminal.writeError("navreplay: " + message + "\n") }
-            // ArgumentParser reports usage errors as 64 (EX_USAGE); the contract says 2.
-            Foundation.exit(code == .validationFailure ? 2 : code.rawValue)
+            // ArgumentParser reports usage errors as 64 (EX_USAGE); the contract says 2. Any other
+            // error that is not an exit status of ours (a file the system refused: `repro
+            // --output-dir` naming a file) would be 1, which means findings: it is 2, as a file
+            // that cannot be read or written is.
+            if code == .validationFailure || (code == .failure && !(error is ExitCode)) { Foundation.exit(2) }
+            Foundation.exit(code.rawValue)
         }
     }
 }

@@ -94,6 +94,10 @@ extension NavReplayCommand {
 
             let suite = name ?? ReproWriter.identifier("repro " + target.rule.rawValue + " " + sessionID)
             let capitalized = suite.prefix(1).uppercased() + suite.dropFirst()
+            var isDirectory: ObjCBool = false
+            if FileManager.default.fileExists(atPath: outputDir, isDirectory: &isDirectory), !isDirectory.boolValue {
+                throw CommandFailure("--output-dir \(outputDir) is a file, not a directory.")
+            }
             try FileManager.default.createDirectory(atPath: outputDir, withIntermediateDirectories: true)
             // The paths as the user gave the directory (relative stays relative), as printed below.
             let directory = outputDir.hasSuffix("/") ? outputDir : outputDir + "/"

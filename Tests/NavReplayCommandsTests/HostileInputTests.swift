@@ -513,6 +513,14 @@ struct HostileLine: CustomTestStringConvertible, Sendable {
         }
     }
 
+    @Test func anOutputDirectoryThatIsAFileIsAnError() throws {
+        let scratch = try ScratchDirectory()
+        let file = try scratch.write("afile", "")
+        let result = try navreplay(["repro", "--rule", "state.mismatch", "--session", "s-bad-lost-event", "SampleLogs/violations", "--output-dir", file])
+        #expect(result.status == 2, "\(result.stderr)")  // was 1, which means findings
+        #expect(result.stderr.contains("is a file, not a directory"), "\(result.stderr)")
+    }
+
     @Test func aDatabaseIsNotWrittenOverAFIFOOrADevice() throws {
         let scratch = try ScratchDirectory()
         let log = try scratch.write("log.ndjson", Lines.clean)
