@@ -121,9 +121,10 @@ struct InputOptions: ParsableArguments {
     func refuseOverwritingInputs(_ writes: [(option: String, path: String?)]) throws {
         var read: [String] = InputResolver.resolve(inputs).flatMap { [$0.path] + ($0.modelPath.map { [$0] } ?? []) }
         if let model { read.append(model) }
+        // Regular files only: writing a device (`--output /dev/null`) destroys nothing.
         func identity(_ path: String) -> [UInt64]? {
             var status = stat()
-            guard path != "-", stat(path, &status) == 0 else { return nil }
+            guard path != "-", stat(path, &status) == 0, (status.st_mode & S_IFMT) == S_IFREG else { return nil }
             return [UInt64(status.st_dev), UInt64(status.st_ino)]
         }
         let readIdentities = Set(read.compactMap(identity))
