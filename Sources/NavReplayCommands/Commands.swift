@@ -40,10 +40,7 @@ extension NavReplayCommand {
         var maxFindingsPerSession: Int = 10_000
 
         func run() throws {
-            try input.refuseOverwritingInputs([
-                ("--output", output.output), ("--summary", output.summary), ("--quarantine", quarantine),
-                ("--write-baseline", baseline.writeBaseline),
-            ])
+            try input.refuseOverwritingInputs(output, also: [("--quarantine", quarantine), ("--write-baseline", baseline.writeBaseline)])
             // Machine formats without explanations need no states and no screens: dropping them
             // keeps a large audit's memory near --memory-limit.
             let explained = explain || ![.ndjson, .junit, .github].contains(format)
@@ -126,10 +123,7 @@ extension NavReplayCommand {
         var quarantine: String?
 
         func run() throws {
-            try input.refuseOverwritingInputs([
-                ("--output", output.output), ("--summary", output.summary), ("--quarantine", quarantine),
-                ("--write-baseline", baseline.writeBaseline),
-            ])
+            try input.refuseOverwritingInputs(output, also: [("--quarantine", quarantine), ("--write-baseline", baseline.writeBaseline)])
             let run = try runAudit(input, quarantine: quarantine, foldSessions: false)
             let result = try baseline.apply(to: run, needFingerprints: format == .sarif)
             switch format {
@@ -168,7 +162,7 @@ extension NavReplayCommand {
         }
 
         func run() throws {
-            try input.refuseOverwritingInputs([("--output", output.output), ("--summary", output.summary)])
+            try input.refuseOverwritingInputs(output)
             if format == .ndjson || format == .csv {
                 // One record per session, written as the sessions fold (bounded memory).
                 let file = try OutputFile(path: output.output)
@@ -226,7 +220,7 @@ extension NavReplayCommand {
         var format: ReplayFormat = .text
 
         func run() throws {
-            try input.refuseOverwritingInputs([("--output", output.output), ("--summary", output.summary)])
+            try input.refuseOverwritingInputs(output)
             let run = try runAudit(
                 input, sessionOptions: SessionAuditOptions(recordSteps: true, untilSeq: untilSeq),
                 onlySession: session)

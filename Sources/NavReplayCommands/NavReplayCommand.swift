@@ -118,7 +118,8 @@ struct InputOptions: ParsableArguments {
     /// replaced while, or after, it is read (`--quarantine log.ndjson log.ndjson` emptied the
     /// log and reported it clean). Compared by device and inode, so another path to the same
     /// file is caught too. Call it before anything is opened for writing.
-    func refuseOverwritingInputs(_ writes: [(option: String, path: String?)]) throws {
+    func refuseOverwritingInputs(_ output: OutputOptions, also extra: [(option: String, path: String?)] = []) throws {
+        let writes = [("--output", output.output), ("--summary", output.summary)] + extra
         var read: [String] = InputResolver.resolve(inputs).flatMap { [$0.path] + ($0.modelPath.map { [$0] } ?? []) }
         if let model { read.append(model) }
         // Regular files only: writing a device (`--output /dev/null`) destroys nothing.

@@ -35,7 +35,7 @@ extension NavReplayCommand {
         }
 
         func run() throws {
-            try input.refuseOverwritingInputs([("--output", output.output), ("--summary", output.summary)])
+            try input.refuseOverwritingInputs(output)
             // Each session is added to the report's totals as it folds, and dropped unless it
             // is among the worst: memory holds the worst sessions' states, not every session's.
             // The counts by label (one screen path nearly per session) are held up to an eighth

@@ -243,7 +243,7 @@ public final class ReportAccumulator: @unchecked Sendable {
     private let labels: SpillingCounter
 
     /// What a label counted by `labels` is: the groups of the report's "top" lists.
-    public enum LabelGroup: Int, Sendable, CaseIterable {
+    public enum LabelGroup: Int, Sendable {
         /// A session's visible screens, consecutive repeats collapsed.
         case path
         /// Two consecutive screens of a session.
