@@ -27,6 +27,11 @@ public struct NavigationFold: Sendable {
     /// The state after the events applied so far.
     public var state: NavigationState { working.state(stacks) }
 
+    /// Whether findings carry the state before and after their event (for explanations).
+    /// An audit that writes only the contract's keys turns it off: a session's findings are held
+    /// until it ends, and with their states they would hold a copy of a deep stack each.
+    public var keepsStates = true
+
     /// The last event that changed each part of the state: the witnesses of findings.
     private var stackWitness: [EventReference?]
     /// Witnesses of stacks the model does not declare (only a hand-built, inconsistent model has such).
@@ -222,8 +227,8 @@ public struct NavigationFold: Sendable {
                     report(
                         .tabInvalid,
                         "flow \(JSONWriter.quoted(working.flow)) has no tab \(JSONWriter.quoted(to)) "
-                            + "(its tabs: \(tabs.joined(separator: ", ")))",
-                        expected: .array(tabs.map(JSONValue.string)), found: .string(to))
+                            + "(its tabs: \(ListedNames(tabs).joined(separator: ", ")))",
+                        expected: ListedNames(tabs).json, found: .string(to))
                 }
             } else {
                 report(
@@ -270,20 +275,20 @@ public struct NavigationFold: Sendable {
                     report(
                         .modalNotAllowed,
                         "modal \(JSONWriter.quoted(modal)) is not allowed in flow \(JSONWriter.quoted(working.flow))"
-                            + " (allowed in: \((spec.flows ?? []).joined(separator: ", ")))",
-                        expected: .array((spec.flows ?? []).map(JSONValue.string)), found: .string(working.flow),
+                            + " (allowed in: \(ListedNames(spec.flows ?? []).joined(separator: ", ")))",
+                        expected: ListedNames(spec.flows ?? []).json, found: .string(working.flow),
                         witness: flowWitness)
                 } else if let spec = model.modals[modal], !spec.allowsStyle(style.rawValue) {
                     report(
                         .modalNotAllowed,
                         "modal \(JSONWriter.quoted(modal)) is presented as \(style.rawValue); the model allows "
-                            + (spec.styles ?? []).joined(separator: ", "),
-                        expected: .array((spec.styles ?? []).map(JSONValue.string)), found: .string(style.rawValue))
+                            + ListedNames(spec.styles ?? []).joined(separator: ", "),
+                        expected: ListedNames(spec.styles ?? []).json, found: .string(style.rawValue))
                 } else if let limit = flowSpec?.maxModals, working.modals.count >= limit {
                     report(
                         .modalNotAllowed,
                         "flow \(JSONWriter.quoted(working.flow)) allows at most \(limit) modal(s) at once; "
-                            + "\(working.modals.count) already presented (\(working.modals.joined(separator: ", ")))",
+                            + "\(working.modals.count) already presented (\(ListedNames(working.modals).joined(separator: ", ")))",
                         expected: .number(String(limit)), found: .number(String(working.modals.count + 1)),
                         witness: working.modals.last.flatMap { modalWitness[$0] })
                 }
@@ -303,8 +308,8 @@ public struct NavigationFold: Sendable {
                 report(
                     .modalNotPresented,
                     "modal_dismiss of \(JSONWriter.quoted(modal)), which is not presented (presented: "
-                        + "\(working.modals.isEmpty ? "none" : working.modals.joined(separator: ", ")))",
-                    expected: .array(working.modals.map(JSONValue.string)), found: .string(modal),
+                        + "\(working.modals.isEmpty ? "none" : ListedNames(working.modals).joined(separator: ", ")))",
+                    expected: ListedNames(working.modals).json, found: .string(modal),
                     witness: modalWitness[modal])
             }
         case .screenView(let claim, _):
@@ -332,7 +337,7 @@ public struct NavigationFold: Sendable {
         emptiedDuringEvent.removeAll()
 
         var findings = pending
-        if !findings.isEmpty, let before = stateBefore {
+        if keepsStates, !findings.isEmpty, let before = stateBefore {
             #if DEBUG
                 assert(before == debugBefore, "a state change came before the event's first finding")
             #endif
@@ -409,15 +414,15 @@ public struct NavigationFold: Sendable {
                 found.append("tab", .optionalString(working.tab))
             }
             if command.spec.dismissModals, !working.modals.isEmpty {
-                broken.append("modals are still presented (\(working.modals.joined(separator: ", ")))")
+                broken.append("modals are still presented (\(ListedNames(working.modals).joined(separator: ", ")))")
                 expected.append("modals", .array([]))
-                found.append("modals", .array(working.modals.map(JSONValue.string)))
+                found.append("modals", ListedNames(working.modals).json)
             }
             let notReset = zip(command.spec.reset, command.resetSeenEmpty).filter { !$0.1 }.map(\.0)
             if !notReset.isEmpty {
                 broken.append("stack(s) \(notReset.joined(separator: ", ")) never emptied")
                 expected.append("reset", .array(notReset.map(JSONValue.string)))
-                found.append("reset", .array(notReset.map { .array((routes(of: $0) ?? []).map(JSONValue.string)) }))
+                found.append("reset", .array(notReset.map { ListedNames(routes(of: $0) ?? []).json }))
             }
             guard !broken.isEmpty else { continue }
             var finding = Finding(
@@ -427,8 +432,10 @@ public struct NavigationFold: Sendable {
                     + "(\(JSONWriter.quoted(correlationID))): " + broken.joined(separator: "; "),
                 expected: .object(expected), found: .object(found), witness: lastEvent,
                 eventName: .commandApplied)
-            finding.stateBefore = command.stateAtCommand.state(stacks)
-            finding.stateAfter = state
+            if keepsStates {
+                finding.stateBefore = command.stateAtCommand.state(stacks)
+                finding.stateAfter = state
+            }
             findings.append(finding)
         }
         if let flowSwitch = group.flowSwitch {
@@ -445,7 +452,7 @@ public struct NavigationFold: Sendable {
             }
             let missingCommand = link.link.command.flatMap { command in group.appliedCommands.contains(command) ? nil : command }
             if let command = missingCommand {
-                let applied = group.appliedCommands.isEmpty ? "none" : group.appliedCommands.map(JSONWriter.quoted).joined(separator: ", ")
+                let applied = group.appliedCommands.isEmpty ? "none" : ListedNames(group.appliedCommands).shown.map(JSONWriter.quoted).joined(separator: ", ")
                 link.problems.insert("its command \(JSONWriter.quoted(command)) was not applied (applied: \(applied))", at: 0)
             }
             guard !link.problems.isEmpty else { continue }
@@ -453,7 +460,7 @@ public struct NavigationFold: Sendable {
             var found = JSONObject()
             if let command = missingCommand {
                 expected.append("command", .string(command))
-                found.append("commands", .array(group.appliedCommands.map(JSONValue.string)))
+                found.append("commands", ListedNames(group.appliedCommands).json)
             }
             if !link.link.steps.isEmpty {
                 expected.append("steps", .array(link.link.steps.map { JSONValue.string(describe($0)) }))
@@ -468,8 +475,10 @@ public struct NavigationFold: Sendable {
                 message: "deep link \(JSONWriter.quoted(link.url)) \(which) \(what) in its correlation group "
                     + "(\(JSONWriter.quoted(correlationID))): " + link.problems.joined(separator: "; "),
                 expected: .object(expected), found: .object(found), witness: lastEvent, eventName: .deepLink)
-            finding.stateBefore = link.stateAtLink.state(stacks)
-            finding.stateAfter = state
+            if keepsStates {
+                finding.stateBefore = link.stateAtLink.state(stacks)
+                finding.stateAfter = state
+            }
             findings.append(finding)
         }
         return findings
@@ -492,17 +501,19 @@ public struct NavigationFold: Sendable {
                 let atSwitch = flowSwitch.stacksAtSwitch.routes[number]
                 guard requirement.index < atSwitch.count, atSwitch[requirement.index] == route else { continue }
                 let required =
-                    requirement.oneOf.isEmpty ? "no route there" : "one of \(requirement.oneOf.joined(separator: ", ")) there"
+                    requirement.oneOf.isEmpty ? "no route there" : "one of \(ListedNames(requirement.oneOf).joined(separator: ", ")) there"
                 var finding = Finding(
                     rule: .routePosition, sessionID: flowSwitch.sessionID, seq: flowSwitch.event.seq,
                     eventID: flowSwitch.event.eventID, location: flowSwitch.event.location,
                     message: "after the switch to flow \(JSONWriter.quoted(working.flow)) (correlation group "
                         + "\(JSONWriter.quoted(correlationID))), stack \(JSONWriter.quoted(stack)) still holds "
                         + "\(JSONWriter.quoted(route)) at index \(requirement.index); the model requires \(required) in that flow",
-                    expected: .array(requirement.oneOf.map(JSONValue.string)), found: .string(route),
+                    expected: ListedNames(requirement.oneOf).json, found: .string(route),
                     witness: stackWitness[number], eventName: .flowSwitch)
-                finding.stateBefore = flowSwitch.stateBefore.state(stacks)
-                finding.stateAfter = state
+                if keepsStates {
+                    finding.stateBefore = flowSwitch.stateBefore.state(stacks)
+                    finding.stateAfter = state
+                }
                 findings.append(finding)
             }
         }
@@ -708,8 +719,8 @@ public struct NavigationFold: Sendable {
             report(
                 .tabInvalid,
                 "the snapshot's tab \(describe(snapshot.tab)) is not a tab of flow \(JSONWriter.quoted(snapshot.flow)) "
-                    + "(its tabs: \(tabs.joined(separator: ", ")))",
-                expected: .array(tabs.map(JSONValue.string)), found: .optionalString(snapshot.tab))
+                    + "(its tabs: \(ListedNames(tabs).joined(separator: ", ")))",
+                expected: ListedNames(tabs).json, found: .optionalString(snapshot.tab))
         }
         for stack in snapshot.stacks.keys.sorted() {
             let routes = snapshot.stacks[stack] ?? []
@@ -738,7 +749,7 @@ public struct NavigationFold: Sendable {
                 report(
                     .stackNotOwned,
                     "the snapshot's stack \(JSONWriter.quoted(stack)) holds routes, but its modal \(JSONWriter.quoted(modal)) is not presented",
-                    expected: .string(modal), found: .array(snapshot.modals.map(JSONValue.string)))
+                    expected: .string(modal), found: ListedNames(snapshot.modals).json)
             }
             restored.routes[number] = routes
             restored.listed[number] = true
@@ -790,8 +801,8 @@ public struct NavigationFold: Sendable {
                 report(
                     .stackNotOwned,
                     "\(payload.name.rawValue) on stack \(JSONWriter.quoted(stack)) of modal \(JSONWriter.quoted(modal)), "
-                        + "which is not presented (presented: \(working.modals.isEmpty ? "none" : working.modals.joined(separator: ", ")))",
-                    expected: .string(modal), found: .array(working.modals.map(JSONValue.string)), witness: modalWitness[modal])
+                        + "which is not presented (presented: \(working.modals.isEmpty ? "none" : ListedNames(working.modals).joined(separator: ", ")))",
+                    expected: .string(modal), found: ListedNames(working.modals).json, witness: modalWitness[modal])
             }
         } else if !currentFlowOwns(stack) {
             var exempt = false
@@ -864,8 +875,8 @@ public struct NavigationFold: Sendable {
                     report(
                         .stackOutOfRange,
                         "route_pop_to \(JSONWriter.quoted(target)), which is not in stack \(JSONWriter.quoted(stack)) "
-                            + "(\(routes.isEmpty ? "empty" : routes.joined(separator: " › "))); no-op",
-                        expected: .array(routes.map(JSONValue.string)), found: .string(target), witness: stackWitness[number])
+                            + "(\(routes.isEmpty ? "empty" : ListedNames(routes).joined(separator: " › "))); no-op",
+                        expected: ListedNames(routes).json, found: .string(target), witness: stackWitness[number])
                 }
             } else {
                 working.routes[number].removeAll()
@@ -961,16 +972,17 @@ public struct NavigationFold: Sendable {
             report(
                 .routeUnknown,
                 "route \(JSONWriter.quoted(route)) is not declared for stack \(JSONWriter.quoted(stack))"
-                    + (spec.routes.map { " (declared: \($0.joined(separator: ", ")))" } ?? ""),
-                expected: spec.routes.map { .array($0.map(JSONValue.string)) }, found: .string(route))
+                    + (spec.routes.map { " (declared: \(ListedNames($0).joined(separator: ", ")))" } ?? ""),
+                expected: spec.routes.map { ListedNames($0).json }, found: .string(route))
         }
-        // The stack is searched first: most stacks have no singletons, and it needs no hash.
-        if routes.contains(route), spec.singletons.contains(route) {
+        // Most stacks have no singletons: then neither a hash nor a search of the stack (a search
+        // at every push made a deep stack quadratic).
+        if !spec.singletons.isEmpty, spec.singletons.contains(route), routes.contains(route) {
             report(
                 .routeSingleton,
                 "singleton route \(JSONWriter.quoted(route)) is already in stack \(JSONWriter.quoted(stack)) "
-                    + "(\(routes.joined(separator: " › "))); open it once: pop back to it instead",
-                expected: .array(routes.map(JSONValue.string)), found: .string(route), witness: stackWitness[number])
+                    + "(\(ListedNames(routes).joined(separator: " › "))); open it once: pop back to it instead",
+                expected: ListedNames(routes).json, found: .string(route), witness: stackWitness[number])
         }
         checkPosition(stack: stack, spec: spec, route: route, index: index)
     }
@@ -980,12 +992,12 @@ public struct NavigationFold: Sendable {
         for requirement in spec.positions where !requirement.allows(route, at: index, in: flow) {
             let required =
                 requirement.oneOf.isEmpty
-                ? "no route there" : "one of \(requirement.oneOf.joined(separator: ", ")) there"
+                ? "no route there" : "one of \(ListedNames(requirement.oneOf).joined(separator: ", ")) there"
             report(
                 .routePosition,
                 "route \(JSONWriter.quoted(route)) at index \(index) of stack \(JSONWriter.quoted(stack)); the model requires "
                     + required + (requirement.flows == nil ? "" : " in flow \(JSONWriter.quoted(flow))"),
-                expected: .array(requirement.oneOf.map(JSONValue.string)), found: .string(route),
+                expected: ListedNames(requirement.oneOf).json, found: .string(route),
                 witness: requirement.flows == nil ? nil : flowWitness)
         }
     }

@@ -227,6 +227,7 @@ public enum SessionAuditor {
             eventsPastUntil = before - foldedIndices.count
         }
         var fold = NavigationFold(model: model)
+        fold.keepsStates = options.keepStates
         // The final state is set at the end.
         var audit = SessionAudit(sessionID: sessionID, findings: [], finalState: NavigationState(flow: ""))
         audit.eventsPastUntil = eventsPastUntil
@@ -259,7 +260,7 @@ public enum SessionAuditor {
                 var finding = Finding(
                     rule: rule, sessionID: sessionID, seq: event.seq, eventID: event.eventID, location: location,
                     message: message, expected: expected, found: found, witness: witness, eventName: event.name)
-                finding.stateBefore = fold.state  // notes come before the event is applied
+                if options.keepStates { finding.stateBefore = fold.state }  // notes come before the event is applied
                 eventFindings.append(finding)
             }
             let previousSeq = previousIndex.map { lines[$0].decoded.event.seq }
@@ -300,8 +301,10 @@ public enum SessionAuditor {
                 let ended = fold.endGroup(event.correlationID)
                 if !ended.isEmpty { eventFindings += ended }
             }
-            for index in eventFindings.indices where eventFindings[index].stateAfter == nil {
-                eventFindings[index].stateAfter = fold.state
+            if options.keepStates {
+                for index in eventFindings.indices where eventFindings[index].stateAfter == nil {
+                    eventFindings[index].stateAfter = fold.state
+                }
             }
             if options.recordScreens, let screen = fold.visibleScreen, audit.screens.last != screen {
                 audit.screens.append(screen)
@@ -321,12 +324,6 @@ public enum SessionAuditor {
         if let firstGapSeq {
             for index in findings.indices where (findings[index].seq ?? -1) >= firstGapSeq {
                 findings[index].afterGap = true
-            }
-        }
-        if !options.keepStates {
-            for index in findings.indices {
-                findings[index].stateBefore = nil
-                findings[index].stateAfter = nil
             }
         }
         findings.sortForOutput()

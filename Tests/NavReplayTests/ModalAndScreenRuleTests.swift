@@ -147,6 +147,23 @@ struct ModalAndScreenRuleTests {
         #expect(result.finalState.modals == ["paywall"])
     }
 
+    /// Modals the model does not declare are presented anyway (the fold follows the log), so
+    /// their list can grow without bound: a finding lists the first 4 and the last 12.
+    @Test func manyPresentedModalsAreListedByTheirEnds() throws {
+        var log = SessionLog.started()
+        let modals = (0..<30).map { "m\($0)" }
+        for modal in modals { log.add(.present(modal)) }
+        log.add(.dismiss("success"))
+
+        let result = try audit(log)
+
+        let finding = try onlyFinding(.modalNotPresented, in: result)
+        let shown = Array(modals.prefix(4)) + ["… 14 more …"] + Array(modals.suffix(12))
+        #expect(finding.expected == .array(shown.map(JSONValue.string)))
+        #expect(finding.message.hasSuffix("(presented: \(shown.joined(separator: ", ")))"))
+        #expect(result.finalState.modals == modals)
+    }
+
     @Test func dismissingTwiceIsNotPresentedTheSecondTime() throws {
         var log = SessionLog.started()
         log.add(.present("paywall"))

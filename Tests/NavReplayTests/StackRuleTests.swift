@@ -544,4 +544,49 @@ struct StackRuleTests {
         #expect(result.findings.map(\.found) == [.number("3"), .number("2"), .string("settings")])
         #expect(result.findings.map(\.expected) == [.string("1...2"), .string("0...0"), jsonStrings("list")])
     }
+
+    // MARK: Lists in findings stay short
+
+    /// A log can build a stack of any depth: a finding lists its first 4 and last 12 routes and
+    /// says how many it leaves out (a finding per event that listed them all grew the output
+    /// with depth x events: 720 MB from a 4.7 MB log).
+    @Test func aDeepStackIsListedByItsEndsAndTheCountLeftOut() throws {
+        let routes = (0..<40).map { $0.isMultiple(of: 2) ? "list" : "detail" }
+        var log = SessionLog.authorized(routes: routes)
+        log.add(.popTo("tab1", from: "detail", to: "settings"))
+
+        let result = try audit(log)
+
+        let finding = try onlyFinding(.stackOutOfRange, in: result)
+        let shown = Array(routes.prefix(4)) + ["… 24 more …"] + Array(routes.suffix(12))
+        #expect(finding.expected == .array(shown.map(JSONValue.string)))
+        #expect(finding.message.contains(shown.joined(separator: " › ")))
+        #expect(finding.message.utf8.count < 300)
+        #expect(result.finalState.stacks["tab1"] == routes)
+    }
+
+    @Test func aStackOfSixteenRoutesIsListedWhole() throws {
+        let routes = (0..<16).map { $0.isMultiple(of: 2) ? "list" : "detail" }
+        var log = SessionLog.authorized(routes: routes)
+        log.add(.popTo("tab1", from: "detail", to: "settings"))
+
+        let finding = try onlyFinding(.stackOutOfRange, in: try audit(log))
+
+        #expect(finding.expected == .array(routes.map(JSONValue.string)))
+    }
+
+    @Test func findingsCarryStatesOnlyWhenAsked() throws {
+        var log = SessionLog.authorized(routes: ["list"])
+        log.add(.popTo("tab1", from: "list", to: "settings"))
+        log.add(.push("tab1", from: "detail", to: "settings"))
+
+        let kept = try audit(log)
+        let dropped = try audit(log, options: SessionAuditOptions(keepStates: false))
+
+        #expect(summary(kept) == ["stack.out_of_range@1", "state.mismatch@2"])
+        #expect(summary(dropped) == summary(kept))
+        #expect(kept.findings.allSatisfy { $0.stateBefore != nil && $0.stateAfter != nil })
+        #expect(dropped.findings.allSatisfy { $0.stateBefore == nil && $0.stateAfter == nil })
+        #expect(dropped.findings.map(\.message) == kept.findings.map(\.message))
+    }
 }

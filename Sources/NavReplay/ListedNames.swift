@@ -1,0 +1,30 @@
+import NavJSON
+
+/// A list of names as a finding shows it, in its message and in `expected` or `found`: a
+/// stack's routes, the presented modals, a group's commands, a model's declared names.
+///
+/// A log can build a stack, or present modals, without bound; a finding that spelled the whole
+/// list out at every event made output and memory grow with depth x events (a crash hunt's
+/// 4.7 MB log of `route_pop_to`s wrote 720 MB and peaked at 3.3 GB). Past `limit` names a
+/// finding shows the first `head` (a stack's root end) and the last `limit - head` (its top),
+/// with one entry between them that says how many it leaves out: `… 19984 more …`.
+struct ListedNames {
+    static let limit = 16
+    static let head = 4
+
+    /// The names shown, with the marker of the left-out ones in place.
+    let shown: [String]
+
+    init<Names: Collection<String>>(_ names: Names) {
+        guard names.count > Self.limit else {
+            shown = Array(names)
+            return
+        }
+        let tail = Self.limit - Self.head
+        shown = Array(names.prefix(Self.head)) + ["… \(names.count - Self.limit) more …"] + Array(names.suffix(tail))
+    }
+
+    func joined(separator: String) -> String { shown.joined(separator: separator) }
+
+    var json: JSONValue { .array(shown.map(JSONValue.string)) }
+}
