@@ -27,8 +27,7 @@ static inline void navreplay_prefetch(const void *address, long count) {
 /// leaves after; the handler closes the gate, which no creator enters again, and waits until
 /// none is inside before it unlinks: so no file appears after its unlink, and the registry does
 /// not change under it. Entering and closing are sequentially consistent, so a creator and the
-/// handler cannot both miss each other. (The state is these inline functions' own: they are
-/// called from one Swift file only, `SpillFiles.swift`.)
+/// handler cannot both miss each other.
 
 #include <time.h>
 #include <unistd.h>
@@ -45,7 +44,12 @@ struct navreplay_spill_registry {
     char directories[NAVREPLAY_SPILL_SLOTS][NAVREPLAY_SPILL_PATH];
 };
 
-static inline struct navreplay_spill_registry *navreplay_spill_registry(void) {
+/// The one registry of the process. A weak function, emitted into every object file that calls
+/// it and merged into one by the linker, and never inlined: so its `static` is one. (A `static
+/// inline` one was a copy per object file: the optimized build inlines these functions across
+/// Swift files, and the handler, reading its copy, removed nothing that another copy had
+/// registered: a run ended by a shrinking file left its spill directory.)
+__attribute__((weak, noinline)) struct navreplay_spill_registry *navreplay_spill_registry(void) {
     static struct navreplay_spill_registry registry;  // zero pages until a run spills
     return &registry;
 }
@@ -147,11 +151,10 @@ static inline void navreplay_spill_on_signal(int signal) {
 
 /// A page past a mapped file's new end raises SIGBUS. The handler finds the mapped input the
 /// faulting address lies in, writes that input's message (which names the file), removes the
-/// spill partitions through `cleanup`, and exits with status 2 (an input that cannot be read
+/// spill partitions (`navreplay_spill_remove_all`), and exits with status 2 (an input that cannot be read
 /// completely) instead of a crash. In C for the reasons the spill handler above is: the
 /// registry is fixed memory that registering never moves, so the handler reads no Swift array
-/// that another thread may be growing. (The state is these inline functions' own: they are
-/// called from one Swift file only, `MappedInput.swift`.)
+/// that another thread may be growing.
 
 #include <signal.h>
 
@@ -161,7 +164,6 @@ static inline void navreplay_spill_on_signal(int signal) {
 struct navreplay_mapped_registry {
     int installed;
     int claimed;
-    void (*cleanup)(void);
     /// 1 while a slot holds a mapped input.
     int active[NAVREPLAY_MAPPED_SLOTS];
     unsigned long start[NAVREPLAY_MAPPED_SLOTS];
@@ -170,7 +172,8 @@ struct navreplay_mapped_registry {
     char message[NAVREPLAY_MAPPED_SLOTS][NAVREPLAY_MAPPED_MESSAGE];
 };
 
-static inline struct navreplay_mapped_registry *navreplay_mapped_registry(void) {
+/// One registry for the process, as the spill registry above.
+__attribute__((weak, noinline)) struct navreplay_mapped_registry *navreplay_mapped_registry(void) {
     static struct navreplay_mapped_registry registry;  // zero pages until a file is mapped
     return &registry;
 }
@@ -204,22 +207,21 @@ static inline void navreplay_mapped_on_bus(int signal, siginfo_t *info, void *co
         count = write(2, message + written, (size_t)(registry->length[found] - written));
         if (count <= 0) break;
     }
-    if (registry->cleanup) registry->cleanup();
+    navreplay_spill_remove_all();
     _exit(2);
 }
 
 /// Registers the mapping of `count` bytes at `start` and the message naming its file (installing
-/// the handler the first time); `cleanup` must be async-signal-safe. Call it one thread at a
+/// the handler the first time). Call it one thread at a
 /// time. Returns the slot, or -1 when every slot is taken or the message is too long (a SIGBUS
 /// in that file then takes the default action: the process dies of the signal).
-static inline int navreplay_mapped_register(const void *start, long count, const char *message, void (*cleanup)(void)) {
+static inline int navreplay_mapped_register(const void *start, long count, const char *message) {
     struct navreplay_mapped_registry *registry = navreplay_mapped_registry();
     long length = 0;
     while (message[length] != 0) length++;
     if (length >= NAVREPLAY_MAPPED_MESSAGE) return -1;
     if (!registry->installed) {
         registry->installed = 1;
-        registry->cleanup = cleanup;
         struct sigaction action;
         sigemptyset(&action.sa_mask);
         action.sa_flags = SA_SIGINFO;

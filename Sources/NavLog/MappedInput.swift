@@ -110,7 +110,7 @@ final class MappedInput: @unchecked Sendable {
     private static func register(path: String, bytes: UnsafeBufferPointer<UInt8>) -> Int32 {
         let message = "navreplay: \(path): the file shrank while it was being audited, so the audit stopped (run it again, or with --no-mmap)\n"
         return lock.withLock {
-            navreplay_mapped_register(bytes.baseAddress!, bytes.count, message, SpillCleanup.removeAllOnSignal)
+            navreplay_mapped_register(bytes.baseAddress!, bytes.count, message)
         }
     }
 

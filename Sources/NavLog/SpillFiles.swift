@@ -287,8 +287,4 @@ enum SpillCleanup {
         defer { navreplay_spill_leave() }
         return create()
     }
-
-    /// Removes every registered spill directory, for another signal's handler (the process is
-    /// about to exit): a C function, since the registry's state is this file's (`shim.h`).
-    static let removeAllOnSignal: @convention(c) () -> Void = { navreplay_spill_remove_all() }
 }

@@ -41,11 +41,14 @@ import Testing
         let spill = scratch.path("spill")
         try FileManager.default.createDirectory(atPath: spill, withIntermediateDirectories: true)
         let child = try ChildProcess(try Executables.navreplay(), [command, "-q", "--format", "ndjson", "--temp-dir", spill, log])
-        // Once the file is mapped (it shows in the child's memory map), cut it short, as
-        // `copytruncate` log rotation would.
+        // Once the file is mapped (it shows in the child's memory map), and the audit's spill
+        // directory exists, cut it short, as `copytruncate` log rotation would. (The handler
+        // removed nothing in the optimized build, where its registry was another copy than the
+        // one the directory was registered in: a cut before the directory existed missed it.)
         var mapped = false
         for _ in 0..<5000 {
-            if Self.memoryMap(of: child.pid).contains(log) {
+            let spilling = command == "validate" || !((try? FileManager.default.contentsOfDirectory(atPath: spill)) ?? []).isEmpty
+            if spilling, Self.memoryMap(of: child.pid).contains(log) {
                 mapped = true
                 break
             }
