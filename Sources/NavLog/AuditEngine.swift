@@ -504,12 +504,14 @@ public struct AuditEngine {
                     var line = physicalLine
                     var fileID = physicalID
                     if located != nil {
-                        guard let place = LocatedLine.split(&line, maxLineBytes: configuration.maxLineBytes),
-                            locatedIndex.indices.contains(place.file)
-                        else {
+                        let place: (file: Int, line: Int64)
+                        switch LocatedLine.split(&line, files: locatedIndex.count, maxLineBytes: configuration.maxLineBytes) {
+                        case .success(let split): place = split
+                        case .failure(let malformed):
                             throw InputError(
                                 code: .unreadable, path: path,
-                                message: "line \(physicalLine.number) is not located input (FILE_INDEX<TAB>LINE<TAB>line)")
+                                message: "line \(physicalLine.number) is not located input (FILE_INDEX<TAB>LINE<TAB>line): "
+                                    + malformed.describe(files: locatedIndex.count) + "; the rest of the file is not read")
                         }
                         fileID = locatedIndex[place.file]
                         locatedReports[Int(fileID)].lines += 1

@@ -199,6 +199,12 @@ public struct LineReader {
 extension InputError {
     static func opening(_ path: String, errno code: Int32) -> InputError {
         switch code {
+        case ENOENT where path.unicodeScalars.contains("\u{FFFD}"):
+            // Swift's strings hold UTF-8 only: a name with other bytes reaches us with U+FFFD in
+            // their place, and that name does not exist. Say so rather than "no such file".
+            return InputError(
+                code: .notFound, path: path,
+                message: "no such file; if its name has bytes that are not UTF-8 (shown as \u{FFFD}), navreplay cannot open it: rename it")
         case ENOENT: return InputError(code: .notFound, path: path, message: "no such file")
         case EISDIR: return InputError(code: .isDirectory, path: path, message: "is a directory")
         default:

@@ -40,7 +40,7 @@ extension NavReplayCommand {
         @Option(help: ArgumentHelp("Where to write the log and the test.", valueName: "directory"))
         var outputDir = "."
 
-        @Option(help: "The test suite's name (default: from the rule and session).")
+        @Option(help: "The test suite's name, a Swift identifier (default: from the rule and session).")
         var name: String?
 
         func validate() throws {
@@ -52,6 +52,13 @@ extension NavReplayCommand {
             if let rule, Rule(rawValue: rule) == nil {
                 throw ValidationError(
                     "Please give a rule id: \(Rule.allCases.map(\.rawValue).joined(separator: ", ")) (not \(rule)).")
+            }
+            if let name, !Self.isIdentifier(name) {
+                // It names two files and a Swift type: `../x` would write outside --output-dir,
+                // and `a b` would not compile.
+                throw ValidationError(
+                    "Please give --name as a Swift identifier: ASCII letters, digits and _, not starting with a digit, "
+                        + "at most 100 characters (not \(JSONWriter.quoted(name))).")
             }
             if input.inputs.contains("-") {
                 throw ValidationError("Please give files: repro reads the session's lines a second time, which standard input cannot give.")
@@ -92,7 +99,7 @@ extension NavReplayCommand {
                 throw CommandFailure("Replaying session \(JSONWriter.quoted(sessionID)) alone does not reproduce the finding.")
             }
 
-            let suite = name ?? ReproWriter.identifier("repro " + target.rule.rawValue + " " + sessionID)
+            let suite = name ?? ReproWriter.identifier("repro " + target.rule.rawValue + " " + Self.readable(sessionID))
             let capitalized = suite.prefix(1).uppercased() + suite.dropFirst()
             var isDirectory: ObjCBool = false
             if FileManager.default.fileExists(atPath: outputDir, isDirectory: &isDirectory), !isDirectory.boolValue {
@@ -116,6 +123,28 @@ extension NavReplayCommand {
                     + "reproduces with \(prefix.count) line(s) (seq \(kept.min() ?? 0)...\(kept.max() ?? 0) of \(sessionEvents)):")
             print("  \(logPath)")
             print("  \(testPath)")
+        }
+
+        static func isIdentifier(_ name: String) -> Bool {
+            let scalars = Array(name.unicodeScalars)
+            func isLetter(_ scalar: Unicode.Scalar) -> Bool {
+                (scalar >= "a" && scalar <= "z") || (scalar >= "A" && scalar <= "Z") || scalar == "_"
+            }
+            guard let first = scalars.first, isLetter(first), scalars.count <= 100 else { return false }
+            return scalars.allSatisfy { isLetter($0) || ($0 >= "0" && $0 <= "9") }
+        }
+
+        /// The session id's part of a derived name. The name keeps only ASCII letters and digits:
+        /// an id with none (`名前`, `#"#`) would give every such session the same files, so it
+        /// is named by a hash of its bytes instead.
+        static func readable(_ sessionID: String) -> String {
+            let hasWord = sessionID.unicodeScalars.contains {
+                ($0 >= "a" && $0 <= "z") || ($0 >= "A" && $0 <= "Z") || ($0 >= "0" && $0 <= "9")
+            }
+            guard !hasWord else { return sessionID }
+            var hash = StableHash(tag: StableHash.Tag.string)
+            for byte in sessionID.utf8 { hash.combineByte(byte) }
+            return "session " + String(hash.finish() & 0xFFFF_FFFF, radix: 16)
         }
 
         /// The finding the options name, or a failure that lists what there is.

@@ -386,6 +386,24 @@ struct HostileLine: CustomTestStringConvertible, Sendable {
         #expect(counts["events"] == 4 && counts["sessions"] == 2, "the two readable files were audited: \(counts.counts)")
     }
 
+    /// A file name with bytes that are not UTF-8 reaches Swift with U+FFFD in their place, and
+    /// that name does not exist: the run fails (exit 2), and says why instead of "no such file".
+    @Test func aFileNameThatIsNotUTF8IsNamedAsSuch() throws {
+        let scratch = try ScratchDirectory()
+        let folder = scratch.path("logs")
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        let name = Array((folder + "/bad").utf8) + [0xFF] + Array(".ndjson".utf8) + [0]
+        let descriptor = name.withUnsafeBufferPointer { bytes in
+            bytes.withMemoryRebound(to: CChar.self) { open($0.baseAddress!, O_WRONLY | O_CREAT, 0o644) }
+        }
+        try #require(descriptor >= 0)
+        _ = Lines.clean.utf8CString.withUnsafeBufferPointer { systemWrite(descriptor, $0.baseAddress!, $0.count - 1) }
+        close(descriptor)
+        let result = try navreplay(["audit", "-q", folder])
+        #expect(result.status == 2)
+        #expect(result.stderr.contains("/bad\u{FFFD}.ndjson: no such file; if its name has bytes that are not UTF-8"), "\(result.stderr)")
+    }
+
     // MARK: FIFOs
 
     /// Makes a FIFO and holds it open read-write (so neither side's `open` blocks); the test

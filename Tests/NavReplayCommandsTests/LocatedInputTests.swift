@@ -41,4 +41,41 @@ import Testing
         #expect(result.status == 2)
         #expect(result.stderr.contains("not located input"))
     }
+
+    /// A malformed prefix is named: what is wrong, and which physical line. The lines before it
+    /// are audited; the rest of the file is not read (the job that wrote it is broken), and the
+    /// run fails with exit status 2, as a corrupt gzip member does.
+    @Test(arguments: [
+        ("{}", "it does not start with FILE_INDEX"),
+        ("01\t2\t{}", "it does not start with FILE_INDEX"),
+        ("1\t2\t{}", "its FILE_INDEX 1 names no line of the paths file, which has 1 (0 to 0)"),
+        ("0 2\t{}", "a tab must follow FILE_INDEX"),
+        ("0\t0\t{}", "its LINE is not a line number"),
+        ("0\t02\t{}", "its LINE is not a line number"),
+        ("0\t99999999999999999999\t{}", "its LINE is not a line number"),
+        ("0\t2x\t{}", "a tab must follow LINE"),
+    ])
+    func aMalformedPrefixIsNamedAndTheLinesBeforeItAreAudited(_ bad: String, _ reason: String) throws {
+        let scratch = try ScratchDirectory()
+        let pathsFile = try scratch.write("paths.txt", "a.ndjson\n")
+        let summary = scratch.path("summary.json")
+        let stream = "0\t1\t" + Lines.start + "\n" + bad + "\n" + "0\t3\t" + Lines.push() + "\n"
+        let result = try navreplay(
+            ["audit", "-q", "--summary", summary, "--located-input", pathsFile, "-"], stdin: Data(stream.utf8))
+        #expect(result.status == 2)
+        #expect(result.stderr.contains("line 2 is not located input (FILE_INDEX<TAB>LINE<TAB>line): \(reason)"), "\(result.stderr)")
+        #expect(result.stderr.contains("the rest of the file is not read"))
+        let counts = try Summary(path: summary)
+        #expect(counts["events"] == 1)
+        #expect(counts["unreadable_files"] == 1)
+        counts.expectBalanced()
+    }
+
+    @Test func anEmptyPathsFileIsNamedAsEmpty() throws {
+        let scratch = try ScratchDirectory()
+        let pathsFile = try scratch.write("paths.txt", "")
+        let result = try navreplay(["audit", "-q", "--located-input", pathsFile, "-"], stdin: Data(("0\t1\t" + Lines.start + "\n").utf8))
+        #expect(result.status == 2)
+        #expect(result.stderr.contains("its FILE_INDEX 0 names no line of the paths file, which is empty"), "\(result.stderr)")
+    }
 }

@@ -51,6 +51,30 @@ import Testing
         #expect(FileManager.default.fileExists(atPath: Repository.path(relative + "/ReproStateMismatchSBadLostEventTests.swift")))
     }
 
+    /// A derived name keeps the session id's ASCII letters and digits; an id with none is named
+    /// by a hash of its bytes, so two such sessions do not write the same files.
+    @Test func sessionsWithoutASCIILettersGetNamesOfTheirOwn() throws {
+        let scratch = try ScratchDirectory()
+        let sample = try String(contentsOfFile: Repository.path("SampleLogs/violations/app-2026-11-20-broken.ndjson"), encoding: .utf8)
+        let lines = sample.split(separator: "\n").filter { $0.contains("\"session_id\":\"s-bad-lost-event\"") }
+        var text = ""
+        for id in ["名前", "日本"] {
+            text += lines.map { $0.replacingOccurrences(of: "s-bad-lost-event", with: id).replacingOccurrences(of: "\"event_id\":\"", with: "\"event_id\":\"\(id)") }
+                .joined(separator: "\n") + "\n"
+        }
+        let log = try scratch.write("names.ndjson", text)
+        let output = scratch.path("out")
+        var written: [String] = []
+        for id in ["名前", "日本"] {
+            let result = try navreplay(["repro", "-q", "--rule", "state.mismatch", "--session", id, log, "--output-dir", output])
+            #expect(result.status == 0, "\(result.stderr)")
+            written += result.stdout.split(separator: "\n").dropFirst().map { $0.trimmingCharacters(in: .whitespaces) }
+        }
+        #expect(Set(written).count == 4, "\(written)")
+        #expect(written.allSatisfy { $0.contains("/reproStateMismatchSession") || $0.contains("/ReproStateMismatchSession") }, "\(written)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: output).count == 4)
+    }
+
     @Test func aFingerprintNamesAFindingToo() throws {
         let sarif = try navreplay(["audit", "--quiet", "--format", "sarif", "SampleLogs/violations"])
         let document = try #require(try JSONSerialization.jsonObject(with: Data(sarif.stdout.utf8)) as? [String: Any])
@@ -77,6 +101,11 @@ import Testing
         ["repro", "--rule", "seq.gap", "--session", "s", "-"],
         ["repro", "--rule", "seq.gap", "--session", "s-bad-command", "SampleLogs/violations"],
         ["repro", "--fingerprint", "nr1-0000000000000000", "SampleLogs/violations"],
+        // --name names files and a Swift type: a path or a non-identifier is refused.
+        ["repro", "--rule", "state.mismatch", "--session", "s-bad-lost-event", "--name", "../escaped", "SampleLogs/violations"],
+        ["repro", "--rule", "state.mismatch", "--session", "s-bad-lost-event", "--name", "a b", "SampleLogs/violations"],
+        ["repro", "--rule", "state.mismatch", "--session", "s-bad-lost-event", "--name", "1x", "SampleLogs/violations"],
+        ["repro", "--rule", "state.mismatch", "--session", "s-bad-lost-event", "--name", "", "SampleLogs/violations"],
     ])
     func badRequestsExitTwo(arguments: [String]) throws {
         let result = try navreplay(arguments + ["--quiet"])
