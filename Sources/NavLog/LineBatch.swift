@@ -12,8 +12,9 @@ enum LocatedLine {
     static func split(_ line: inout RawLine, files: Int, maxLineBytes: Int) -> Result<(file: Int, line: Int64), Malformed> {
         let bytes = line.bytes
         var index = 0
-        /// A decimal number without leading zeros (a written number, as the job writes it).
-        func number() -> Int64? {
+        /// A decimal number; without leading zeros unless `padded` (the Spark job pads a file index
+        /// with zeros to give a line near the length limit the reading of the original file).
+        func number(padded: Bool = false) -> Int64? {
             let start = index
             var value: Int64 = 0
             while index < bytes.count, bytes[index] &- UInt8(ascii: "0") < 10 {
@@ -21,7 +22,7 @@ enum LocatedLine {
                 value = value * 10 + Int64(bytes[index] &- UInt8(ascii: "0"))
                 index += 1
             }
-            guard index > start, index - start == 1 || bytes[start] != UInt8(ascii: "0") else { return nil }
+            guard index > start, padded || index - start == 1 || bytes[start] != UInt8(ascii: "0") else { return nil }
             return value
         }
         func tab() -> Bool {
@@ -29,7 +30,7 @@ enum LocatedLine {
             index += 1
             return true
         }
-        guard let file = number() else { return .failure(.fileIndex) }
+        guard let file = number(padded: true) else { return .failure(.fileIndex) }
         guard file < files else { return .failure(.fileOutOfRange(file)) }
         guard tab() else { return .failure(.tab(after: "FILE_INDEX")) }
         guard let number = number(), number >= 1 else { return .failure(.lineNumber) }
@@ -57,7 +58,7 @@ enum LocatedLine {
 
         func describe(files: Int) -> String {
             switch self {
-            case .fileIndex: "it does not start with FILE_INDEX, a number without leading zeros"
+            case .fileIndex: "it does not start with FILE_INDEX, a number"
             case .fileOutOfRange(let index):
                 files == 0
                     ? "its FILE_INDEX \(index) names no line of the paths file, which is empty"

@@ -47,7 +47,7 @@ import Testing
     /// run fails with exit status 2, as a corrupt gzip member does.
     @Test(arguments: [
         ("{}", "it does not start with FILE_INDEX"),
-        ("01\t2\t{}", "it does not start with FILE_INDEX"),
+        ("x\t2\t{}", "it does not start with FILE_INDEX"),
         ("1\t2\t{}", "its FILE_INDEX 1 names no line of the paths file, which has 1 (0 to 0)"),
         ("0 2\t{}", "a tab must follow FILE_INDEX"),
         ("0\t0\t{}", "its LINE is not a line number"),
@@ -69,6 +69,17 @@ import Testing
         #expect(counts["events"] == 1)
         #expect(counts["unreadable_files"] == 1)
         counts.expectBalanced()
+    }
+
+    /// The Spark job pads a file index with zeros (so that a line near the length limit reads
+    /// as in the original file): `00` is index 0.
+    @Test func aFileIndexMayHaveLeadingZeros() throws {
+        let scratch = try ScratchDirectory()
+        let pathsFile = try scratch.write("paths.txt", "a.ndjson\n")
+        let stream = "00\t1\t" + Lines.start + "\n" + "000\t2\t" + Lines.push() + "\n"
+        let result = try navreplay(["audit", "-q", "--format", "ndjson", "--located-input", pathsFile, "-"], stdin: Data(stream.utf8))
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout.isEmpty)
     }
 
     @Test func anEmptyPathsFileIsNamedAsEmpty() throws {
