@@ -628,13 +628,15 @@ public struct NavigationFold: Sendable {
 
     /// Keeps the state before the event being applied. Every change of the state in `apply`
     /// comes after the event's first finding, or takes this itself first: the debug build checks.
+    /// Without `keepsStates` nothing is kept: the copy would make the event's own change copy
+    /// the stack it changes (a finding at every push onto a deep stack was quadratic).
     private mutating func captureStateBefore() {
-        if stateBefore == nil { stateBefore = working }
+        if keepsStates, stateBefore == nil { stateBefore = working }
     }
 
     private mutating func capturedStateBefore() -> FoldState {
         captureStateBefore()
-        return stateBefore!
+        return stateBefore ?? working
     }
 
     private mutating func setFlow(_ flow: String) {

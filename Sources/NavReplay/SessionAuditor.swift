@@ -230,6 +230,18 @@ public enum SessionAuditor {
         fold.keepsStates = options.keepStates
         // The final state is set at the end.
         var audit = SessionAudit(sessionID: sessionID, findings: [], finalState: NavigationState(flow: ""))
+        // Findings past the cap are counted, not kept: the first `maxFindings` in output order
+        // are kept, and the others dropped as they pile up (at twice the cap), so that a session
+        // of a million findings holds 2 x the cap, not a million. (Later findings can still come
+        // first in output order: a group's postcondition is found at its end.)
+        let keptFindingsBound = options.maxFindings < Int.max / 4 ? max(2 * options.maxFindings, 1024) : Int.max
+        func keepFirstFindings() {
+            findings.sortForOutput()
+            if findings.count > options.maxFindings {
+                for dropped in findings[options.maxFindings...] { audit.droppedFindings[dropped.rule, default: 0] += 1 }
+                findings.removeSubrange(options.maxFindings...)
+            }
+        }
         audit.eventsPastUntil = eventsPastUntil
         // The findings found so far (identity and order) belong with their lines' steps, for
         // replay: the steps hold every finding of the session.
@@ -316,7 +328,10 @@ public enum SessionAuditor {
                         changes: (before ?? fold.state).changes(to: fold.state),
                         findings: (earlyFindings[location] ?? []) + eventFindings))
             }
-            if !eventFindings.isEmpty { findings += eventFindings }
+            if !eventFindings.isEmpty {
+                findings += eventFindings
+                if findings.count >= keptFindingsBound { keepFirstFindings() }
+            }
             previousIndex = lineIndex
             eventInLine.initialize(to: consume event)
         }
@@ -326,11 +341,7 @@ public enum SessionAuditor {
                 findings[index].afterGap = true
             }
         }
-        findings.sortForOutput()
-        if findings.count > options.maxFindings {
-            for dropped in findings[options.maxFindings...] { audit.droppedFindings[dropped.rule, default: 0] += 1 }
-            findings.removeSubrange(options.maxFindings...)
-        }
+        keepFirstFindings()
 
         audit.findings = findings
         audit.redeliveries = redeliveries

@@ -183,6 +183,32 @@ struct SessionSequenceTests {
         #expect(result.findingCount == 3)
     }
 
+    /// Findings past the cap are dropped as they pile up (at twice the cap, 1,024 at least), not
+    /// held to the session's end: the kept ones and the counts are those of keeping them all.
+    @Test(arguments: [0, 10, 600, 3000])
+    func findingsPastTheCapAreDroppedAsTheyComeWithTheSameResult(cap: Int) throws {
+        var log = SessionLog.authorized(routes: ["list"])
+        for index in 0..<2500 {
+            // A finding each, and a postcondition found at its group's end: out of seq order.
+            if index % 500 == 0 {
+                _ = log.group("g\(index)", .command("logoutToOnboarding", from: "authorized", to: "onboarding"), .dismiss("success"))
+            } else {
+                log.add(.dismiss(index.isMultiple(of: 2) ? "success" : "paywall"))
+            }
+        }
+
+        let all = try audit(log)
+        let capped = try audit(log, options: SessionAuditOptions(maxFindings: cap))
+
+        #expect(all.findings.count > 2500)
+        #expect(summary(capped) == Array(summary(all).prefix(cap)))
+        #expect(capped.findings.map(\.message) == Array(all.findings.prefix(cap).map(\.message)))
+        #expect(capped.findingCount == all.findingCount)
+        var dropped: [Rule: Int] = [:]
+        for finding in all.findings.dropFirst(cap) { dropped[finding.rule, default: 0] += 1 }
+        #expect(capped.droppedFindings == dropped)
+    }
+
     @Test func recordedStepsGiveTheStateAndChangesAfterEachEvent() throws {
         var log = SessionLog.authorized(routes: ["detail"])
         log.group(
