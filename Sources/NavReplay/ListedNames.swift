@@ -1,4 +1,4 @@
-import NavJSON
+public import NavJSON
 
 /// A list of names as a finding shows it, in its message and in `expected` or `found`: a
 /// stack's routes, the presented modals, a group's commands, a model's declared names.
@@ -8,14 +8,14 @@ import NavJSON
 /// 4.7 MB log of `route_pop_to`s wrote 720 MB and peaked at 3.3 GB). Past `limit` names a
 /// finding shows the first `head` (a stack's root end) and the last `limit - head` (its top),
 /// with one entry between them that says how many it leaves out: `… 19984 more …`.
-struct ListedNames {
-    static let limit = 16
-    static let head = 4
+public struct ListedNames: Sendable {
+    public static let limit = 16
+    public static let head = 4
 
     /// The names shown, with the marker of the left-out ones in place.
-    let shown: [String]
+    public let shown: [String]
 
-    init<Names: Collection<String>>(_ names: Names) {
+    public init<Names: Collection<String>>(_ names: Names) {
         guard names.count > Self.limit else {
             shown = Array(names)
             return
@@ -24,7 +24,7 @@ struct ListedNames {
         shown = Array(names.prefix(Self.head)) + ["… \(names.count - Self.limit) more …"] + Array(names.suffix(tail))
     }
 
-    func joined(separator: String) -> String { shown.joined(separator: separator) }
+    public func joined(separator: String) -> String { shown.joined(separator: separator) }
 
-    var json: JSONValue { .array(shown.map(JSONValue.string)) }
+    public var json: JSONValue { .array(shown.map(JSONValue.string)) }
 }

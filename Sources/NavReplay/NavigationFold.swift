@@ -185,7 +185,7 @@ public struct NavigationFold: Sendable {
             }
         }
 
-        if !latestGroup.pendingLinks.isEmpty {
+        if !latestGroup.pendingLinks.isEmpty, Self.canRealizeAStep(event.payload) {
             var links = latestGroup.pendingLinks
             latestGroup.pendingLinks = []  // so that `links` is the only reference, changed in place
             advanceLinks(&links, with: event.payload)
@@ -524,6 +524,16 @@ public struct NavigationFold: Sendable {
 
     /// Whether an event carries out a deep link step: a tab switch to its tab, a push of its
     /// route on its stack (or a pop back to it: a singleton is opened once), a present of its modal.
+    /// Whether the event is of a kind that can carry out a deep link's step (`realizes`): other
+    /// events pass the group's links by without a look (a group of thousands of deep links
+    /// looked at every link at every one of them: quadratic).
+    private static func canRealizeAStep(_ payload: NavigationEvent.Payload) -> Bool {
+        switch payload {
+        case .tabSwitch, .routePush, .routePopTo, .modalPresent: true
+        default: false
+        }
+    }
+
     private func realizes(_ payload: NavigationEvent.Payload, _ step: DeepLinkStep) -> Bool {
         switch (step, payload) {
         case (.selectTab(let tab), .tabSwitch(_, let to)): tab == to

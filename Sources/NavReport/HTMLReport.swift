@@ -361,9 +361,13 @@ public enum HTMLReport {
         if let tab = state.tab { parts.append("tab <b>\(Markup.text(tab))</b>") }
         for name in state.stacks.keys.sorted() {
             guard let routes = state.stacks[name], !routes.isEmpty else { continue }
-            parts.append("\(Markup.text(name)): " + routes.map { Markup.text($0) }.joined(separator: " › "))
+            // As findings list them: a deep stack at every step of a timeline made the page grow
+            // with depth x events.
+            parts.append("\(Markup.text(name)): " + ListedNames(routes).shown.map { Markup.text($0) }.joined(separator: " › "))
         }
-        if !state.modals.isEmpty { parts.append("modals: " + state.modals.map { Markup.text($0) }.joined(separator: ", ")) }
+        if !state.modals.isEmpty {
+            parts.append("modals: " + ListedNames(state.modals).shown.map { Markup.text($0) }.joined(separator: ", "))
+        }
         return parts.joined(separator: " · ")
     }
 

@@ -21,6 +21,17 @@ import Testing
         return (try audit([path], recordSteps: true), directory)
     }
 
+    /// A timeline's state column lists a deep stack, and many modals, as findings do: the first
+    /// 4, how many are left out, the last 12.
+    @Test func aDeepStackIsCondensedInTheStateColumn() {
+        let routes = (0..<40).map { "r\($0)" }
+        let modals = (0..<20).map { "m\($0)" }
+        let summary = HTMLReport.stateSummary(NavigationState(flow: "authorized", tab: "tab1", stacks: ["tab1": routes], modals: modals))
+        #expect(summary.contains("tab1: r0 › r1 › r2 › r3 › … 24 more … › r28 › "))
+        #expect(summary.hasSuffix("modals: m0, m1, m2, m3, … 4 more …, m8, m9, m10, m11, m12, m13, m14, m15, m16, m17, m18, m19"))
+        #expect(!summary.contains("r10 "))
+    }
+
     @Test func sessionsGatheredInAnyOrderGiveTheSameReport() throws {
         // `navreplay report` adds each session as it folds (from any fold job, in any order)
         // and keeps only the worst: the page must be the one made from the whole run.
