@@ -224,8 +224,16 @@ extension NavReplayCommand {
             let run = try runAudit(
                 input, sessionOptions: SessionAuditOptions(recordSteps: true, untilSeq: untilSeq),
                 onlySession: session)
-            guard let audit = run.sessions.first(where: { $0.sessionID.utf8Equals(session) }) else {
+            let matching = run.sessions.filter { $0.sessionID.utf8Equals(session) }
+            guard let audit = matching.first else {
                 throw CommandFailure("No events of session \(JSONWriter.quoted(session)) in the input.")
+            }
+            // An app's session ids are its own (each folder with its own model.json): showing
+            // one of two such sessions would hide the other.
+            guard matching.count == 1 else {
+                throw CommandFailure(
+                    "Session \(JSONWriter.quoted(session)) is in the logs of \(matching.count) apps (folders with their own "
+                        + "model.json); give the logs of one.")
             }
             switch format {
             case .ndjson: try emit(ReplayWriter.ndjson(audit, files: run.files), to: output.output)

@@ -208,7 +208,9 @@ struct Histogram {
 
     static func sessionDurations() -> Histogram {
         Histogram(
-            [(999, "<1 s"), (9_999, "1–10 s"), (29_999, "10–30 s"), (59_999, "30–60 s"), (299_999, "1–5 min"),
+            // A session whose last event is timed before its first (the clock went back) has
+            // a duration below zero: a bar of its own, not "<1 s", shown only when there is one.
+            [(-1, "<0 s (clock went back)"), (999, "<1 s"), (9_999, "1–10 s"), (29_999, "10–30 s"), (59_999, "30–60 s"), (299_999, "1–5 min"),
              (899_999, "5–15 min"), (3_599_999, "15–60 min"), (14_399_999, "1–4 h")],
             overflow: ">4 h")
     }
@@ -224,6 +226,7 @@ struct Histogram {
     /// The bars, trailing empty buckets dropped; none when nothing was counted.
     var bars: [ReportData.Bar] {
         var bars = zip(buckets.map(\.label) + [overflow], counts).map { ReportData.Bar(label: $0, value: $1) }
+        if let first = buckets.first, first.bound < 0, counts[0] == 0 { bars.removeFirst() }
         while let last = bars.last, last.value == 0, bars.count > 1 { bars.removeLast() }
         return counts.allSatisfy { $0 == 0 } ? [] : bars
     }

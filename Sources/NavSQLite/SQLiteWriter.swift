@@ -155,7 +155,7 @@ public final class SQLiteSessionsWriter {
                 .text(audit.sessionID), .integer(step.event.seq), .text(step.event.eventID),
                 .text(step.event.name.rawValue), .text(step.event.timestamp.text),
                 .integer(step.event.timestamp.epochMilliseconds), .text(step.event.correlationID),
-                .optional(step.event.payload.stack), .optional(path(of: step.location, in: files)),
+                .optional(Self.stack(of: step.event.payload)), .optional(path(of: step.location, in: files)),
                 .integer(step.location.line), .text(step.event.canonicalJSON), .text(step.stateAfter.json),
                 .text(changes.string), .integer(Int64(step.findings.count)),
             ])
@@ -164,6 +164,12 @@ public final class SQLiteSessionsWriter {
             writer.row(2, findingRow(finding, fingerprint: fingerprint, files: files))
         }
         return writer.bytes
+    }
+
+    /// The stack an event names: a stack operation's, or the stack of a screen it views.
+    static func stack(of payload: NavigationEvent.Payload) -> String? {
+        if case .screenView(.stack(let stack, _), _) = payload { return stack }
+        return payload.stack
     }
 
     /// The input path a location names, as `AuditRun.path(of:)` (no run is at hand on a fold job).

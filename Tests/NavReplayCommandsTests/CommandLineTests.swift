@@ -39,6 +39,24 @@ import Testing
         #expect(try navreplay(["replay", "--session", "s-a", "-"], stdin: Data(log.utf8)).status == 0)
     }
 
+    /// Session ids are an app's own: when two apps' folders both hold the id, replay says so
+    /// rather than show one of them.
+    @Test func replayRefusesASessionIdThatTwoAppsHold() throws {
+        let scratch = try ScratchDirectory()
+        let log = try String(contentsOfFile: Repository.path("SampleLogs/clean/app-2026-11-20-upload1.ndjson"), encoding: .utf8)
+        let model = try String(contentsOfFile: Repository.path("SampleLogs/poc.model.json"), encoding: .utf8)
+        for app in ["a", "b"] {
+            try FileManager.default.createDirectory(atPath: scratch.path(app), withIntermediateDirectories: true)
+            _ = try scratch.write("\(app)/model.json", model)
+            _ = try scratch.write("\(app)/log.ndjson", log)
+        }
+        let both = try navreplay(["replay", "-q", "--session", "s-clean-onboarding", scratch.url.path])
+        #expect(both.status == 2)
+        #expect(both.stderr.contains("is in the logs of 2 apps"), "\(both.stderr)")
+        let one = try navreplay(["replay", "-q", "--session", "s-clean-onboarding", scratch.path("a")])
+        #expect(one.status == 0, "\(one.stderr)")
+    }
+
     @Test func warningsFailOnlyWithFailOnWarning() throws {
         let gap = Self.clean + """
             {"schema_version":1,"event_id":"e3","event_name":"route_push","session_id":"s","seq":3,"timestamp":"2026-11-20T10:00:03Z","correlation_id":"c3","stack":"onboarding","from_route":"welcome","to_route":"signup"}

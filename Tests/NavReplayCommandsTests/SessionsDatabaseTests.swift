@@ -69,6 +69,13 @@ import Testing
             "SELECT s.session_id FROM sessions s JOIN events e ON e.session_id = s.session_id AND e.seq = s.last_seq "
                 + "WHERE json(e.state_after) != json(s.final_state)")
         #expect(last.isEmpty)
+        // The stack column names the event's stack: a stack operation's, or a viewed screen's.
+        let stacks = try query(
+            database,
+            "SELECT count(*) AS n, sum(stack IS json_extract(event, '$.stack')) AS same, "
+                + "sum(event_name = 'screen_view' AND stack IS NOT NULL) AS views FROM events")
+        #expect(stacks.first?["n"] as? Int == stacks.first?["same"] as? Int, "\(stacks)")
+        #expect((stacks.first?["views"] as? Int ?? 0) > 0, "\(stacks)")
 
         // The findings table is the audit's findings, in order, with fingerprints.
         let findings = try query(database, "SELECT rule, session_id, seq, line, fingerprint FROM findings ORDER BY rowid")

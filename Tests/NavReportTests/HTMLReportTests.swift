@@ -21,6 +21,16 @@ import Testing
         return (try audit([path], recordSteps: true), directory)
     }
 
+    @Test func negativeDurationsHaveABarOfTheirOwnOnlyWhenThereAreSome() {
+        var durations = Histogram.sessionDurations()
+        durations.add(500)
+        #expect(durations.bars.map(\.label) == ["<1 s"])
+        durations.add(-10_000)
+        durations.add(-1)
+        #expect(durations.bars.map(\.label) == ["<0 s (clock went back)", "<1 s"])
+        #expect(durations.bars.map(\.value) == [2, 1])
+    }
+
     /// A timeline's state column lists a deep stack, and many modals, as findings do: the first
     /// 4, how many are left out, the last 12.
     @Test func aDeepStackIsCondensedInTheStateColumn() {
