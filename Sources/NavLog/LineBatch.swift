@@ -50,7 +50,7 @@ enum LocatedLine {
     }
 
     /// What is wrong with a located line's prefix, `FILE_INDEX<TAB>LINE<TAB>`.
-    enum Malformed: Error, Equatable {
+    enum Malformed: Error {
         case fileIndex
         case fileOutOfRange(Int64)
         case tab(after: String)

@@ -283,10 +283,10 @@ package final class StackTable: Sendable {
         }
         self.names = names
         self.specs = specs
-        numbers = names.count <= 8 ? [:] : Dictionary(uniqueKeysWithValues: names.enumerated().map { ($0.element, $0.offset) })
+        let numberOf = Dictionary(uniqueKeysWithValues: names.enumerated().map { ($0.element, $0.offset) })
+        numbers = names.count <= 8 ? [:] : numberOf
         // `NavigationModel.owningModal(of:)`: the first modal in file order that owns the stack.
         var owningModals = [String?](repeating: nil, count: names.count)
-        let numberOf = Dictionary(names.enumerated().map { ($0.element, $0.offset) }, uniquingKeysWith: { first, _ in first })
         for modal in modalNames {
             guard let stack = modals[modal]?.stack, let number = numberOf[stack] else { continue }
             if owningModals[number] == nil { owningModals[number] = modal }

@@ -224,11 +224,12 @@ public struct NavigationFold: Sendable {
             }
             if let tabs = flowSpec?.tabs {
                 if !tabs.contains(to) {
+                    let listed = ListedNames(tabs)
                     report(
                         .tabInvalid,
                         "flow \(JSONWriter.quoted(working.flow)) has no tab \(JSONWriter.quoted(to)) "
-                            + "(its tabs: \(ListedNames(tabs).joined(separator: ", ")))",
-                        expected: ListedNames(tabs).json, found: .string(to))
+                            + "(its tabs: \(listed.joined(separator: ", ")))",
+                        expected: listed.json, found: .string(to))
                 }
             } else {
                 report(
@@ -272,18 +273,20 @@ public struct NavigationFold: Sendable {
                 if model.modals[modal] == nil {
                     report(.modalNotAllowed, "modal \(JSONWriter.quoted(modal)) is not declared in the model", found: .string(modal))
                 } else if let spec = model.modals[modal], !spec.isAllowed(in: working.flow) {
+                    let listed = ListedNames(spec.flows ?? [])
                     report(
                         .modalNotAllowed,
                         "modal \(JSONWriter.quoted(modal)) is not allowed in flow \(JSONWriter.quoted(working.flow))"
-                            + " (allowed in: \(ListedNames(spec.flows ?? []).joined(separator: ", ")))",
-                        expected: ListedNames(spec.flows ?? []).json, found: .string(working.flow),
+                            + " (allowed in: \(listed.joined(separator: ", ")))",
+                        expected: listed.json, found: .string(working.flow),
                         witness: flowWitness)
                 } else if let spec = model.modals[modal], !spec.allowsStyle(style.rawValue) {
+                    let listed = ListedNames(spec.styles ?? [])
                     report(
                         .modalNotAllowed,
                         "modal \(JSONWriter.quoted(modal)) is presented as \(style.rawValue); the model allows "
-                            + ListedNames(spec.styles ?? []).joined(separator: ", "),
-                        expected: ListedNames(spec.styles ?? []).json, found: .string(style.rawValue))
+                            + listed.joined(separator: ", "),
+                        expected: listed.json, found: .string(style.rawValue))
                 } else if let limit = flowSpec?.maxModals, working.modals.count >= limit {
                     report(
                         .modalNotAllowed,
@@ -305,11 +308,12 @@ public struct NavigationFold: Sendable {
                 closeStacks(of: Array(working.modals[index...]), reference: reference)
                 working.modals.removeSubrange(index...)
             } else {
+                let listed = ListedNames(working.modals)
                 report(
                     .modalNotPresented,
                     "modal_dismiss of \(JSONWriter.quoted(modal)), which is not presented (presented: "
-                        + "\(working.modals.isEmpty ? "none" : ListedNames(working.modals).joined(separator: ", ")))",
-                    expected: ListedNames(working.modals).json, found: .string(modal),
+                        + "\(working.modals.isEmpty ? "none" : listed.joined(separator: ", ")))",
+                    expected: listed.json, found: .string(modal),
                     witness: modalWitness[modal])
             }
         case .screenView(let claim, _):
@@ -414,9 +418,10 @@ public struct NavigationFold: Sendable {
                 found.append("tab", .optionalString(working.tab))
             }
             if command.spec.dismissModals, !working.modals.isEmpty {
-                broken.append("modals are still presented (\(ListedNames(working.modals).joined(separator: ", ")))")
+                let listed = ListedNames(working.modals)
+                broken.append("modals are still presented (\(listed.joined(separator: ", ")))")
                 expected.append("modals", .array([]))
-                found.append("modals", ListedNames(working.modals).json)
+                found.append("modals", listed.json)
             }
             let notReset = zip(command.spec.reset, command.resetSeenEmpty).filter { !$0.1 }.map(\.0)
             if !notReset.isEmpty {
@@ -451,8 +456,9 @@ public struct NavigationFold: Sendable {
                 }
             }
             let missingCommand = link.link.command.flatMap { command in group.appliedCommands.contains(command) ? nil : command }
+            let appliedCommands = ListedNames(group.appliedCommands)
             if let command = missingCommand {
-                let applied = group.appliedCommands.isEmpty ? "none" : ListedNames(group.appliedCommands).shown.map(JSONWriter.quoted).joined(separator: ", ")
+                let applied = group.appliedCommands.isEmpty ? "none" : appliedCommands.shown.map(JSONWriter.quoted).joined(separator: ", ")
                 link.problems.insert("its command \(JSONWriter.quoted(command)) was not applied (applied: \(applied))", at: 0)
             }
             guard !link.problems.isEmpty else { continue }
@@ -460,7 +466,7 @@ public struct NavigationFold: Sendable {
             var found = JSONObject()
             if let command = missingCommand {
                 expected.append("command", .string(command))
-                found.append("commands", ListedNames(group.appliedCommands).json)
+                found.append("commands", appliedCommands.json)
             }
             if !link.link.steps.isEmpty {
                 expected.append("steps", .array(link.link.steps.map { JSONValue.string(describe($0)) }))
@@ -500,15 +506,15 @@ public struct NavigationFold: Sendable {
                 guard !requirement.allows(route, at: requirement.index, in: working.flow) else { continue }
                 let atSwitch = flowSwitch.stacksAtSwitch.routes[number]
                 guard requirement.index < atSwitch.count, atSwitch[requirement.index] == route else { continue }
-                let required =
-                    requirement.oneOf.isEmpty ? "no route there" : "one of \(ListedNames(requirement.oneOf).joined(separator: ", ")) there"
+                let oneOf = ListedNames(requirement.oneOf)
+                let required = requirement.oneOf.isEmpty ? "no route there" : "one of \(oneOf.joined(separator: ", ")) there"
                 var finding = Finding(
                     rule: .routePosition, sessionID: flowSwitch.sessionID, seq: flowSwitch.event.seq,
                     eventID: flowSwitch.event.eventID, location: flowSwitch.event.location,
                     message: "after the switch to flow \(JSONWriter.quoted(working.flow)) (correlation group "
                         + "\(JSONWriter.quoted(correlationID))), stack \(JSONWriter.quoted(stack)) still holds "
                         + "\(JSONWriter.quoted(route)) at index \(requirement.index); the model requires \(required) in that flow",
-                    expected: ListedNames(requirement.oneOf).json, found: .string(route),
+                    expected: oneOf.json, found: .string(route),
                     witness: stackWitness[number], eventName: .flowSwitch)
                 if keepsStates {
                     finding.stateBefore = flowSwitch.stateBefore.state(stacks)
@@ -522,8 +528,6 @@ public struct NavigationFold: Sendable {
 
     // MARK: Deep link steps
 
-    /// Whether an event carries out a deep link step: a tab switch to its tab, a push of its
-    /// route on its stack (or a pop back to it: a singleton is opened once), a present of its modal.
     /// Whether the event is of a kind that can carry out a deep link's step (`realizes`): other
     /// events pass the group's links by without a look (a group of thousands of deep links
     /// looked at every link at every one of them: quadratic).
@@ -534,6 +538,8 @@ public struct NavigationFold: Sendable {
         }
     }
 
+    /// Whether an event carries out a deep link step: a tab switch to its tab, a push of its
+    /// route on its stack (or a pop back to it: a singleton is opened once), a present of its modal.
     private func realizes(_ payload: NavigationEvent.Payload, _ step: DeepLinkStep) -> Bool {
         switch (step, payload) {
         case (.selectTab(let tab), .tabSwitch(_, let to)): tab == to
@@ -728,11 +734,12 @@ public struct NavigationFold: Sendable {
             report(.flowUnknown, "the snapshot's flow \(JSONWriter.quoted(snapshot.flow)) is not declared in the model",
                 found: .string(snapshot.flow))
         } else if let tabs = model.flows[snapshot.flow]?.tabs, !(snapshot.tab.map(tabs.contains) ?? false) {
+            let listed = ListedNames(tabs)
             report(
                 .tabInvalid,
                 "the snapshot's tab \(describe(snapshot.tab)) is not a tab of flow \(JSONWriter.quoted(snapshot.flow)) "
-                    + "(its tabs: \(ListedNames(tabs).joined(separator: ", ")))",
-                expected: ListedNames(tabs).json, found: .optionalString(snapshot.tab))
+                    + "(its tabs: \(listed.joined(separator: ", ")))",
+                expected: listed.json, found: .optionalString(snapshot.tab))
         }
         for stack in snapshot.stacks.keys.sorted() {
             let routes = snapshot.stacks[stack] ?? []
@@ -810,11 +817,12 @@ public struct NavigationFold: Sendable {
         //    or, for a modal's own stack, by its presented modal.
         if let modal = stacks.owningModals[number] {
             if !working.modals.contains(modal) {
+                let listed = ListedNames(working.modals)
                 report(
                     .stackNotOwned,
                     "\(payload.name.rawValue) on stack \(JSONWriter.quoted(stack)) of modal \(JSONWriter.quoted(modal)), "
-                        + "which is not presented (presented: \(working.modals.isEmpty ? "none" : ListedNames(working.modals).joined(separator: ", ")))",
-                    expected: .string(modal), found: ListedNames(working.modals).json, witness: modalWitness[modal])
+                        + "which is not presented (presented: \(working.modals.isEmpty ? "none" : listed.joined(separator: ", ")))",
+                    expected: .string(modal), found: listed.json, witness: modalWitness[modal])
             }
         } else if !currentFlowOwns(stack) {
             var exempt = false
@@ -884,11 +892,12 @@ public struct NavigationFold: Sendable {
                     working.routes[number].removeSubrange((index + 1)...)
                 } else {
                     let routes = working.routes[number]
+                    let listed = ListedNames(routes)
                     report(
                         .stackOutOfRange,
                         "route_pop_to \(JSONWriter.quoted(target)), which is not in stack \(JSONWriter.quoted(stack)) "
-                            + "(\(routes.isEmpty ? "empty" : ListedNames(routes).joined(separator: " › "))); no-op",
-                        expected: ListedNames(routes).json, found: .string(target), witness: stackWitness[number])
+                            + "(\(routes.isEmpty ? "empty" : listed.joined(separator: " › "))); no-op",
+                        expected: listed.json, found: .string(target), witness: stackWitness[number])
                 }
             } else {
                 working.routes[number].removeAll()
@@ -981,20 +990,22 @@ public struct NavigationFold: Sendable {
         let stack = stacks.names[number]
         let spec = stacks.specs[number]
         if !stacks.accepts(route, number: number) {
+            let declared = spec.routes.map(ListedNames.init)
             report(
                 .routeUnknown,
                 "route \(JSONWriter.quoted(route)) is not declared for stack \(JSONWriter.quoted(stack))"
-                    + (spec.routes.map { " (declared: \(ListedNames($0).joined(separator: ", ")))" } ?? ""),
-                expected: spec.routes.map { ListedNames($0).json }, found: .string(route))
+                    + (declared.map { " (declared: \($0.joined(separator: ", ")))" } ?? ""),
+                expected: declared?.json, found: .string(route))
         }
         // Most stacks have no singletons: then neither a hash nor a search of the stack (a search
         // at every push made a deep stack quadratic).
         if !spec.singletons.isEmpty, spec.singletons.contains(route), routes.contains(route) {
+            let listed = ListedNames(routes)
             report(
                 .routeSingleton,
                 "singleton route \(JSONWriter.quoted(route)) is already in stack \(JSONWriter.quoted(stack)) "
-                    + "(\(ListedNames(routes).joined(separator: " › "))); open it once: pop back to it instead",
-                expected: ListedNames(routes).json, found: .string(route), witness: stackWitness[number])
+                    + "(\(listed.joined(separator: " › "))); open it once: pop back to it instead",
+                expected: listed.json, found: .string(route), witness: stackWitness[number])
         }
         checkPosition(stack: stack, spec: spec, route: route, index: index)
     }
@@ -1002,14 +1013,13 @@ public struct NavigationFold: Sendable {
     private mutating func checkPosition(stack: String, spec: StackSpec, route: String, index: Int, flow: String? = nil) {
         let flow = flow ?? working.flow
         for requirement in spec.positions where !requirement.allows(route, at: index, in: flow) {
-            let required =
-                requirement.oneOf.isEmpty
-                ? "no route there" : "one of \(ListedNames(requirement.oneOf).joined(separator: ", ")) there"
+            let oneOf = ListedNames(requirement.oneOf)
+            let required = requirement.oneOf.isEmpty ? "no route there" : "one of \(oneOf.joined(separator: ", ")) there"
             report(
                 .routePosition,
                 "route \(JSONWriter.quoted(route)) at index \(index) of stack \(JSONWriter.quoted(stack)); the model requires "
                     + required + (requirement.flows == nil ? "" : " in flow \(JSONWriter.quoted(flow))"),
-                expected: ListedNames(requirement.oneOf).json, found: .string(route),
+                expected: oneOf.json, found: .string(route),
                 witness: requirement.flows == nil ? nil : flowWitness)
         }
     }

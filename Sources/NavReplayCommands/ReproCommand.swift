@@ -127,21 +127,22 @@ extension NavReplayCommand {
 
         static func isIdentifier(_ name: String) -> Bool {
             let scalars = Array(name.unicodeScalars)
-            func isLetter(_ scalar: Unicode.Scalar) -> Bool {
-                (scalar >= "a" && scalar <= "z") || (scalar >= "A" && scalar <= "Z") || scalar == "_"
-            }
-            guard let first = scalars.first, isLetter(first), scalars.count <= 100 else { return false }
-            return scalars.allSatisfy { isLetter($0) || ($0 >= "0" && $0 <= "9") }
+            guard let first = scalars.first, first == "_" || (isASCIILetterOrDigit(first) && !isDigit(first)), scalars.count <= 100
+            else { return false }
+            return scalars.allSatisfy { $0 == "_" || isASCIILetterOrDigit($0) }
+        }
+
+        private static func isDigit(_ scalar: Unicode.Scalar) -> Bool { scalar >= "0" && scalar <= "9" }
+
+        private static func isASCIILetterOrDigit(_ scalar: Unicode.Scalar) -> Bool {
+            (scalar >= "a" && scalar <= "z") || (scalar >= "A" && scalar <= "Z") || isDigit(scalar)
         }
 
         /// The session id's part of a derived name. The name keeps only ASCII letters and digits:
         /// an id with none (`名前`, `#"#`) would give every such session the same files, so it
         /// is named by a hash of its bytes instead.
         static func readable(_ sessionID: String) -> String {
-            let hasWord = sessionID.unicodeScalars.contains {
-                ($0 >= "a" && $0 <= "z") || ($0 >= "A" && $0 <= "Z") || ($0 >= "0" && $0 <= "9")
-            }
-            guard !hasWord else { return sessionID }
+            guard !sessionID.unicodeScalars.contains(where: isASCIILetterOrDigit) else { return sessionID }
             var hash = StableHash(tag: StableHash.Tag.string)
             for byte in sessionID.utf8 { hash.combineByte(byte) }
             return "session " + String(hash.finish() & 0xFFFF_FFFF, radix: 16)
