@@ -48,12 +48,11 @@ public struct SessionAuditOptions: Sendable {
     }
 }
 
-/// The state after one folded event, with what changed.
+/// One folded event. The state after it, and what it changed, are in the session's `states`
+/// (walked with `StepStates.Cursor`, in step order).
 public struct ReplayStep: Sendable {
     public var event: NavigationEvent
     public var location: LineLocation
-    public var stateAfter: NavigationState
-    public var changes: [StateChange]
     public var findings: [Finding]
 }
 
@@ -89,6 +88,8 @@ public struct SessionAudit: Sendable {
     /// The visible screen after each folded event, consecutive repeats collapsed.
     public var screens: [Screen] = []
     public var steps: [ReplayStep] = []
+    /// With `steps`: the state after each of them, in the same order.
+    public var states = StepStates(initial: NavigationState(flow: ""))
     /// With `steps`: the lines not folded, in seq order.
     public var unfolded: [UnfoldedLine] = []
 
@@ -230,6 +231,7 @@ public enum SessionAuditor {
         fold.keepsStates = options.keepStates
         // The final state is set at the end.
         var audit = SessionAudit(sessionID: sessionID, findings: [], finalState: NavigationState(flow: ""))
+        if options.recordSteps { audit.states = StepStates(initial: fold.state) }
         // Findings past the cap are counted, not kept: the first `maxFindings` in output order
         // are kept, and the others dropped as they pile up (at twice the cap), so that a session
         // of a million findings holds 2 x the cap, not a million. (Later findings can still come
@@ -263,9 +265,6 @@ public enum SessionAuditor {
             let contentIdentity = line.pointee.decoded.contentIdentity
             let eventInLine = (UnsafeMutableRawPointer(line) + eventOffset).assumingMemoryBound(to: NavigationEvent.self)
             let event = eventInLine.move()
-            // Kept only when steps are recorded: holding the state across the fold would make
-            // every mutation copy it.
-            let before = options.recordSteps ? fold.state : nil
             var eventFindings: [Finding] = []
             func note(_ rule: Rule, _ message: String, witness: EventReference? = nil, expected: JSONValue? = nil,
                       found: JSONValue? = nil) {
@@ -322,11 +321,8 @@ public enum SessionAuditor {
                 audit.screens.append(screen)
             }
             if options.recordSteps {
-                audit.steps.append(
-                    ReplayStep(
-                        event: event, location: location, stateAfter: fold.state,
-                        changes: (before ?? fold.state).changes(to: fold.state),
-                        findings: (earlyFindings[location] ?? []) + eventFindings))
+                audit.steps.append(ReplayStep(event: event, location: location, findings: (earlyFindings[location] ?? []) + eventFindings))
+                audit.states.record(fold.state)
             }
             if !eventFindings.isEmpty {
                 findings += eventFindings

@@ -7,8 +7,13 @@ public enum StateChange: Sendable, Hashable, CustomStringConvertible {
     case stack(String, from: [String], to: [String])
     case modals(from: [String], to: [String])
 
-    public var description: String {
-        func list(_ items: [String]) -> String { "[" + items.joined(separator: ", ") + "]" }
+    public var description: String { describe(list: { "[" + $0.joined(separator: ", ") + "]" }) }
+
+    /// The same, with long lists shown as findings show them (`ListedNames`), for a page whose
+    /// size must not grow with a stack's depth.
+    public var condensedDescription: String { describe(list: { "[" + ListedNames($0).joined(separator: ", ") + "]" }) }
+
+    private func describe(list: ([String]) -> String) -> String {
         switch self {
         case .flow(let from, let to): return "flow: \(from) → \(to)"
         case .tab(let from, let to): return "tab: \(from ?? "null") → \(to ?? "null")"

@@ -161,6 +161,9 @@ extension NavReplayCommand {
             }
         }
 
+        /// A session's record has no finding's explanation: the findings' states are not kept.
+        static let options = SessionAuditOptions(keepStates: false)
+
         func run() throws {
             try input.refuseOverwritingInputs(output)
             if format == .ndjson || format == .csv {
@@ -170,7 +173,7 @@ extension NavReplayCommand {
                 let stream = AuditStream(
                     format: { audit, _ in format == .csv ? SessionWriter.csvRow(audit) : SessionWriter.ndjsonLine(audit) },
                     writeInvalid: { _, _ in }, write: file.write)
-                let run = try runAudit(input, stream: stream)
+                let run = try runAudit(input, sessionOptions: Self.options, stream: stream)
                 try file.commit()
                 try finish(run, output: output, quiet: input.quiet)
                 return
@@ -180,12 +183,12 @@ extension NavReplayCommand {
                 // no session is kept: the database of a large input needs no more memory than
                 // its audit.
                 let database = try sessionsDatabase(at: output.output ?? "sessions.db")
-                let run = try runAudit(input, sessionOptions: SessionAuditOptions(recordSteps: true), stream: database.stream)
+                let run = try runAudit(input, sessionOptions: SessionAuditOptions(recordSteps: true, keepStates: false), stream: database.stream)
                 try database.finish(run)
                 try finish(run, output: output, quiet: input.quiet)
                 return
             }
-            let run = try runAudit(input)
+            let run = try runAudit(input, sessionOptions: Self.options)
             switch format {
             case .json: try emit(SessionWriter.json(run), to: output.output)
             case .ndjson, .csv, .sqlite: break
@@ -222,7 +225,7 @@ extension NavReplayCommand {
         func run() throws {
             try input.refuseOverwritingInputs(output)
             let run = try runAudit(
-                input, sessionOptions: SessionAuditOptions(recordSteps: true, untilSeq: untilSeq),
+                input, sessionOptions: SessionAuditOptions(recordSteps: true, untilSeq: untilSeq, keepStates: false),
                 onlySession: session)
             let matching = run.sessions.filter { $0.sessionID.utf8Equals(session) }
             guard let audit = matching.first else {
@@ -235,12 +238,13 @@ extension NavReplayCommand {
                     "Session \(JSONWriter.quoted(session)) is in the logs of \(matching.count) apps (folders with their own "
                         + "model.json); give the logs of one.")
             }
+            // Written as it is made: the output grows with the stack's depth x the events.
+            let file = try OutputFile(path: output.output)
             switch format {
-            case .ndjson: try emit(ReplayWriter.ndjson(audit, files: run.files), to: output.output)
-            case .text:
-                let style = output.textStyle
-                try emit(Array(ReplayWriter.text(audit, files: run.files, style: style).utf8), to: output.output)
+            case .ndjson: try ReplayWriter.ndjson(audit, files: run.files, write: file.write)
+            case .text: try ReplayWriter.text(audit, files: run.files, style: output.textStyle) { try file.write(Array($0.utf8)) }
             }
+            try file.commit()
             if let path = output.summary { try emit(SummaryWriter.json(run), to: path) }
             if !input.quiet { Terminal.writeError("navreplay: " + SummaryWriter.text(run) + "\n") }
             if !run.inputErrors.isEmpty { throw ExitCode(2) }

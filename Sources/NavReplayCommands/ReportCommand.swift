@@ -46,7 +46,7 @@ extension NavReplayCommand {
             let stream = AuditStream(
                 format: { audit, _ in sessions.add(audit); return [] }, writeInvalid: { _, _ in }, write: { _ in },
                 reformat: { previous, audit, _ in sessions.replace(previous, with: audit); return [] })
-            let run = try runAudit(input, sessionOptions: SessionAuditOptions(recordSteps: true), stream: stream)
+            let run = try runAudit(input, sessionOptions: SessionAuditOptions(recordSteps: true, keepStates: false), stream: stream)
             let data = try ReportData(run: run, sessions: sessions)
             let page = HTMLReport.html(data, title: title, toolVersion: NavReplayCommand.version, timelineLimit: timelineLimit)
             try emit(Array(page.utf8), to: output.output)

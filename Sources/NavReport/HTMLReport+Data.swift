@@ -308,12 +308,14 @@ public final class ReportAccumulator: @unchecked Sendable {
             mine.labels.append((.exit, exit))
         }
         for (from, to) in zip(screens, screens.dropFirst()) { mine.labels.append((.transition, from + " → " + to)) }
+        var cursor = audit.states.cursor()
         for step in audit.steps {
+            _ = cursor.advance()
             if case .screenView(let claim, _) = step.event.payload { mine.labels.append((.view, claim.screen.label)) }
-            for (stack, routes) in step.stateAfter.stacks {
+            cursor.forEachStackDepth { stack, depth in
                 var histogram = mine.depths[stack] ?? []
-                if histogram.count <= routes.count { histogram += Array(repeating: 0, count: routes.count + 1 - histogram.count) }
-                histogram[routes.count] += 1
+                if histogram.count <= depth { histogram += Array(repeating: 0, count: depth + 1 - histogram.count) }
+                histogram[depth] += 1
                 mine.depths[stack] = histogram
             }
         }

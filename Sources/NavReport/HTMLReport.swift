@@ -234,7 +234,9 @@ public enum HTMLReport {
         let startMillis = audit.start?.epochMilliseconds ?? 0
         var rows: [String] = []
         var skipped = 0
+        var cursor = audit.states.cursor()
         for (index, step) in steps.enumerated() {
+            _ = cursor.advance()
             guard shown.contains(index) else {
                 skipped += 1
                 continue
@@ -250,8 +252,9 @@ public enum HTMLReport {
             if !witnessOf.isEmpty { classes.append("witness") }
             let offset = step.event.timestamp.epochMilliseconds - startMillis
             var what = "<code class=\"ev\">\(step.event.name.rawValue)</code> " + Markup.text(describe(step.event))
-            if !step.changes.isEmpty {
-                what += "<div class=\"chg\">" + step.changes.map { Markup.text($0.description) }.joined(separator: "<br>") + "</div>"
+            let changes = cursor.changes
+            if !changes.isEmpty {
+                what += "<div class=\"chg\">" + changes.map { Markup.text($0.condensedDescription) }.joined(separator: "<br>") + "</div>"
             }
             if !witnessOf.isEmpty {
                 what += "<div class=\"wit\">witness of " + witnessOf.map { Markup.text($0) }.joined(separator: ", ") + "</div>"
@@ -259,7 +262,7 @@ public enum HTMLReport {
             rows.append(
                 "<tr class=\"\(classes.joined(separator: " "))\"><td class=\"seq\">\(step.event.seq)</td>"
                     + "<td class=\"t\">+\(Markup.escape(duration(offset)))</td><td>\(what)</td>"
-                    + "<td class=\"state\">\(stateSummary(step.stateAfter))</td></tr>")
+                    + "<td class=\"state\">\(stateSummary(cursor.state))</td></tr>")
             for finding in findings {
                 rows.append(
                     "<tr class=\"finding \(finding.severity == .error ? "err" : "warn")\"><td></td><td colspan=\"3\">"

@@ -100,39 +100,44 @@ public enum SessionWriter {
 }
 
 /// The state after each event of one session (`navreplay replay`).
+///
+/// Written entry by entry (`write`): a replay's output grows with depth x events (the whole
+/// state after each event), so it is never held whole.
 public enum ReplayWriter {
-    /// One entry of a replay: a folded event (a step), or a line not folded (`seq.duplicate`).
+    /// One entry of a replay: a folded event (a step, with the state after it and what it
+    /// changed), or a line not folded (`seq.duplicate`).
     enum Entry {
-        case step(ReplayStep)
+        case step(ReplayStep, state: NavigationState, changes: [StateChange])
         case unfolded(UnfoldedLine)
 
         /// What both kinds have: the event, where its line is, and its findings.
         var parts: (event: NavigationEvent, location: LineLocation, findings: [Finding]) {
             switch self {
-            case .step(let step): (step.event, step.location, step.findings)
+            case .step(let step, _, _): (step.event, step.location, step.findings)
             case .unfolded(let line): (line.event, line.location, line.findings)
             }
         }
     }
 
-    /// The steps, each line not folded after the step of its seq (the event that won it).
-    static func entries(_ audit: SessionAudit) -> [Entry] {
-        var entries: [Entry] = []
+    /// The steps in order, each line not folded after the step of its seq (the event that won it).
+    static func forEachEntry(_ audit: SessionAudit, _ body: (Entry) throws -> Void) rethrows {
         var unfolded = audit.unfolded[...]
+        var cursor = audit.states.cursor()
         for step in audit.steps {
-            entries.append(.step(step))
+            _ = cursor.advance()
+            try body(.step(step, state: cursor.state, changes: cursor.changes))
             while let line = unfolded.first, line.event.seq <= step.event.seq {
-                entries.append(.unfolded(line))
+                try body(.unfolded(line))
                 unfolded = unfolded.dropFirst()
             }
         }
-        return entries
     }
 
-    public static func ndjson(_ audit: SessionAudit, files: [String]) -> [UInt8] {
-        var output: [UInt8] = []
+    /// One NDJSON line per entry, each passed to `write` as it is made.
+    public static func ndjson(_ audit: SessionAudit, files: [String], write: ([UInt8]) throws -> Void) rethrows {
         var writer = JSONWriter()
-        for entry in entries(audit) {
+        let newline: [UInt8] = [0x0A]
+        try forEachEntry(audit) { entry in
             writer.removeAll()
             writer.beginObject()
             let (event, location, findings) = entry.parts
@@ -142,12 +147,12 @@ public enum ReplayWriter {
             writer.member("file", FindingWriter.path(location, files))
             writer.member("line", location.line)
             switch entry {
-            case .step(let step):
+            case .step(_, let state, let changes):
                 writer.key("state")
-                step.stateAfter.write(to: &writer)
+                state.write(to: &writer)
                 writer.key("changes")
                 writer.beginArray()
-                for change in step.changes { writer.string(change.description) }
+                for change in changes { writer.string(change.description) }
                 writer.endArray()
             case .unfolded:
                 writer.member("folded", false)  // a line whose event was not folded: no state of its own
@@ -157,32 +162,46 @@ public enum ReplayWriter {
             for finding in findings { writer.string(finding.rule.rawValue) }
             writer.endArray()
             writer.endObject()
-            output += writer.bytes
-            output.append(0x0A)
+            try write(writer.bytes)
+            try write(newline)
         }
+    }
+
+    /// The same, whole (for tests and small sessions).
+    public static func ndjson(_ audit: SessionAudit, files: [String]) -> [UInt8] {
+        var output: [UInt8] = []
+        ndjson(audit, files: files) { output += $0 }
         return output
     }
 
-    public static func text(_ audit: SessionAudit, files: [String], style: TextStyle) -> String {
-        var lines = [style.bold("session \(safe(audit.sessionID))")]
-        for entry in entries(audit) {
+    /// The text form, a few lines per entry, each entry passed to `write` as it is made.
+    public static func text(_ audit: SessionAudit, files: [String], style: TextStyle, write: (String) throws -> Void) rethrows {
+        try write(style.bold("session \(safe(audit.sessionID))") + "\n")
+        try forEachEntry(audit) { entry in
             let (event, location, findings) = entry.parts
             let what: String
             switch entry {
-            case .step(let step):
-                what = step.changes.isEmpty ? style.dim("(no change)") : step.changes.map { safe($0.description) }.joined(separator: "; ")
+            case .step(_, _, let changes):
+                what = changes.isEmpty ? style.dim("(no change)") : changes.map { safe($0.description) }.joined(separator: "; ")
             case .unfolded:
                 what = style.dim("(not folded: \(safe(FindingWriter.path(location, files) ?? "-")):\(location.line))")
             }
-            lines.append("  seq \(event.seq)  \(event.name.rawValue.padding(toLength: 15)) \(what)")
+            var lines = "  seq \(event.seq)  \(event.name.rawValue.padding(toLength: 15)) \(what)\n"
             // The whole state after the event (CONTRACT §6), under what changed.
-            if case .step(let step) = entry { lines.append("      " + style.dim("state: \(safe(step.stateAfter.json))")) }
+            if case .step(_, let state, _) = entry { lines += "      " + style.dim("state: \(safe(state.json))") + "\n" }
             for finding in findings {
-                lines.append("      \(style.severity(finding.severity)) \(finding.rule.rawValue): \(safe(finding.message))")
+                lines += "      \(style.severity(finding.severity)) \(finding.rule.rawValue): \(safe(finding.message))\n"
             }
+            try write(lines)
         }
-        lines.append("  final: \(safe(audit.finalState.json))")
-        return lines.joined(separator: "\n") + "\n"
+        try write("  final: \(safe(audit.finalState.json))\n")
+    }
+
+    /// The same, whole.
+    public static func text(_ audit: SessionAudit, files: [String], style: TextStyle) -> String {
+        var output = ""
+        text(audit, files: files, style: style) { output += $0 }
+        return output
     }
 }
 

@@ -146,17 +146,19 @@ public final class SQLiteSessionsWriter {
             .integer(Int64(audit.findingCount - errors)), .integer(Int64(audit.redeliveries)),
             .integer(Int64(audit.duplicates)),
         ])
+        var cursor = audit.states.cursor()
         for step in audit.steps {
+            _ = cursor.advance()
             var changes = JSONWriter()
             changes.beginArray()
-            for change in step.changes { changes.string(change.description) }
+            for change in cursor.changes { changes.string(change.description) }
             changes.endArray()
             writer.row(1, [
                 .text(audit.sessionID), .integer(step.event.seq), .text(step.event.eventID),
                 .text(step.event.name.rawValue), .text(step.event.timestamp.text),
                 .integer(step.event.timestamp.epochMilliseconds), .text(step.event.correlationID),
                 .optional(Self.stack(of: step.event.payload)), .optional(path(of: step.location, in: files)),
-                .integer(step.location.line), .text(step.event.canonicalJSON), .text(step.stateAfter.json),
+                .integer(step.location.line), .text(step.event.canonicalJSON), .text(cursor.state.json),
                 .text(changes.string), .integer(Int64(step.findings.count)),
             ])
         }

@@ -218,9 +218,11 @@ struct SessionSequenceTests {
         let result = try audit(log, options: SessionAuditOptions(recordSteps: true))
 
         #expect(result.steps.map(\.event.seq) == [0, 1, 2])
-        #expect(result.steps[1].changes == [])
-        #expect(result.steps[2].changes == [.flow(from: "authorized", to: "onboarding")])
-        #expect(result.steps[2].stateAfter == result.finalState)
+        let states = result.states.materialized
+        #expect(states.count == 3)
+        #expect(states[1].changes == [])
+        #expect(states[2].changes == [.flow(from: "authorized", to: "onboarding")])
+        #expect(states[2].state == result.finalState)
         // The postcondition is raised when the group ends, so it belongs to the group's last step.
         #expect(result.steps.map { $0.findings.map(\.rule) } == [[], [], [.commandPostcondition]])
     }

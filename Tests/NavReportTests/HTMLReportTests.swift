@@ -42,6 +42,30 @@ import Testing
         #expect(!summary.contains("r10 "))
     }
 
+    /// So does its change column: each step of a deep stack's timeline named the whole stack
+    /// twice (before and after), and the page grew with depth x events.
+    @Test func aDeepStackIsCondensedInTheChangeColumn() throws {
+        let directory = try TemporaryDirectory()
+        var builder = EventBuilder(sessionID: "s-deep")
+        var events = [builder.start()]
+        for index in 0..<39 {
+            events.append(builder.make(.routePush(stack: "onboarding", from: index == 0 ? nil : "r\(index - 1)", to: "r\(index)", params: nil)))
+        }
+        builder.nextSeq += 1  // a lost event: the session has an error, and a timeline
+        events.append(builder.make(.routePush(stack: "onboarding", from: "r38", to: "r39", params: nil)))
+        let path = try directory.write("deep.ndjson", ndjson(events))
+        let run = try audit([path], recordSteps: true)
+        let html = HTMLReport.html(try ReportData(run: run, worstCount: 1), toolVersion: "test")
+        #expect(html.contains(
+            "<div class=\"chg\">onboarding: [r0, r1, r2, r3, … 23 more …, r27, r28, r29, r30, r31, r32, r33, r34, r35, r36, r37, r38] → "
+                + "[r0, r1, r2, r3, … 24 more …, r28, r29, r30, r31, r32, r33, r34, r35, r36, r37, r38, r39]</div>"))
+        // (Every push is shown: its route is not in the PoC model.) No list past 16 names is
+        // spelled out: 13 names in a row from the middle would be one.
+        #expect(!html.contains("r5, r6, r7, r8, r9, r10, r11, r12, r13, r14, r15, r16, r17"))
+        let short = StateChange.stack("tab1", from: ["a"], to: ["a", "b"])
+        #expect(short.condensedDescription == short.description)
+    }
+
     @Test func sessionsGatheredInAnyOrderGiveTheSameReport() throws {
         // `navreplay report` adds each session as it folds (from any fold job, in any order)
         // and keeps only the worst: the page must be the one made from the whole run.
