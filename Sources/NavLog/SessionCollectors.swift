@@ -86,13 +86,29 @@ struct SessionTally: Sendable {
 struct FoldedSession: Sendable {
     var key: SessionKey
     var tally: SessionTally
-    var audit: SessionAudit?
+    /// Boxed: a `SessionAudit` is some 300 bytes inline, and a run that folds every session
+    /// again (they all share event ids) holds one `FoldedSession` per session until it merges.
+    private let auditBox: AuditBox?
+    var audit: SessionAudit? { auditBox?.audit }
     /// Empty once set aside (`stored`): read it with `loadedOutput()`.
     var output: [UInt8]
     /// For a session folded again (`Refold`): the tally of its first fold, which this replaces.
     var previous: SessionTally?
     /// Where `output` went if it was set aside until it is written (`OutputStore`).
     var stored: (store: OutputStore, place: OutputStore.Place)?
+
+    init(key: SessionKey, tally: SessionTally, audit: SessionAudit?, output: [UInt8], previous: SessionTally? = nil) {
+        self.key = key
+        self.tally = tally
+        auditBox = audit.map(AuditBox.init)
+        self.output = output
+        self.previous = previous
+    }
+
+    private final class AuditBox: Sendable {
+        let audit: SessionAudit
+        init(_ audit: SessionAudit) { self.audit = audit }
+    }
 }
 
 /// Receives folded sessions, in session order, for the engine: keeps the audits or writes

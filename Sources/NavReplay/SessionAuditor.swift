@@ -89,7 +89,10 @@ public struct SessionAudit: Sendable {
     public var screens: [Screen] = []
     public var steps: [ReplayStep] = []
     /// With `steps`: the state after each of them, in the same order.
-    public var states = StepStates(initial: NavigationState(flow: ""))
+    public var states = SessionAudit.noSteps
+
+    /// Shared by the audits that record no steps: an empty `StepStates` is an allocation.
+    private static let noSteps = StepStates(initial: NavigationState(flow: ""))
     /// With `steps`: the lines not folded, in seq order.
     public var unfolded: [UnfoldedLine] = []
 

@@ -9,121 +9,146 @@ public import NavModel
 /// the events; a state is rebuilt only when a writer asks for it, walking the steps in order
 /// (`Cursor`).
 public struct StepStates: Sendable {
-    /// A node of the tree: a name on top of its parent's path.
-    private struct Node: Sendable {
-        var parent: Int32
-        var depth: Int32
-        var name: String
+    /// The tables, shared by copies until one records (a `SessionAudit` is copied into a run's
+    /// collections; inline, these fields made each copy 176 bytes larger).
+    private final class Box: @unchecked Sendable {  // mutated only while uniquely referenced
+        var tables: Tables
+        init(_ tables: Tables) { self.tables = tables }
     }
 
-    private struct Child: Hashable, Sendable {
-        var parent: Int32
-        var name: String
-    }
+    private var box: Box
 
-    /// A stack that is not in the state's `stacks` at all (not the same as an empty one).
-    fileprivate static let absent: Int32 = -2
-    /// The empty path.
-    fileprivate static let empty: Int32 = -1
+    public init(initial: NavigationState) { box = Box(Tables(initial: initial)) }
 
     /// The state before the first step.
-    public let initial: NavigationState
-    private var nodes: [Node] = []
-    /// Each (parent, name) is one node: a path built again (a snapshot repeated, a stack reset
-    /// and pushed the same way) reuses its nodes.
-    private var children: [Child: Int32] = [:]
-
-    // Per step.
-    private var flows: [String] = []
-    private var tabs: [String?] = []
-    private var modalNodes: [Int32] = []
-    /// Step `i` changed `changedStacks[changeStarts[i]..<changeStarts[i + 1]]`, in name order.
-    private var changeStarts: [Int] = [0]
-    private var changedStacks: [(name: String, node: Int32)] = []
-
-    // What the last recorded step left.
-    private var last: NavigationState
-    private var lastNodes: [String: Int32]
-    private var lastModalNode: Int32
-    private var initialModalNode: Int32 = -1
-    private var initialStackNodes: [String: Int32] = [:]
-
-    public init(initial: NavigationState) {
-        self.initial = initial
-        last = initial
-        lastNodes = [:]
-        lastModalNode = Self.empty
-        lastModalNode = node(for: initial.modals, replacing: [], at: Self.empty)
-        for (name, routes) in initial.stacks { lastNodes[name] = node(for: routes, replacing: [], at: Self.empty) }
-        initialModalNode = lastModalNode
-        initialStackNodes = lastNodes
-    }
+    public var initial: NavigationState { box.tables.initial }
 
     /// How many steps are recorded.
-    public var count: Int { flows.count }
+    public var count: Int { box.tables.count }
 
     /// Records the state after the next step.
     public mutating func record(_ state: NavigationState) {
-        flows.append(state.flow)
-        tabs.append(state.tab)
-        if state.modals != last.modals { lastModalNode = node(for: state.modals, replacing: last.modals, at: lastModalNode) }
-        modalNodes.append(lastModalNode)
-        // Unchanged stacks share their storage with the last state's, so most comparisons are
-        // one pointer (and the whole dictionary's, when no stack changed).
-        if state.stacks != last.stacks {
-            var changed: [(name: String, node: Int32)] = []
-            for (name, routes) in state.stacks {
-                let before = last.stacks[name]
-                guard before != routes else { continue }
-                let node = node(for: routes, replacing: before ?? [], at: lastNodes[name] ?? Self.absent)
-                changed.append((name, node))
+        if !isKnownUniquelyReferenced(&box) { box = Box(box.tables) }
+        box.tables.record(state)
+    }
+
+    fileprivate struct Tables: Sendable {
+        /// A node of the tree: a name on top of its parent's path.
+        struct Node: Sendable {
+            var parent: Int32
+            var depth: Int32
+            var name: String
+        }
+
+        struct Child: Hashable, Sendable {
+            var parent: Int32
+            var name: String
+        }
+
+        /// A stack that is not in the state's `stacks` at all (not the same as an empty one).
+        static let absent: Int32 = -2
+        /// The empty path.
+        static let empty: Int32 = -1
+
+        /// The state before the first step.
+        let initial: NavigationState
+        var nodes: [Node] = []
+        /// Each (parent, name) is one node: a path built again (a snapshot repeated, a stack reset
+        /// and pushed the same way) reuses its nodes.
+        var children: [Child: Int32] = [:]
+
+        // Per step.
+        var flows: [String] = []
+        var tabs: [String?] = []
+        var modalNodes: [Int32] = []
+        /// Step `i` changed `changedStacks[changeStarts[i]..<changeStarts[i + 1]]`, in name order.
+        var changeStarts: [Int] = [0]
+        var changedStacks: [(name: String, node: Int32)] = []
+
+        // What the last recorded step left.
+        var last: NavigationState
+        var lastNodes: [String: Int32]
+        var lastModalNode: Int32
+        var initialModalNode: Int32 = -1
+        var initialStackNodes: [String: Int32] = [:]
+
+        init(initial: NavigationState) {
+            self.initial = initial
+            last = initial
+            lastNodes = [:]
+            lastModalNode = Self.empty
+            lastModalNode = node(for: initial.modals, replacing: [], at: Self.empty)
+            for (name, routes) in initial.stacks { lastNodes[name] = node(for: routes, replacing: [], at: Self.empty) }
+            initialModalNode = lastModalNode
+            initialStackNodes = lastNodes
+        }
+
+        /// How many steps are recorded.
+        var count: Int { flows.count }
+
+        /// Records the state after the next step.
+        mutating func record(_ state: NavigationState) {
+            flows.append(state.flow)
+            tabs.append(state.tab)
+            if state.modals != last.modals { lastModalNode = node(for: state.modals, replacing: last.modals, at: lastModalNode) }
+            modalNodes.append(lastModalNode)
+            // Unchanged stacks share their storage with the last state's, so most comparisons are
+            // one pointer (and the whole dictionary's, when no stack changed).
+            if state.stacks != last.stacks {
+                var changed: [(name: String, node: Int32)] = []
+                for (name, routes) in state.stacks {
+                    let before = last.stacks[name]
+                    guard before != routes else { continue }
+                    let node = node(for: routes, replacing: before ?? [], at: lastNodes[name] ?? Self.absent)
+                    changed.append((name, node))
+                }
+                for name in last.stacks.keys where state.stacks[name] == nil { changed.append((name, Self.absent)) }
+                changed.sort { $0.name < $1.name }  // as `changes(to:)` orders them
+                for change in changed { lastNodes[change.name] = change.node }
+                changedStacks += changed
             }
-            for name in last.stacks.keys where state.stacks[name] == nil { changed.append((name, Self.absent)) }
-            changed.sort { $0.name < $1.name }  // as `changes(to:)` orders them
-            for change in changed { lastNodes[change.name] = change.node }
-            changedStacks += changed
+            changeStarts.append(changedStacks.count)
+            last = state
         }
-        changeStarts.append(changedStacks.count)
-        last = state
-    }
 
-    /// The node of `names`, which replace `previous` (whose node is `previousNode`): the common
-    /// prefix is kept, the rest added.
-    private mutating func node(for names: [String], replacing previous: [String], at previousNode: Int32) -> Int32 {
-        var kept = 0
-        let shorter = min(names.count, previous.count)
-        while kept < shorter, names[kept] == previous[kept] { kept += 1 }
-        var node = previousNode < 0 ? Self.empty : previousNode
-        for _ in kept..<previous.count { node = nodes[Int(node)].parent }
-        for name in names[kept...] {
-            let child = Child(parent: node, name: name)
-            if let existing = children[child] {
-                node = existing
-            } else {
-                nodes.append(Node(parent: node, depth: node < 0 ? 1 : nodes[Int(node)].depth + 1, name: name))
-                node = Int32(nodes.count - 1)
-                children[child] = node
+        /// The node of `names`, which replace `previous` (whose node is `previousNode`): the common
+        /// prefix is kept, the rest added.
+        mutating func node(for names: [String], replacing previous: [String], at previousNode: Int32) -> Int32 {
+            var kept = 0
+            let shorter = min(names.count, previous.count)
+            while kept < shorter, names[kept] == previous[kept] { kept += 1 }
+            var node = previousNode < 0 ? Self.empty : previousNode
+            for _ in kept..<previous.count { node = nodes[Int(node)].parent }
+            for name in names[kept...] {
+                let child = Child(parent: node, name: name)
+                if let existing = children[child] {
+                    node = existing
+                } else {
+                    nodes.append(Node(parent: node, depth: node < 0 ? 1 : nodes[Int(node)].depth + 1, name: name))
+                    node = Int32(nodes.count - 1)
+                    children[child] = node
+                }
             }
+            return node
         }
-        return node
-    }
 
-    fileprivate func names(of node: Int32) -> [String] {
-        guard node >= 0 else { return [] }
-        var names = [String](repeating: "", count: Int(nodes[Int(node)].depth))
-        var current = node
-        while current >= 0 {
-            let entry = nodes[Int(current)]
-            names[Int(entry.depth) - 1] = entry.name
-            current = entry.parent
+        func names(of node: Int32) -> [String] {
+            guard node >= 0 else { return [] }
+            var names = [String](repeating: "", count: Int(nodes[Int(node)].depth))
+            var current = node
+            while current >= 0 {
+                let entry = nodes[Int(current)]
+                names[Int(entry.depth) - 1] = entry.name
+                current = entry.parent
+            }
+            return names
         }
-        return names
-    }
 
-    fileprivate func depth(of node: Int32) -> Int { node < 0 ? 0 : Int(nodes[Int(node)].depth) }
+        func depth(of node: Int32) -> Int { node < 0 ? 0 : Int(nodes[Int(node)].depth) }
+    }
 
     /// A walk through the steps in order.
-    public func cursor() -> Cursor { Cursor(self) }
+    public func cursor() -> Cursor { Cursor(box.tables) }
 
     /// Every step's state and changes, in order. For tests and small sessions: it holds what
     /// this type exists not to hold (depth x events names).
@@ -135,11 +160,11 @@ public struct StepStates: Sendable {
     }
 
     /// How many nodes the shared stacks hold (for tests of the sharing).
-    package var nodeCount: Int { nodes.count }
+    package var nodeCount: Int { box.tables.nodes.count }
 
     /// Walks the steps in order; each state is rebuilt only when asked for.
     public struct Cursor {
-        private let states: StepStates
+        private let states: Tables
         /// The step the cursor is at; -1 before the first.
         public private(set) var step = -1
         private var flow: String
@@ -151,7 +176,7 @@ public struct StepStates: Sendable {
         private var previousModalNode: Int32
         private var previousNodes: [(name: String, node: Int32)] = []
 
-        fileprivate init(_ states: StepStates) {
+        fileprivate init(_ states: Tables) {
             self.states = states
             flow = states.initial.flow
             tab = states.initial.tab
@@ -174,7 +199,7 @@ public struct StepStates: Sendable {
             modalNode = states.modalNodes[step]
             previousNodes.removeAll(keepingCapacity: true)
             for change in states.changedStacks[states.changeStarts[step]..<states.changeStarts[step + 1]] {
-                previousNodes.append((change.name, stackNodes[change.name] ?? StepStates.absent))
+                previousNodes.append((change.name, stackNodes[change.name] ?? Tables.absent))
                 stackNodes[change.name] = change.node
             }
             return true
@@ -183,7 +208,7 @@ public struct StepStates: Sendable {
         /// The state after the current step.
         public var state: NavigationState {
             var stacks: [String: [String]] = [:]
-            for (name, node) in stackNodes where node != StepStates.absent { stacks[name] = states.names(of: node) }
+            for (name, node) in stackNodes where node != Tables.absent { stacks[name] = states.names(of: node) }
             return NavigationState(flow: flow, tab: tab, stacks: stacks, modals: states.names(of: modalNode))
         }
 
@@ -194,7 +219,7 @@ public struct StepStates: Sendable {
             if tab != previousTab { changes.append(.tab(from: previousTab, to: tab)) }
             for (name, before) in previousNodes {
                 let from = states.names(of: before)
-                let to = states.names(of: stackNodes[name] ?? StepStates.absent)
+                let to = states.names(of: stackNodes[name] ?? Tables.absent)
                 if from != to { changes.append(.stack(name, from: from, to: to)) }  // absent and empty are alike here
             }
             if modalNode != previousModalNode {
@@ -205,7 +230,7 @@ public struct StepStates: Sendable {
 
         /// The depth of each stack in the state after the current step (stacks not in it are left out).
         public func forEachStackDepth(_ body: (String, Int) -> Void) {
-            for (name, node) in stackNodes where node != StepStates.absent { body(name, states.depth(of: node)) }
+            for (name, node) in stackNodes where node != Tables.absent { body(name, states.depth(of: node)) }
         }
     }
 }
