@@ -103,6 +103,15 @@ public struct SessionAudit: Sendable {
     }
 
     public var findingCount: Int { findings.count + droppedFindings.values.reduce(0, +) }
+
+    /// Each step in order, with a cursor at it: the state after it and what it changed.
+    public func forEachStep(_ body: (ReplayStep, StepStates.Cursor) throws -> Void) rethrows {
+        var cursor = states.cursor()
+        for step in steps {
+            _ = cursor.advance()
+            try body(step, cursor)
+        }
+    }
 }
 
 /// Audits one whole session: removes redeliveries, settles duplicate seqs and conflicting

@@ -5,9 +5,8 @@ public import NavModel
 /// whatever the depth, and a step stores only the stacks it changed.
 ///
 /// A `NavigationState` per step held depth x events names: one session of 20,000 pushes took
-/// 3.3 GB in `report` and passed 10 GB in `sessions --format sqlite`. Here the memory grows with
-/// the events; a state is rebuilt only when a writer asks for it, walking the steps in order
-/// (`Cursor`).
+/// 3.3 GB in `report`. Here the memory grows with the events; a state is rebuilt only when a
+/// writer asks for it, walking the steps in order (`SessionAudit.forEachStep`).
 public struct StepStates: Sendable {
     /// The tables, shared by copies until one records (a `SessionAudit` is copied into a run's
     /// collections; inline, these fields made each copy 176 bytes larger).

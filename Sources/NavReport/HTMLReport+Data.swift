@@ -308,9 +308,7 @@ public final class ReportAccumulator: @unchecked Sendable {
             mine.labels.append((.exit, exit))
         }
         for (from, to) in zip(screens, screens.dropFirst()) { mine.labels.append((.transition, from + " → " + to)) }
-        var cursor = audit.states.cursor()
-        for step in audit.steps {
-            _ = cursor.advance()
+        audit.forEachStep { step, cursor in
             if case .screenView(let claim, _) = step.event.payload { mine.labels.append((.view, claim.screen.label)) }
             cursor.forEachStackDepth { stack, depth in
                 var histogram = mine.depths[stack] ?? []

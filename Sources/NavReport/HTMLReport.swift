@@ -234,12 +234,10 @@ public enum HTMLReport {
         let startMillis = audit.start?.epochMilliseconds ?? 0
         var rows: [String] = []
         var skipped = 0
-        var cursor = audit.states.cursor()
-        for (index, step) in steps.enumerated() {
-            _ = cursor.advance()
-            guard shown.contains(index) else {
+        audit.forEachStep { step, cursor in
+            guard shown.contains(cursor.step) else {
                 skipped += 1
-                continue
+                return
             }
             if skipped > 0 {
                 rows.append("<tr class=\"gap\"><td colspan=\"4\">⋯ \(grouped(skipped)) event(s) without findings ⋯</td></tr>")

@@ -122,9 +122,7 @@ public enum ReplayWriter {
     /// The steps in order, each line not folded after the step of its seq (the event that won it).
     static func forEachEntry(_ audit: SessionAudit, _ body: (Entry) throws -> Void) rethrows {
         var unfolded = audit.unfolded[...]
-        var cursor = audit.states.cursor()
-        for step in audit.steps {
-            _ = cursor.advance()
+        try audit.forEachStep { step, cursor in
             try body(.step(step, state: cursor.state, changes: cursor.changes))
             while let line = unfolded.first, line.event.seq <= step.event.seq {
                 try body(.unfolded(line))

@@ -146,9 +146,7 @@ public final class SQLiteSessionsWriter {
             .integer(Int64(audit.findingCount - errors)), .integer(Int64(audit.redeliveries)),
             .integer(Int64(audit.duplicates)),
         ])
-        var cursor = audit.states.cursor()
-        for step in audit.steps {
-            _ = cursor.advance()
+        audit.forEachStep { step, cursor in
             var changes = JSONWriter()
             changes.beginArray()
             for change in cursor.changes { changes.string(change.description) }
