@@ -48,7 +48,7 @@ public struct NavigationFold: Sendable {
     /// so this spares hashing its id (36 bytes) twice an event.
     private var latestGroupID: String?
     private var latestGroup = GroupTracker()
-    /// The groups in `openGroups` that hold a command whose reset stacks are being watched:
+    /// The groups in `openGroups` that hold a command with a reset stack not yet seen empty:
     /// usually none, so the per-event watch costs nothing.
     private var groupsWithCommands: Set<String> = []
 
@@ -91,13 +91,69 @@ public struct NavigationFold: Sendable {
         var authorizesFlowSwitch = false
         var resetStacks: Set<String> = []
         var pendingCommands: [PendingCommand] = []
+        /// The reset stacks of `pendingCommands` not yet seen empty, by stack: each event looks
+        /// at these stacks, not at every command (a group of thousands of commands looked at each
+        /// of them at every event: quadratic).
+        var resetsAwaitingEmpty: [String: [ResetSlot]] = [:]
         var pendingLinks: [PendingLink] = []
+        /// The links of `pendingLinks` (their indices, ascending) with a step still to land, by
+        /// the kind of event that lands it: an event looks at the links it can advance, not at
+        /// every link (a group of thousands of links looked at each of them at every push).
+        var linksAwaiting: [StepKey: [Int]] = [:]
         /// Every command the group's `command_applied` events name, declared or not.
         var appliedCommands: [String] = []
         /// The group's last flow switch, the state before the group's first one and the stacks
         /// at the last one: flow-bound positions are checked at the group's end.
         var flowSwitch: FlowSwitch?
         var contentIdentities = ContentIdentities()
+
+        /// Marks the reset stacks that are empty now, or were emptied at some moment of the event
+        /// just applied, as seen empty, and stops watching them.
+        mutating func noteEmptyResets(in state: FoldState, _ table: StackTable, emptied: [String]) {
+            var seenEmpty: [String] = []
+            for stack in resetsAwaitingEmpty.keys
+            where (state.routes(of: stack, in: table)?.isEmpty ?? true) || emptied.contains(stack) {
+                seenEmpty.append(stack)
+            }
+            for stack in seenEmpty {
+                for slot in resetsAwaitingEmpty.removeValue(forKey: stack) ?? [] {
+                    pendingCommands[slot.command].resetSeenEmpty[slot.position] = true
+                }
+            }
+        }
+    }
+
+    /// One reset stack of a pending command: `pendingCommands[command].spec.reset[position]`.
+    private struct ResetSlot: Sendable {
+        var command: Int
+        var position: Int
+    }
+
+    /// What an event must be to land a deep link step: a tab switch to its tab, a push of its route
+    /// on its stack (or a pop back to it: a singleton is opened once), a present of its modal.
+    private enum StepKey: Hashable, Sendable {
+        case tab(String)
+        case route(stack: String, route: String)
+        case modal(String)
+
+        init(_ step: DeepLinkStep) {
+            switch step {
+            case .selectTab(let tab): self = .tab(tab)
+            case .push(let stack, let route): self = .route(stack: stack, route: route)
+            case .present(let modal, _): self = .modal(modal)
+            }
+        }
+
+        /// The step an event can land, if any: other events pass the group's links by.
+        init?(_ payload: NavigationEvent.Payload) {
+            switch payload {
+            case .tabSwitch(_, let to): self = .tab(to)
+            case .routePush(let stack, _, let to, _): self = .route(stack: stack, route: to)
+            case .routePopTo(let stack, _, let to?): self = .route(stack: stack, route: to)
+            case .modalPresent(let modal, _): self = .modal(modal)
+            default: return nil
+            }
+        }
     }
 
     /// A flow switch whose group must leave the new flow's positions satisfied.
@@ -118,6 +174,8 @@ public struct NavigationFold: Sendable {
         var event: EventReference
         var sessionID: String
         var stateAtLink: FoldState
+        /// What lands each of `link.steps`.
+        var stepKeys: [StepKey] = []
         /// The next step to land.
         var cursor = 0
         /// Steps that landed, in the order they did.
@@ -126,6 +184,11 @@ public struct NavigationFold: Sendable {
         var skipped: Set<Int> = []
         /// What went wrong, for the finding.
         var problems: [String] = []
+
+        /// Whether an event of `key` can still land one of its steps (late, or at or after the next).
+        func awaits(_ key: StepKey) -> Bool {
+            skipped.contains { stepKeys[$0] == key } || stepKeys[cursor...].contains(key)
+        }
     }
 
     private struct PendingCommand: Sendable {
@@ -185,11 +248,17 @@ public struct NavigationFold: Sendable {
             }
         }
 
-        if !latestGroup.pendingLinks.isEmpty, Self.canRealizeAStep(event.payload) {
+        if !latestGroup.linksAwaiting.isEmpty, let key = StepKey(event.payload),
+            var waiting = latestGroup.linksAwaiting.removeValue(forKey: key)
+        {
             var links = latestGroup.pendingLinks
             latestGroup.pendingLinks = []  // so that `links` is the only reference, changed in place
-            advanceLinks(&links, with: event.payload)
+            waiting.removeAll { index in
+                advance(&links[index], on: key)
+                return !links[index].awaits(key)
+            }
             latestGroup.pendingLinks = links
+            if !waiting.isEmpty { latestGroup.linksAwaiting[key] = waiting }
         }
 
         switch event.payload {
@@ -259,6 +328,10 @@ public struct NavigationFold: Sendable {
                         expected: .string(spec.flow), found: .string(toFlow))
                 }
                 latestGroup.resetStacks.formUnion(spec.reset)
+                for (position, stack) in spec.reset.enumerated() {
+                    latestGroup.resetsAwaitingEmpty[stack, default: []].append(
+                        ResetSlot(command: latestGroup.pendingCommands.count, position: position))
+                }
                 latestGroup.pendingCommands.append(
                     PendingCommand(
                         name: command, spec: spec, event: reference, sessionID: event.sessionID,
@@ -326,8 +399,14 @@ public struct NavigationFold: Sendable {
             if outcome == .resolved, let segments = DeepLinkURL(url)?.segments,
                 let (link, _) = model.deepLinks.match(segments), !link.steps.isEmpty || link.command != nil
             {
+                let stepKeys = link.steps.map(StepKey.init)
+                for key in Set(stepKeys) {
+                    latestGroup.linksAwaiting[key, default: []].append(latestGroup.pendingLinks.count)
+                }
                 latestGroup.pendingLinks.append(
-                    PendingLink(url: url, link: link, event: reference, sessionID: event.sessionID, stateAtLink: working))
+                    PendingLink(
+                        url: url, link: link, event: reference, sessionID: event.sessionID, stateAtLink: working,
+                        stepKeys: stepKeys))
             } else if outcome == .fallback, let fallback = model.deepLinks.fallbackCommand {
                 latestGroup.pendingLinks.append(
                     PendingLink(
@@ -363,7 +442,7 @@ public struct NavigationFold: Sendable {
         if latestGroupID == correlationID { return }
         parkLatestGroup()
         if !openGroups.isEmpty, let group = openGroups.removeValue(forKey: correlationID) {
-            if !group.pendingCommands.isEmpty { groupsWithCommands.remove(correlationID) }
+            if !group.resetsAwaitingEmpty.isEmpty { groupsWithCommands.remove(correlationID) }
             latestGroup = group
         }
         latestGroupID = correlationID
@@ -380,7 +459,7 @@ public struct NavigationFold: Sendable {
         guard let id = latestGroupID else { return }
         latestGroupID = nil
         let group = takeLatestGroup()
-        if !group.pendingCommands.isEmpty { groupsWithCommands.insert(id) }
+        if !group.resetsAwaitingEmpty.isEmpty { groupsWithCommands.insert(id) }
         openGroups[id] = group
     }
 
@@ -446,6 +525,10 @@ public struct NavigationFold: Sendable {
         if let flowSwitch = group.flowSwitch {
             findings += checkFlowBoundPositions(after: flowSwitch, correlationID: correlationID)
         }
+        // The group's commands, listed once for all its links (a group may hold thousands of each).
+        let appliedCommandSet = group.pendingLinks.isEmpty ? [] : Set(group.appliedCommands)
+        let appliedCommands = ListedNames(group.pendingLinks.isEmpty ? [] : group.appliedCommands)
+        let applied = group.appliedCommands.isEmpty ? "none" : appliedCommands.shown.map(JSONWriter.quoted).joined(separator: ", ")
         for var link in group.pendingLinks {
             // Steps that never landed as events must hold at the end (already there).
             for index in link.cursor..<link.link.steps.count {
@@ -455,10 +538,8 @@ public struct NavigationFold: Sendable {
                     link.problems.append("step \(index + 1) (\(describe(link.link.steps[index]))) never landed")
                 }
             }
-            let missingCommand = link.link.command.flatMap { command in group.appliedCommands.contains(command) ? nil : command }
-            let appliedCommands = ListedNames(group.appliedCommands)
+            let missingCommand = link.link.command.flatMap { command in appliedCommandSet.contains(command) ? nil : command }
             if let command = missingCommand {
-                let applied = group.appliedCommands.isEmpty ? "none" : appliedCommands.shown.map(JSONWriter.quoted).joined(separator: ", ")
                 link.problems.insert("its command \(JSONWriter.quoted(command)) was not applied (applied: \(applied))", at: 0)
             }
             guard !link.problems.isEmpty else { continue }
@@ -528,28 +609,6 @@ public struct NavigationFold: Sendable {
 
     // MARK: Deep link steps
 
-    /// Whether the event is of a kind that can carry out a deep link's step (`realizes`): other
-    /// events pass the group's links by without a look (a group of thousands of deep links
-    /// looked at every link at every one of them: quadratic).
-    private static func canRealizeAStep(_ payload: NavigationEvent.Payload) -> Bool {
-        switch payload {
-        case .tabSwitch, .routePush, .routePopTo, .modalPresent: true
-        default: false
-        }
-    }
-
-    /// Whether an event carries out a deep link step: a tab switch to its tab, a push of its
-    /// route on its stack (or a pop back to it: a singleton is opened once), a present of its modal.
-    private func realizes(_ payload: NavigationEvent.Payload, _ step: DeepLinkStep) -> Bool {
-        switch (step, payload) {
-        case (.selectTab(let tab), .tabSwitch(_, let to)): tab == to
-        case (.push(let stack, let route), .routePush(let on, _, let to, _)): stack == on && route == to
-        case (.push(let stack, let route), .routePopTo(let on, _, let to)): stack == on && route == to
-        case (.present(let modal, _), .modalPresent(let presented, _)): modal == presented
-        default: false
-        }
-    }
-
     /// Whether a step's effect already holds, so that it needs no event.
     private func isSatisfied(_ step: DeepLinkStep) -> Bool {
         switch step {
@@ -571,29 +630,26 @@ public struct NavigationFold: Sendable {
     /// land in the declared order). An event that carries out a step at or after the next one
     /// lands it; the steps it skips must already hold. Other events of the group (the command's
     /// resets, dismissals, flow and tab switches) are not steps and are passed over.
-    private func advanceLinks(_ links: inout [PendingLink], with payload: NavigationEvent.Payload) {
-        for index in links.indices {
-            let steps = links[index].link.steps
-            if let late = links[index].skipped.sorted().first(where: { realizes(payload, steps[$0]) }) {
-                links[index].skipped.remove(late)
-                links[index].landed.append(late)
-                continue
-            }
-            guard links[index].cursor < steps.count,
-                let hit = (links[index].cursor..<steps.count).first(where: { realizes(payload, steps[$0]) })
-            else { continue }
-            for skipped in links[index].cursor..<hit {
-                if isSatisfied(steps[skipped]) {
-                    links[index].landed.append(skipped)
-                } else {
-                    links[index].skipped.insert(skipped)
-                    links[index].problems.append(
-                        "step \(hit + 1) (\(describe(steps[hit]))) landed before step \(skipped + 1) (\(describe(steps[skipped])))")
-                }
-            }
-            links[index].landed.append(hit)
-            links[index].cursor = hit + 1
+    private func advance(_ link: inout PendingLink, on key: StepKey) {
+        let steps = link.link.steps
+        if let late = link.skipped.sorted().first(where: { link.stepKeys[$0] == key }) {
+            link.skipped.remove(late)
+            link.landed.append(late)
+            return
         }
+        guard link.cursor < steps.count, let hit = (link.cursor..<steps.count).first(where: { link.stepKeys[$0] == key })
+        else { return }
+        for skipped in link.cursor..<hit {
+            if isSatisfied(steps[skipped]) {
+                link.landed.append(skipped)
+            } else {
+                link.skipped.insert(skipped)
+                link.problems.append(
+                    "step \(hit + 1) (\(describe(steps[hit]))) landed before step \(skipped + 1) (\(describe(steps[skipped])))")
+            }
+        }
+        link.landed.append(hit)
+        link.cursor = hit + 1
     }
 
     /// Ends every open group (at the end of a session), in correlation id order.
@@ -605,26 +661,16 @@ public struct NavigationFold: Sendable {
     /// Marks, for every pending command, the reset stacks that are empty now or were emptied at
     /// some moment of the event just applied (an adoption may empty a stack, then a push fills it).
     private mutating func noteEmptyStacksForPendingCommands() {
-        if latestGroupID != nil, !latestGroup.pendingCommands.isEmpty {
-            Self.noteEmptyResets(of: &latestGroup.pendingCommands, in: working, stacks, emptied: emptiedDuringEvent)
+        if latestGroupID != nil, !latestGroup.resetsAwaitingEmpty.isEmpty {
+            latestGroup.noteEmptyResets(in: working, stacks, emptied: emptiedDuringEvent)
         }
+        guard !groupsWithCommands.isEmpty else { return }
+        var settled: [String] = []
         for key in groupsWithCommands {
-            guard var commands = openGroups[key]?.pendingCommands, !commands.isEmpty else { continue }
-            Self.noteEmptyResets(of: &commands, in: working, stacks, emptied: emptiedDuringEvent)
-            openGroups[key]?.pendingCommands = commands
+            openGroups[key]?.noteEmptyResets(in: working, stacks, emptied: emptiedDuringEvent)
+            if openGroups[key]?.resetsAwaitingEmpty.isEmpty ?? true { settled.append(key) }
         }
-    }
-
-    private static func noteEmptyResets(
-        of commands: inout [PendingCommand], in state: FoldState, _ table: StackTable, emptied: [String]
-    ) {
-        for index in commands.indices {
-            for (position, stack) in commands[index].spec.reset.enumerated() where !commands[index].resetSeenEmpty[position] {
-                if (state.routes(of: stack, in: table)?.isEmpty ?? true) || emptied.contains(stack) {
-                    commands[index].resetSeenEmpty[position] = true
-                }
-            }
-        }
+        for key in settled { groupsWithCommands.remove(key) }
     }
 
     // MARK: Reporting

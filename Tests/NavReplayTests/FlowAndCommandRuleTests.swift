@@ -314,6 +314,21 @@ struct FlowAndCommandRuleTests {
         #expect(result.finalState.stacks["tab1"] == ["list", "detail"])
     }
 
+    @Test func aStepPassedOverStillLandsLate() throws {
+        // `tab2/post/:id` pushes feed, then post. Post lands first (feed passed over: a
+        // problem), then feed lands late: the finding lists both, in the order they landed.
+        var log = SessionLog.authorized(tab: "tab2")
+        let link = log.group(
+            "link", .deepLink("app://tab2/post/7"), .command("goAuthorizedTab2Root", from: "authorized", to: "authorized"),
+            .push("tab2", from: nil, to: "post"), .push("tab2", from: "post", to: "feed"))
+
+        let finding = try onlyFinding(.commandPostcondition, in: try audit(log, model: .pocWithDeepLinks))
+
+        #expect(finding.seq == link)
+        #expect(finding.message.hasSuffix(": step 2 (push tab2/post) landed before step 1 (push tab2/feed)"))
+        #expect(finding.found?.objectValue?["steps"] == .array([.string("push tab2/post"), .string("push tab2/feed")]))
+    }
+
     @Test func deepLinkStepsAreCheckedOnlyWithAModelThatDeclaresTheLinks() throws {
         // CONTRACT §4's default model declares no deep links: a resolved link whose command
         // holds is clean. The PoC router's own model (`SampleLogs/poc.model.json`) says that
