@@ -114,6 +114,13 @@ public struct SessionAudit: Sendable {
     }
 }
 
+extension SessionAudit {
+    /// A session known by its findings alone (an audit that keeps nothing else of it).
+    public init(sessionID: String, findings: [Finding], finalState: NavigationState) {
+        self.init(sessionID: sessionID, findings: findings, finalState: finalState, states: SessionAudit.noSteps)
+    }
+}
+
 /// Audits one whole session: removes redeliveries, settles duplicate seqs and conflicting
 /// event ids, orders by `seq`, reports gaps, missing starts and clock regressions, and folds
 /// the rest with `NavigationFold` (CONTRACT §7, Identity and Sequence).

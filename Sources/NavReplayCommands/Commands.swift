@@ -53,7 +53,7 @@ extension NavReplayCommand {
                 try finish(run, output: output, quiet: input.quiet)
                 return
             }
-            let run = try runAudit(input, quarantine: quarantine, sessionOptions: sessionOptions)
+            let run = try collectFindings(sessionOptions: sessionOptions)
             let result = try baseline.apply(to: run, needFingerprints: format == .sarif)
             switch format {
             case .text:
@@ -67,6 +67,26 @@ extension NavReplayCommand {
                 try emitCI(format, result, passingName: "no findings", to: output.output)
             }
             try finish(result, output: output, quiet: input.quiet)
+        }
+
+        /// The run, with its sessions' findings only: a document format (or a baseline) needs
+        /// every finding before it writes, and nothing else of a session. Each session's
+        /// findings come through the ordered output stream as `FindingCodec` bytes, set aside on
+        /// disk past a budget; a clean session leaves nothing behind.
+        private func collectFindings(sessionOptions: SessionAuditOptions) throws -> AuditRun {
+            var sessions: [SessionAudit] = []
+            let stream = AuditStream(
+                format: { audit, _ in FindingCodec.encode(audit.findings) },
+                writeInvalid: { _, _ in },
+                write: { bytes in
+                    let findings = try FindingCodec.decode(bytes)
+                    guard let sessionID = findings.first?.sessionID else { return }
+                    sessions.append(SessionAudit(sessionID: sessionID, findings: findings, finalState: NavigationState(flow: "")))
+                })
+            var run = try runAudit(input, quarantine: quarantine, sessionOptions: sessionOptions, stream: stream)
+            run.sessions = sessions
+            run.streamedFindings = nil
+            return run
         }
 
         private func streamAudit(sessionOptions: SessionAuditOptions) throws -> AuditRun {
@@ -166,36 +186,40 @@ extension NavReplayCommand {
 
         func run() throws {
             try input.refuseOverwritingInputs(output)
-            if format == .ndjson || format == .csv {
-                // One record per session, written as the sessions fold (bounded memory).
+            if format != .sqlite {
+                // One record per session, written as the sessions fold (bounded memory); the
+                // JSON array's brackets and commas around them.
                 let file = try OutputFile(path: output.output)
                 if format == .csv { try file.write(SessionWriter.csvHeader) }
+                var written = 0
+                let style = output.textStyle
                 let stream = AuditStream(
-                    format: { audit, _ in format == .csv ? SessionWriter.csvRow(audit) : SessionWriter.ndjsonLine(audit) },
-                    writeInvalid: { _, _ in }, write: file.write)
+                    format: { audit, _ in
+                        switch format {
+                        case .csv: SessionWriter.csvRow(audit)
+                        case .json: SessionWriter.jsonRecord(audit)
+                        case .text: Array(SessionWriter.textLines(audit, style: style).utf8)
+                        case .ndjson, .sqlite: SessionWriter.ndjsonLine(audit)
+                        }
+                    },
+                    writeInvalid: { _, _ in },
+                    write: { record in
+                        if format == .json { try file.write(written == 0 ? [UInt8(ascii: "[")] : [UInt8(ascii: ",")]) }
+                        try file.write(record)
+                        written += 1
+                    })
                 let run = try runAudit(input, sessionOptions: Self.options, stream: stream)
+                if format == .json { try file.write(Array((written == 0 ? "[]\n" : "]\n").utf8)) }
+                if format == .text && written == 0 { try file.write([0x0A]) }
                 try file.commit()
                 try finish(run, output: output, quiet: input.quiet)
                 return
             }
-            if format == .sqlite {
-                // Each session's rows are encoded as it folds and inserted in session order, so
-                // no session is kept: the database of a large input needs no more memory than
-                // its audit.
-                let database = try sessionsDatabase(at: output.output ?? "sessions.db")
-                let run = try runAudit(input, sessionOptions: SessionAuditOptions(recordSteps: true, keepStates: false), stream: database.stream)
-                try database.finish(run)
-                try finish(run, output: output, quiet: input.quiet)
-                return
-            }
-            let run = try runAudit(input, sessionOptions: Self.options)
-            switch format {
-            case .json: try emit(SessionWriter.json(run), to: output.output)
-            case .ndjson, .csv, .sqlite: break
-            case .text:
-                let style = output.textStyle
-                try emit(Array(SessionWriter.text(run, style: style).utf8), to: output.output)
-            }
+            // Each session's rows are encoded as it folds and inserted in session order, so no
+            // session is kept: the database of a large input needs no more memory than its audit.
+            let database = try sessionsDatabase(at: output.output ?? "sessions.db")
+            let run = try runAudit(input, sessionOptions: SessionAuditOptions(recordSteps: true, keepStates: false), stream: database.stream)
+            try database.finish(run)
             try finish(run, output: output, quiet: input.quiet)
         }
     }

@@ -52,6 +52,14 @@ public enum SessionWriter {
         return bytes
     }
 
+    /// One session's record, an element of `json(_:)`'s array (for streamed output: the
+    /// array's brackets and commas are the caller's).
+    public static func jsonRecord(_ audit: SessionAudit) -> [UInt8] {
+        var writer = JSONWriter()
+        write(audit, to: &writer)
+        return writer.bytes
+    }
+
     /// RFC 4180 CSV with a header; `final_state` and `screens` are JSON text in their cells.
     public static func csv(_ run: AuditRun) -> [UInt8] {
         csvHeader + run.sessions.flatMap(csvRow)
@@ -85,17 +93,17 @@ public enum SessionWriter {
     }
 
     public static func text(_ run: AuditRun, style: TextStyle) -> String {
-        var lines: [String] = []
-        for audit in run.sessions {
-            let duration = audit.durationMilliseconds.map { "\($0) ms" } ?? "-"
-            lines.append(
-                style.bold("session \(safe(audit.sessionID))")
-                    + "  \(audit.events) event(s), seq \(audit.firstSeq.map(String.init) ?? "-")...\(audit.lastSeq.map(String.init) ?? "-"), "
-                    + "\(duration), \(audit.findingCount) finding(s)")
-            lines.append("  final: \(safe(audit.finalState.json))")
-            lines.append("  screens: " + audit.screens.map { safe($0.label) }.joined(separator: " → "))
-        }
-        return lines.joined(separator: "\n") + "\n"
+        run.sessions.isEmpty ? "\n" : run.sessions.map { textLines($0, style: style) }.joined()
+    }
+
+    /// One session's three lines of `text(_:style:)`, each ended by a line break.
+    public static func textLines(_ audit: SessionAudit, style: TextStyle) -> String {
+        let duration = audit.durationMilliseconds.map { "\($0) ms" } ?? "-"
+        return style.bold("session \(safe(audit.sessionID))")
+            + "  \(audit.events) event(s), seq \(audit.firstSeq.map(String.init) ?? "-")...\(audit.lastSeq.map(String.init) ?? "-"), "
+            + "\(duration), \(audit.findingCount) finding(s)\n"
+            + "  final: \(safe(audit.finalState.json))\n"
+            + "  screens: " + audit.screens.map { safe($0.label) }.joined(separator: " → ") + "\n"
     }
 }
 
