@@ -79,9 +79,10 @@ extension NavReplayCommand {
                 format: { audit, _ in FindingCodec.encode(audit.findings) },
                 writeInvalid: { _, _ in },
                 write: { bytes in
+                    // Only a session with findings has output; its findings name it.
                     let findings = try FindingCodec.decode(bytes)
-                    guard let sessionID = findings.first?.sessionID else { return }
-                    sessions.append(SessionAudit(sessionID: sessionID, findings: findings, finalState: NavigationState(flow: "")))
+                    sessions.append(
+                        SessionAudit(sessionID: findings.first?.sessionID ?? "", findings: findings, finalState: NavigationState(flow: "")))
                 })
             var run = try runAudit(input, quarantine: quarantine, sessionOptions: sessionOptions, stream: stream)
             run.sessions = sessions
