@@ -241,7 +241,8 @@ public struct AuditEngine {
             let ledger = EventIDLedger(memoryBudget: configuration.memoryLimit / 8, temporaryDirectory: configuration.temporaryDirectory)
             collector = StreamingCollector(
                 models: models, options: configuration.sessionOptions, ledger: ledger,
-                outputs: OutputStore(budget: configuration.heldOutputBudget, temporaryDirectory: configuration.temporaryDirectory),
+                runs: results.isStreaming
+                    ? SessionRuns(budgetBytes: configuration.heldOutputBudget, temporaryDirectory: configuration.temporaryDirectory) : nil,
                 jobs: configuration.jobs > 0 ? configuration.jobs : System.coreCount, product: results.product)
         } else {
             let collecting = try SpillingCollector(

@@ -7,9 +7,9 @@
 /// The formatted output of folded sessions, set aside in a temporary file until it is written
 /// in session order.
 ///
-/// Pre-grouped input and sessions folded again (`Refold`) have their sessions' output ready
-/// long before it can be written: sessions come in any order, and output goes in session
-/// order. Held in memory, that output grew with the findings: a log whose sessions all share
+/// Sessions folded again (`Refold`) have their output ready long before it can be written:
+/// they come in any order, and output goes in session order. (Pre-grouped input has the same
+/// need, met by `SessionRuns`.) Held in memory, that output grew with the findings: a log whose sessions all share
 /// event ids (ids from a per-session counter) held every finding of the run. Past `budget`
 /// bytes held, outputs go to a file (`out-0` in a scratch directory of its own, removed when
 /// the store goes and on Ctrl-C) and only their place is kept. If the temporary directory

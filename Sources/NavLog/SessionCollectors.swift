@@ -278,47 +278,53 @@ final class StreamingCollector: SessionCollector {
     private let options: SessionAuditOptions
     private let product: @Sendable (SessionKey, SessionAudit) -> FoldedSession
     private var currentKey: SessionKey?
+    private var currentStart = LineLocation(file: 0, line: 0)
     private var current: [SessionLine] = []
-    private var finished: Set<SessionKey> = []
-    private var folded: [FoldedSession] = []
+    private var flushed = 0
+    /// Streamed output: each session's record waits for session order here, on disk past a
+    /// budget. Kept audits (a report of every session) are held in `folded` instead.
+    private let runs: SessionRuns?
+    private var folded: [(session: FoldedSession, start: LineLocation)] = []
     /// The event ids of the sessions folded, to find those that share one.
     private let ledger: EventIDLedger
-    /// Where the sessions' output waits for session order, past a budget.
-    private let outputs: OutputStore
     private let jobs: Int
-    /// Sessions met again after another session had begun: the input was not grouped.
+    /// Sessions met again after another session had begun: the input was not grouped. Known
+    /// once `finish` has put the sessions in order.
     private(set) var regroupedSessions: [(sessionID: String, location: LineLocation)] = []
 
     init(
-        models: [NavigationModel], options: SessionAuditOptions, ledger: EventIDLedger, outputs: OutputStore, jobs: Int,
+        models: [NavigationModel], options: SessionAuditOptions, ledger: EventIDLedger, runs: SessionRuns?, jobs: Int,
         product: @escaping @Sendable (SessionKey, SessionAudit) -> FoldedSession
     ) {
         self.models = models
         self.options = options
         self.ledger = ledger
-        self.outputs = outputs
+        self.runs = runs
         self.jobs = jobs
         self.product = product
     }
 
-    var sessionCount: Int { finished.count + (currentKey == nil ? 0 : 1) }
+    var sessionCount: Int { flushed + (currentKey == nil ? 0 : 1) }
 
     func add(_ key: SessionKey, _ line: SessionLine, raw: UnsafeBufferPointer<UInt8>) throws {
         if key != currentKey {
-            flush()
-            if finished.contains(key) { regroupedSessions.append((key.id, line.location)) }
+            try flush()
             currentKey = key
+            currentStart = line.location
         }
         current.append(line)
     }
 
-    private func flush() {
+    private func flush() throws {
         guard let key = currentKey else { return }
-        var session = product(key, SessionAuditor.audit(sessionID: key.id, lines: &current, model: model(of: key, in: models), options: options))
-        outputs.setAside(&session)
-        folded.append(session)
+        let session = product(key, SessionAuditor.audit(sessionID: key.id, lines: &current, model: model(of: key, in: models), options: options))
+        if let runs {
+            try runs.add(SessionRuns.Record(key: key, start: currentStart, tally: session.tally, output: session.output))
+        } else {
+            folded.append((session, currentStart))
+        }
         current.withUnsafeBufferPointer { ledger.record(key, lines: $0) }
-        finished.insert(key)
+        flushed += 1
         current.removeAll(keepingCapacity: true)
         currentKey = nil
     }
@@ -327,19 +333,34 @@ final class StreamingCollector: SessionCollector {
         into results: SessionResults, progress: @escaping @Sendable (FoldProgress) -> Void, refold: Refold,
         beforeOutput: (_ lateInvalid: [Finding]) throws -> Void
     ) throws {
-        flush()
+        try flush()
         let sharing = try ledger.sharing(jobs: jobs)
-        if !sharing.isEmpty {
-            let refolded = try refold(sharing)
-            for index in folded.indices {
-                if let again = refolded[folded[index].key] { folded[index] = again }
-            }
-        }
+        let refolded = sharing.isEmpty ? [:] : try refold(sharing)
         try beforeOutput([])
-        // Output order is session order whatever order the groups came in. What is held is
-        // the product: only the formatted output when streaming, set aside past a budget.
-        folded.sort { $0.key < $1.key }
-        for session in folded { try results.deliver(session) }
-        folded = []
+        // Output order is session order whatever order the groups came in; a session that
+        // comes twice (the input was not grouped) is written twice, and reported.
+        var previous: SessionKey?
+        var regrouped: [(sessionID: String, location: LineLocation)] = []
+        func deliver(_ key: SessionKey, start: LineLocation, _ session: () throws -> Void) throws {
+            if key == previous { regrouped.append((key.id, start)) }
+            previous = key
+            if let again = refolded[key] { try results.deliver(again) } else { try session() }
+        }
+        if let runs {
+            try runs.drain { record in
+                try deliver(record.key, start: record.start) {
+                    results.add(record.tally)
+                    try results.deliver(key: record.key, audit: nil, output: record.output)
+                }
+            }
+        } else {
+            var order = Array(folded.indices)
+            order.sort { folded[$0].session.key != folded[$1].session.key ? folded[$0].session.key < folded[$1].session.key : $0 < $1 }
+            for index in order {
+                try deliver(folded[index].session.key, start: folded[index].start) { try results.deliver(folded[index].session) }
+            }
+            folded = []
+        }
+        regroupedSessions = regrouped.sorted { $0.location < $1.location }
     }
 }

@@ -526,10 +526,22 @@ import Testing
         }
         let path = directory.appendingPathComponent("mixed.ndjson").path
         try Data([event("a", 0), event("b", 0), event("a", 1)].joined(separator: "\n").utf8).write(to: URL(fileURLWithPath: path))
-        let streamed = try Self.run([path]) { $0.preGrouped = true }
-        #expect(streamed.run.inputErrors.map(\.code) == [.notGrouped])
-        #expect(streamed.run.inputErrors.first?.message.contains("\"a\" appears again at line 3") == true)
-        #expect(streamed.run.counts.isBalanced)
+        let spill = try Self.scratch()
+        defer { try? FileManager.default.removeItem(at: spill) }
+        // Kept audits, streamed output held in memory, and streamed output in run files (a
+        // session met twice is found when the runs are merged back into session order).
+        for (streamed, budget) in [(false, nil), (true, nil), (true, 0)] as [(Bool, Int?)] {
+            let configure = { (c: inout AuditConfiguration) in
+                c.preGrouped = true
+                c.outputBudget = budget
+                c.temporaryDirectory = spill.path
+            }
+            let result = streamed ? try Self.streamed([path], configure: configure) : try Self.run([path], configure: configure)
+            #expect(result.run.inputErrors.map(\.code) == [.notGrouped])
+            #expect(result.run.inputErrors.first?.message.contains("\"a\" appears again at line 3") == true)
+            #expect(result.run.counts.isBalanced)
+            #expect(try FileManager.default.contentsOfDirectory(atPath: spill.path).isEmpty, "run files removed")
+        }
     }
 
     /// Every session's events of `logs`, grouped by session and ordered by seq (as Spark
