@@ -135,7 +135,9 @@ private struct ModelReader {
             let singletons = try fields["singletons"].map { (value) throws(ModelError) in
                 try strings(value, path + ".singletons")
             } ?? []
-            for (index, singleton) in singletons.enumerated() where routes.map({ !$0.contains(singleton) }) ?? false {
+            // Looked up in a set: `contains` on the array made a model of many singletons quadratic.
+            let routeSet = routes.map(Set.init)
+            for (index, singleton) in singletons.enumerated() where routeSet.map({ !$0.contains(singleton) }) ?? false {
                 throw ModelError(
                     path: "\(path).singletons[\(index)]", message: "unknown route \"\(singleton)\" (not in routes)")
             }
@@ -151,7 +153,7 @@ private struct ModelReader {
                         throw ModelError(path: entryPath + ".index", message: "missing")
                     }
                     let oneOf = try strings(requirement["one_of"], entryPath + ".one_of")
-                    for (routeIndex, route) in oneOf.enumerated() where routes.map({ !$0.contains(route) }) ?? false {
+                    for (routeIndex, route) in oneOf.enumerated() where routeSet.map({ !$0.contains(route) }) ?? false {
                         throw ModelError(
                             path: "\(entryPath).one_of[\(routeIndex)]", message: "unknown route \"\(route)\" (not in routes)")
                     }

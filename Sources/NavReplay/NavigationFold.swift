@@ -897,7 +897,7 @@ public struct NavigationFold: Sendable {
         let witnessBefore: EventReference? = if case .routePop = payload { stackWitness[number] } else { nil }
         switch payload {
         case .routePush(_, _, let route, _):
-            checkEntering(route, number: number, routes: working.routes[number], index: working.routes[number].count)
+            checkEntering(route, number: number, routes: working.routes[number][...], index: working.routes[number].count)
             working.routes[number].append(route)
         case .routePop(_, _, let to, let amount):
             let depth = working.routes[number].count
@@ -924,13 +924,13 @@ public struct NavigationFold: Sendable {
                 working.routes[number].removeLast(removed)
             }
         case .routeReplace(_, _, let route, _):
-            let routes = working.routes[number]
-            let below = routes.isEmpty ? routes : Array(routes.dropLast())
-            checkEntering(route, number: number, routes: below, index: below.count)
-            if routes.isEmpty {
+            // No copy of the stack is kept across the change: it made every replace copy it.
+            let count = working.routes[number].count
+            checkEntering(route, number: number, routes: working.routes[number].dropLast(), index: max(count - 1, 0))
+            if count == 0 {
                 working.routes[number].append(route)
             } else {
-                working.routes[number][routes.count - 1] = route
+                working.routes[number][count - 1] = route
             }
         case .routePopTo(_, _, let target):
             if let target {
@@ -958,7 +958,7 @@ public struct NavigationFold: Sendable {
                     "route_insert at index \(index) of stack \(JSONWriter.quoted(stack)), which holds \(count); clamped to \(at)",
                     expected: .string("0...\(count)"), found: .number(String(index)), witness: stackWitness[number])
             }
-            checkEntering(route, number: number, routes: working.routes[number], index: Int(at))
+            checkEntering(route, number: number, routes: working.routes[number][...], index: Int(at))
             working.routes[number].insert(route, at: Int(at))
         case .routeRemove(_, let route):
             working.routes[number].removeAll { $0 == route }
@@ -1032,7 +1032,7 @@ public struct NavigationFold: Sendable {
     }
 
     /// The checks where a route enters a stack: declared, singleton, position.
-    private mutating func checkEntering(_ route: String, number: Int, routes: [String], index: Int) {
+    private mutating func checkEntering(_ route: String, number: Int, routes: ArraySlice<String>, index: Int) {
         let stack = stacks.names[number]
         let spec = stacks.specs[number]
         if !stacks.accepts(route, number: number) {
@@ -1046,7 +1046,7 @@ public struct NavigationFold: Sendable {
         // Most stacks have no singletons: then neither a hash nor a search of the stack (a search
         // at every push made a deep stack quadratic).
         if !spec.singletons.isEmpty, spec.singletons.contains(route), routes.contains(route) {
-            let listed = ListedNames(routes)
+            let listed = ListedNames(Array(routes))
             report(
                 .routeSingleton,
                 "singleton route \(JSONWriter.quoted(route)) is already in stack \(JSONWriter.quoted(stack)) "

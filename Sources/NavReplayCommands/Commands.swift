@@ -42,8 +42,9 @@ extension NavReplayCommand {
         func run() throws {
             try input.refuseOverwritingInputs(output, also: [("--quarantine", quarantine), ("--write-baseline", baseline.writeBaseline)])
             // Machine formats without explanations need no states and no screens: dropping them
-            // keeps a large audit's memory near --memory-limit.
-            let explained = explain || ![.ndjson, .junit, .github].contains(format)
+            // keeps a large audit's memory near --memory-limit. (Text shows what changed; the
+            // JSON document explains each finding.)
+            let explained = explain || [.text, .json].contains(format)
             let sessionOptions = SessionAuditOptions(
                 maxFindings: maxFindingsPerSession, keepStates: explained, recordScreens: false)
             if (format == .ndjson || format == .text) && !baseline.isUsed {

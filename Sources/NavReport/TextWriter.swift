@@ -65,7 +65,9 @@ public enum TextWriter {
         if let before = finding.stateBefore, let after = finding.stateAfter {
             let changes = before.changes(to: after)
             if !changes.isEmpty {
-                lines.append("    " + style.dim("changed: " + changes.map { safe($0.description) }.joined(separator: "; ")))
+                // Long lists shortened as a finding's are (`ListedNames`): a log can present any
+                // number of modals, and each finding's line listed them all.
+                lines.append("    " + style.dim("changed: " + changes.map { safe($0.condensedDescription) }.joined(separator: "; ")))
             }
         }
         if finding.afterGap { lines.append("    " + style.dim("after a seq gap: the lost events may explain it")) }

@@ -66,6 +66,20 @@ import Testing
         #expect(short.condensedDescription == short.description)
     }
 
+    /// The text audit's `changed:` line too: a finding at each of 5,000 presented modals listed
+    /// them all (a 1.5 MB log wrote 165 MB of text).
+    @Test func manyModalsAreCondensedInTheTextAuditsChangedLine() throws {
+        let modals = (0..<40).map { "m\($0)" }
+        var finding = Finding(rule: .modalNotAllowed, sessionID: "s", seq: 41, eventID: "e41", location: nil, message: "m")
+        finding.stateBefore = NavigationState(flow: "authorized", modals: Array(modals.dropLast()))
+        finding.stateAfter = NavigationState(flow: "authorized", modals: modals)
+        let text = TextWriter.group([finding], files: [], style: TextStyle(color: false))
+        #expect(text.contains(
+            "changed: modals: [m0, m1, m2, m3, … 23 more …, m27, m28, m29, m30, m31, m32, m33, m34, m35, m36, m37, m38] → "
+                + "[m0, m1, m2, m3, … 24 more …, m28, m29, m30, m31, m32, m33, m34, m35, m36, m37, m38, m39]"), "\(text)")
+        #expect(!text.contains("m5, m6, m7, m8, m9, m10, m11, m12, m13, m14, m15, m16, m17"))
+    }
+
     @Test func sessionsGatheredInAnyOrderGiveTheSameReport() throws {
         // `navreplay report` adds each session as it folds (from any fold job, in any order)
         // and keeps only the worst: the page must be the one made from the whole run.
