@@ -8,12 +8,12 @@
 /// in session order.
 ///
 /// Sessions folded again (`Refold`) have their output ready long before it can be written:
-/// they come in any order, and output goes in session order. (Pre-grouped input has the same
-/// need, met by `SessionRuns`.) Held in memory, that output grew with the findings: a log whose sessions all share
-/// event ids (ids from a per-session counter) held every finding of the run. Past `budget`
-/// bytes held, outputs go to a file (`out-0` in a scratch directory of its own, removed when
-/// the store goes and on Ctrl-C) and only their place is kept. If the temporary directory
-/// cannot be used, they stay in memory: the audit goes on.
+/// they come in any order, and output goes in session order (pre-grouped input has the same
+/// need, met by `SessionRuns`). Held in memory, that output grew with the findings: a log
+/// whose sessions all share event ids (ids from a per-session counter) held every finding of
+/// the run. Past `budget` bytes held, outputs go to a file (`out-0` in a scratch directory of
+/// its own, removed when the store goes and on Ctrl-C) and only their place is kept. If the
+/// temporary directory cannot be used, they stay in memory: the audit goes on.
 final class OutputStore: @unchecked Sendable {
     // @unchecked: the variables are touched under `lock` only (fold jobs set aside at once).
     struct Place: Sendable {

@@ -136,24 +136,15 @@ final class SessionRuns {
 
     private func record(_ entry: (key: SessionKey, output: [UInt8])) throws -> Record {
         var offset = 0
-        let file = try Self.take(entry.output, &offset)
-        let line = try Self.take(entry.output, &offset)
-        guard let narrow = Int32(exactly: file), let tally = SessionTally(decoding: entry.output, at: &offset) else {
-            throw corrupt()
-        }
+        guard let file = SessionTally.int(entry.output, &offset), let line = SessionTally.int(entry.output, &offset),
+            let narrow = Int32(exactly: file), let tally = SessionTally(decoding: entry.output, at: &offset)
+        else { throw corrupt() }
         return Record(
             key: entry.key, start: LineLocation(file: narrow, line: line), tally: tally, output: Array(entry.output[offset...]))
     }
 
     static func put(_ value: Int64, _ bytes: inout [UInt8]) {
         withUnsafeBytes(of: value.littleEndian) { bytes.append(contentsOf: $0) }
-    }
-
-    static func take(_ bytes: [UInt8], _ offset: inout Int) throws -> Int64 {
-        guard let value = SessionTally.int(bytes, &offset) else {
-            throw InputError(code: .unreadable, path: "", message: "a spill record of sessions does not decode")
-        }
-        return value
     }
 
     private func corrupt() -> InputError {
