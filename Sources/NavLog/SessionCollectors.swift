@@ -354,9 +354,7 @@ final class StreamingCollector: SessionCollector {
                 }
             }
         } else {
-            var order = Array(folded.indices)
-            order.sort { folded[$0].session.key != folded[$1].session.key ? folded[$0].session.key < folded[$1].session.key : $0 < $1 }
-            for index in order {
+            for index in sessionOrder(folded.count, key: { folded[$0].session.key }) {
                 try deliver(folded[index].session.key, start: folded[index].start) { try results.deliver(folded[index].session) }
             }
             folded = []

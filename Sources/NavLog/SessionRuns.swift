@@ -66,11 +66,8 @@ final class SessionRuns {
         try merge(runs: 0..<runs, deliver)
     }
 
-    /// Sorts by session; sessions met twice keep the order they came in.
     private func sortHeld() {
-        var order = Array(held.indices)
-        order.sort { held[$0].key != held[$1].key ? held[$0].key < held[$1].key : $0 < $1 }
-        held = order.map { held[$0] }
+        held = sessionOrder(held.count) { held[$0].key }.map { held[$0] }
     }
 
     private func spill() throws {
@@ -164,6 +161,14 @@ final class SessionRuns {
     }
 }
 
+/// The indices `0..<count` in the session order of their keys; a session met twice keeps the
+/// order it came in.
+func sessionOrder(_ count: Int, key: (Int) -> SessionKey) -> [Int] {
+    var order = Array(0..<count)
+    order.sort { key($0) != key($1) ? key($0) < key($1) : $0 < $1 }
+    return order
+}
+
 extension SessionTally {
     /// The counts as bytes (`SessionRuns`): five integers, then each rule's and each severity's
     /// count by the rule's and severity's place in `allCases`.
@@ -211,9 +216,7 @@ extension SessionTally {
     /// A little-endian 8-byte integer at `offset`, which moves past it.
     static func int(_ bytes: [UInt8], _ offset: inout Int) -> Int64? {
         guard offset >= 0, bytes.count - offset >= 8 else { return nil }
-        var value: UInt64 = 0
-        for shift in 0..<8 { value |= UInt64(bytes[offset + shift]) << (8 * UInt64(shift)) }
-        offset += 8
-        return Int64(bitPattern: value)
+        defer { offset += 8 }
+        return bytes.withUnsafeBufferPointer { [offset] in $0.load(Int64.self, at: offset) }
     }
 }

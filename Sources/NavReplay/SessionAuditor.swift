@@ -115,9 +115,10 @@ public struct SessionAudit: Sendable {
 }
 
 extension SessionAudit {
-    /// A session known by its findings alone (an audit that keeps nothing else of it).
-    public init(sessionID: String, findings: [Finding], finalState: NavigationState) {
-        self.init(sessionID: sessionID, findings: findings, finalState: finalState, states: SessionAudit.noSteps)
+    /// A session known by its findings alone (an audit that keeps nothing else of it: its
+    /// final state is empty).
+    public init(sessionID: String, findings: [Finding]) {
+        self.init(sessionID: sessionID, findings: findings, finalState: NavigationState(flow: ""), states: SessionAudit.noSteps)
     }
 }
 

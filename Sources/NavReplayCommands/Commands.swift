@@ -82,8 +82,7 @@ extension NavReplayCommand {
                 write: { bytes in
                     // Only a session with findings has output; its findings name it.
                     let findings = try FindingCodec.decode(bytes)
-                    sessions.append(
-                        SessionAudit(sessionID: findings.first?.sessionID ?? "", findings: findings, finalState: NavigationState(flow: "")))
+                    sessions.append(SessionAudit(sessionID: findings.first?.sessionID ?? "", findings: findings))
                 })
             var run = try runAudit(input, quarantine: quarantine, sessionOptions: sessionOptions, stream: stream)
             run.sessions = sessions

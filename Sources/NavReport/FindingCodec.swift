@@ -87,28 +87,13 @@ public enum FindingCodec {
             optional(finding.stateAfter) { $0.state($1) }
         }
 
+        /// As JSON text (`JSONWriter`), read back by `JSONValue.parse`: members in order and
+        /// numbers as written, so the value comes back exactly.
         mutating func json(_ value: JSONValue) {
-            switch value {
-            case .null: bytes.append(0)
-            case .bool(let flag): bytes.append(flag ? 2 : 1)
-            case .number(let text):
-                bytes.append(3)
-                string(text)
-            case .string(let text):
-                bytes.append(4)
-                string(text)
-            case .array(let elements):
-                bytes.append(5)
-                count(elements.count)
-                for element in elements { json(element) }
-            case .object(let object):
-                bytes.append(6)
-                count(object.members.count)
-                for member in object.members {
-                    string(member.key)
-                    json(member.value)
-                }
-            }
+            var writer = JSONWriter()
+            writer.value(value)
+            count(writer.bytes.count)
+            bytes += writer.bytes
         }
 
         mutating func names(_ names: [String]) {
@@ -200,8 +185,8 @@ public enum FindingCodec {
             let eventID = try optional { (reader) throws(FindingCodecError) in try reader.string() }
             let location = try optional { (reader) throws(FindingCodecError) in try reader.location() }
             let message = try string()
-            let expected = try optional { (reader) throws(FindingCodecError) in try reader.json(depth: 0) }
-            let found = try optional { (reader) throws(FindingCodecError) in try reader.json(depth: 0) }
+            let expected = try optional { (reader) throws(FindingCodecError) in try reader.json() }
+            let found = try optional { (reader) throws(FindingCodecError) in try reader.json() }
             let afterGap = try flag()
             let witness = try optional { (reader) throws(FindingCodecError) in
                 EventReference(
@@ -218,24 +203,14 @@ public enum FindingCodec {
             return finding
         }
 
-        /// `depth` bounds the recursion: the writer's values are a few levels deep.
-        mutating func json(depth: Int) throws(FindingCodecError) -> JSONValue {
-            guard depth < 64 else { throw FindingCodecError(offset: index) }
-            switch try byte() {
-            case 0: return .null
-            case 1: return .bool(false)
-            case 2: return .bool(true)
-            case 3: return .number(try string())
-            case 4: return .string(try string())
-            case 5:
-                var elements: [JSONValue] = []
-                for _ in 0..<(try count()) { elements.append(try json(depth: depth + 1)) }
-                return .array(elements)
-            case 6:
-                var members: [(String, JSONValue)] = []
-                for _ in 0..<(try count()) { members.append((try string(), try json(depth: depth + 1))) }
-                return .object(JSONObject(members))
-            default: throw FindingCodecError(offset: index - 1)
+        mutating func json() throws(FindingCodecError) -> JSONValue {
+            let start = index
+            let length = try count()
+            defer { index += length }
+            do {
+                return try JSONValue.parse(Array(bytes[index..<index + length]))
+            } catch {
+                throw FindingCodecError(offset: start)
             }
         }
 
