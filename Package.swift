@@ -40,22 +40,36 @@ let package = Package(
         .systemLibrary(name: "CZlib", providers: [.apt(["zlib1g-dev"])]),
         .systemLibrary(name: "CNavSupport"),
         .systemLibrary(name: "CSQLite", providers: [.apt(["libsqlite3-dev"])]),
+        // The app-side log writer: an app links it (with NavRouter) and nothing of the audit.
+        .target(name: "NavLog", dependencies: ["CZlib", "NavJSON", "NavModel", "NavEvents"], swiftSettings: swiftSettings),
+        // Reading inputs: files, directories, gzip, mapped files, standard input, located input, lines.
+        .target(name: "NavInput", dependencies: ["CZlib", "CNavSupport", "NavJSON"], swiftSettings: swiftSettings),
+        // On-disk runs and partitions: sorted run files, their records and merges, spill
+        // directories and their cleanup registry. Knows nothing of audits.
+        .target(name: "NavRuns", dependencies: ["CNavSupport", "NavJSON", "NavInput"], swiftSettings: swiftSettings),
+        // What an audit produces: counts, per-session results, finding streams, the sink protocol.
         .target(
-            name: "NavLog", dependencies: ["CZlib", "CNavSupport", "NavJSON", "NavModel", "NavEvents", "NavReplay"],
+            name: "NavResults", dependencies: ["NavJSON", "NavModel", "NavEvents", "NavReplay", "NavInput", "NavRuns"],
             swiftSettings: swiftSettings),
+        // The audit engine.
         .target(
-            name: "NavReport", dependencies: ["NavJSON", "NavModel", "NavEvents", "NavReplay", "NavLog"],
+            name: "NavEngine",
+            dependencies: ["CNavSupport", "NavJSON", "NavModel", "NavEvents", "NavReplay", "NavInput", "NavRuns", "NavResults"],
+            swiftSettings: swiftSettings),
+        // The output formats.
+        .target(
+            name: "NavReport", dependencies: ["NavJSON", "NavModel", "NavEvents", "NavReplay", "NavInput", "NavRuns", "NavResults"],
             swiftSettings: swiftSettings),
         // The sessions database, through the system's libsqlite3.
         .target(
-            name: "NavSQLite", dependencies: ["CSQLite", "NavJSON", "NavModel", "NavEvents", "NavReplay", "NavLog", "NavReport"],
+            name: "NavSQLite", dependencies: ["CSQLite", "NavJSON", "NavModel", "NavEvents", "NavReplay", "NavResults", "NavReport"],
             swiftSettings: swiftSettings),
         // The command line, thin on top.
         .target(
             name: "NavReplayCommands",
             dependencies: [
-                "NavJSON", "NavModel", "NavEvents", "NavReplay", "NavRouter", "NavLog", "NavReport", "NavSQLite",
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                "NavJSON", "NavModel", "NavEvents", "NavReplay", "NavInput", "NavRuns", "NavResults", "NavEngine", "NavReport",
+                "NavSQLite", .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: swiftSettings),
         .executableTarget(name: "navreplay", dependencies: ["NavReplayCommands"], swiftSettings: swiftSettings),
@@ -84,7 +98,9 @@ let package = Package(
         // of saved inputs); the writer process that the crash-safety tests kill.
         .target(
             name: "NavFuzz",
-            dependencies: ["NavJSON", "NavModel", "NavEvents", "NavReplay", "NavLog", "NavReport", "NavSQLite"],
+            dependencies: [
+                "NavJSON", "NavModel", "NavEvents", "NavReplay", "NavInput", "NavResults", "NavEngine", "NavReport", "NavSQLite",
+            ],
             swiftSettings: swiftSettings),
         .executableTarget(name: "navreplay-fuzz", dependencies: ["NavFuzz"], swiftSettings: swiftSettings),
         .executableTarget(
@@ -93,37 +109,23 @@ let package = Package(
             name: "NavTestSupport",
             dependencies: ["NavJSON", "NavModel", "NavEvents", "NavReplay", "NavRouter"],
             swiftSettings: swiftSettings),
+        // One test target per library module; NavReplayCLITests runs the built executable end to end.
+        .testTarget(name: "NavJSONTests", dependencies: ["NavJSON", "NavTestSupport"], swiftSettings: swiftSettings),
+        .testTarget(name: "NavModelTests", dependencies: ["NavJSON", "NavModel", "NavTestSupport"], swiftSettings: swiftSettings),
+        .testTarget(name: "NavEventsTests", dependencies: ["NavJSON", "NavModel", "NavEvents", "NavTestSupport"], swiftSettings: swiftSettings),
+        .testTarget(name: "NavReplayTests", dependencies: ["NavJSON", "NavModel", "NavEvents", "NavReplay", "NavTestSupport"], swiftSettings: swiftSettings),
+        .testTarget(name: "NavRouterTests", dependencies: ["NavJSON", "NavModel", "NavEvents", "NavReplay", "NavRouter", "NavTestSupport"], swiftSettings: swiftSettings),
+        .testTarget(name: "NavLogTests", dependencies: ["NavJSON", "NavModel", "NavEvents", "NavReplay", "NavRouter", "NavLog", "NavTestSupport"], swiftSettings: swiftSettings),
+        .testTarget(name: "NavInputTests", dependencies: ["NavJSON", "NavInput", "NavLog", "NavTestSupport"], swiftSettings: swiftSettings),
+        .testTarget(name: "NavRunsTests", dependencies: ["NavJSON", "NavInput", "NavRuns", "NavTestSupport"], swiftSettings: swiftSettings),
+        .testTarget(name: "NavResultsTests", dependencies: ["NavJSON", "NavModel", "NavEvents", "NavReplay", "NavResults", "NavEngine", "NavTestSupport"], swiftSettings: swiftSettings),
+        .testTarget(name: "NavEngineTests", dependencies: ["NavJSON", "NavModel", "NavEvents", "NavReplay", "NavInput", "NavRuns", "NavResults", "NavEngine", "NavReport", "NavTestSupport"], swiftSettings: swiftSettings),
+        .testTarget(name: "NavReportTests", dependencies: ["NavJSON", "NavModel", "NavEvents", "NavReplay", "NavResults", "NavEngine", "NavReport", "NavTestSupport"], swiftSettings: swiftSettings),
+        .testTarget(name: "NavSQLiteTests", dependencies: ["NavJSON", "NavModel", "NavEvents", "NavReplay", "NavResults", "NavEngine", "NavSQLite", "NavTestSupport"], swiftSettings: swiftSettings),
+        .testTarget(name: "NavSamplesTests", dependencies: ["NavJSON", "NavModel", "NavEvents", "NavReplay", "NavRouter", "NavSamples", "NavTestSupport"], swiftSettings: swiftSettings),
         .testTarget(
-            name: "NavEventsTests", dependencies: ["NavJSON", "NavModel", "NavEvents", "NavTestSupport"],
-            swiftSettings: swiftSettings),
-        .testTarget(
-            name: "NavReplayTests",
-            dependencies: ["NavJSON", "NavModel", "NavEvents", "NavReplay", "NavTestSupport"],
-            swiftSettings: swiftSettings),
-        .testTarget(
-            name: "NavRouterTests",
-            dependencies: ["NavJSON", "NavModel", "NavEvents", "NavReplay", "NavRouter", "NavLog", "NavTestSupport"],
-            swiftSettings: swiftSettings),
-        .testTarget(
-            name: "NavLogTests",
-            dependencies: ["NavJSON", "NavModel", "NavEvents", "NavReplay", "NavLog", "NavReport", "NavTestSupport"],
-            swiftSettings: swiftSettings),
-        .testTarget(
-            name: "NavReportTests",
-            dependencies: ["NavJSON", "NavModel", "NavEvents", "NavReplay", "NavLog", "NavReport", "NavTestSupport"],
-            swiftSettings: swiftSettings),
-        .testTarget(
-            name: "NavSystemsTests",
-            dependencies: [
-                "NavJSON", "NavModel", "NavEvents", "NavReplay", "NavRouter", "NavLog", "NavSamples", "NavTestSupport",
-            ],
-            swiftSettings: swiftSettings),
-        .testTarget(
-            name: "NavReplayCommandsTests",
-            dependencies: [
-                "NavJSON", "NavModel", "NavEvents", "NavReplay", "NavLog", "NavReport", "NavReplayCommands",
-                "NavSamples", "NavTestSupport", "NavFuzz",
-            ],
+            name: "NavReplayCLITests",
+            dependencies: ["NavJSON", "NavModel", "NavEvents", "NavReplay", "NavInput", "NavRuns", "NavEngine", "NavLog", "NavFuzz", "NavSamples", "NavTestSupport"],
             swiftSettings: swiftSettings),
     ]
 )

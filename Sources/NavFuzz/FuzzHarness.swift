@@ -4,12 +4,14 @@
     import Darwin
 #endif
 import Foundation
-public import NavLog
 public import NavModel
 import NavEvents
 import NavJSON
 import NavReplay
-import NavReport
+public import NavReport
+public import NavEngine
+public import NavInput
+public import NavResults
 
 /// Runs one input through everything `navreplay` does with a log and checks the invariants that
 /// must hold for any bytes at all: the libFuzzer target (`navreplay-fuzz`) calls it for every

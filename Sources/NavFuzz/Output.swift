@@ -5,10 +5,10 @@ import Foundation
 #if canImport(FoundationXML)
     import FoundationXML
 #endif
-public import NavLog
 import NavReplay
-import NavReport
+public import NavReport
 import NavSQLite
+public import NavResults
 
 /// One output format of `navreplay`, the writer that produces it, and an independent check of
 /// what it wrote: it must parse with a parser that shares no code with the writer, carry one

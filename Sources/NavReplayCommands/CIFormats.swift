@@ -1,9 +1,9 @@
 import ArgumentParser
 import Foundation
-import NavLog
 import NavReplay
 import NavReport
 import NavSQLite
+import NavResults
 
 /// `--baseline` and `--write-baseline`, shared by `audit` and `validate`.
 struct BaselineOptions: ParsableArguments {

@@ -1,10 +1,11 @@
 import ArgumentParser
 import Foundation
 import NavJSON
-import NavLog
 import NavModel
 import NavReplay
 import NavReport
+import NavEngine
+import NavResults
 
 extension NavReplayCommand {
     struct Audit: ParsableCommand {

@@ -1,10 +1,12 @@
 public import ArgumentParser
 import Foundation
 import NavJSON
-import NavLog
 import NavModel
 import NavReplay
 import NavReport
+import NavEngine
+import NavInput
+import NavResults
 
 /// The `navreplay` root command.
 public struct NavReplayCommand: ParsableCommand {

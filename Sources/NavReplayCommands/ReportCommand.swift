@@ -1,7 +1,8 @@
 import ArgumentParser
-import NavLog
 import NavReplay
 import NavReport
+import NavEngine
+import NavResults
 
 extension NavReplayCommand {
     struct Report: ParsableCommand {

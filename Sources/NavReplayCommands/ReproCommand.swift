@@ -2,10 +2,12 @@ import ArgumentParser
 import Foundation
 import NavEvents
 import NavJSON
-import NavLog
 import NavModel
 import NavReplay
 import NavReport
+import NavEngine
+import NavInput
+import NavResults
 
 extension NavReplayCommand {
     struct Repro: ParsableCommand {

@@ -1,8 +1,9 @@
 import NavEvents
 import NavJSON
-public import NavLog
 import NavModel
 public import NavReplay
+public import NavInput
+public import NavResults
 
 /// Stable fingerprints of findings, for baselines (`--baseline`, `--write-baseline`), SARIF
 /// `partialFingerprints` and `navreplay repro --fingerprint`.

@@ -1,8 +1,9 @@
 public import NavJSON
 import NavEvents
-public import NavLog
 import NavModel
 public import NavReplay
+public import NavResults
+public import NavInput
 
 /// Writes findings in the machine formats: one NDJSON object per finding (CONTRACT §6) and
 /// the JSON document of `--format json`.

@@ -1,8 +1,9 @@
 import NavEvents
 import NavJSON
-public import NavLog
 import NavModel
 import NavReplay
+public import NavResults
+public import NavInput
 
 /// GitHub Actions workflow commands: one annotation a finding, shown on the pull request's
 /// files and in the job summary.

@@ -1,8 +1,10 @@
 public import NavEvents
 import NavJSON
-public import NavLog
 import NavModel
 public import NavReplay
+public import NavInput
+public import NavResults
+public import NavRuns
 
 /// What the nightly report shows, computed from an audit run whose sessions recorded their
 /// steps (`SessionAuditOptions(recordSteps: true)`). Pure: the same run gives the same data.

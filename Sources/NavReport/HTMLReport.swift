@@ -1,8 +1,9 @@
 import NavEvents
 import NavJSON
-import NavLog
 import NavModel
 import NavReplay
+import NavResults
+import NavInput
 
 /// The nightly report: one self-contained HTML page (`navreplay report --output report.html`).
 ///

@@ -1,8 +1,9 @@
 import NavEvents
 import NavJSON
-public import NavLog
 import NavModel
 import NavReplay
+public import NavInput
+public import NavResults
 
 /// JUnit XML, the test report that CI systems render (Jenkins, GitLab, Azure, CircleCI,
 /// Buildkite, GitHub test-report actions).

@@ -1,8 +1,8 @@
 import NavEvents
 import NavJSON
-public import NavLog
 public import NavModel
 public import NavReplay
+public import NavInput
 
 /// `navreplay repro`: turns a finding from production telemetry into a regression test.
 ///

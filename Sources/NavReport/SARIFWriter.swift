@@ -1,8 +1,9 @@
 import NavEvents
 import NavJSON
-public import NavLog
 import NavModel
 import NavReplay
+public import NavResults
+public import NavInput
 
 /// SARIF 2.1.0 (OASIS), the format code-scanning services read (GitHub code scanning, Azure
 /// DevOps, SonarQube, VS Code's SARIF viewer).

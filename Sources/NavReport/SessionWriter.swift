@@ -1,8 +1,8 @@
 public import NavJSON
 import NavEvents
-public import NavLog
 import NavModel
 public import NavReplay
+public import NavResults
 
 /// One record per session (CONTRACT §6): `session_id, events, first_seq, last_seq, start, end,
 /// duration_ms, final_state, screens, findings`.

@@ -1,8 +1,8 @@
 import NavJSON
 import NavEvents
-public import NavLog
 import NavModel
 public import NavReplay
+public import NavResults
 
 /// Terminal styling: colour only when asked (a terminal, and `NO_COLOR` unset).
 public struct TextStyle: Sendable {

@@ -1,10 +1,10 @@
 import CSQLite
 import NavEvents
 import NavJSON
-public import NavLog
 import NavModel
 public import NavReplay
 import NavReport
+public import NavResults
 
 /// Writes an audit as a SQLite database (`navreplay sessions --format sqlite`), through the
 /// system's libsqlite3.
@@ -353,4 +353,5 @@ final class SQLiteStatement {
     import Glibc
 #elseif canImport(Darwin)
     import Darwin
+import NavResults
 #endif

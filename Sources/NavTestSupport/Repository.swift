@@ -24,4 +24,17 @@ public enum Repository {
         let fallback = path(".build/debug/navreplay")
         return FileManager.default.isExecutableFile(atPath: fallback) ? fallback : nil
     }
+
+    /// Whether `python3` can import `jsonschema` (scripts/test installs it), for the tests that
+    /// check files against the JSON Schemas.
+    public static let pythonHasJSONSchema: Bool = {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["python3", "-c", "import jsonschema"]
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        guard (try? process.run()) != nil else { return false }
+        process.waitUntilExit()
+        return process.terminationStatus == 0
+    }()
 }

@@ -6,6 +6,7 @@
 import Foundation
 import NavFuzz
 import NavLog
+import NavResults
 
 // The libFuzzer target over `FuzzHarness` (reader, decoder, fold, every output format).
 //

@@ -1,7 +1,8 @@
 import Foundation
 import NavEvents
 import NavJSON
-import NavLog
+import NavResults
+import NavEngine
 import NavModel
 import NavReplay
 import NavTestSupport

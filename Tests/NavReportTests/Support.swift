@@ -1,6 +1,7 @@
 import Foundation
 import NavEvents
-import NavLog
+import NavResults
+import NavEngine
 import NavModel
 import NavReplay
 import NavTestSupport

@@ -1,0 +1,305 @@
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+import CNavSupport
+import Dispatch
+import NavEvents
+import NavJSON
+import NavModel
+import NavReplay
+public import NavInput
+public import NavResults
+
+/// Where decoded lines go until their sessions are folded. Three strategies, one per way of
+/// reading: everything in memory, spilled to disk partitions past a memory budget, or streamed
+/// session by session for pre-grouped input.
+protocol SessionCollector: AnyObject {
+    /// Takes one valid line; `raw` is its original bytes (what a spill writes to disk).
+    func add(_ key: SessionKey, _ line: SessionLine, raw: UnsafeBufferPointer<UInt8>) throws
+    /// Folds what is left and hands every session to `results`, in session order; calls
+    /// `progress` (from any thread, one call at a time) with the parts folded so far, and
+    /// `beforeOutput` once before the first session is delivered, with the lines found invalid
+    /// only while folding (routed lines, decoded then).
+    ///
+    /// Sessions that fold apart (partitions, pre-grouped input) and share an event id with
+    /// another session (`EventIDLedger`) are folded again with `refold`, which reads them again
+    /// and resolves their shared ids; its sessions replace theirs in the output.
+    func finish(
+        into results: SessionResults, progress: @escaping @Sendable (FoldProgress) -> Void, refold: Refold,
+        beforeOutput: (_ lateInvalid: [Finding]) throws -> Void) throws
+    var sessionCount: Int { get }
+}
+
+/// One folded session as a fold job hands it on: its counts, and either the whole audit
+/// (collected for reports) or only its formatted output (streamed).
+struct FoldedSession: Sendable {
+    var key: SessionKey
+    var tally: SessionTally
+    /// Boxed: a `SessionAudit` is some 300 bytes inline, and a run that folds every session
+    /// again (they all share event ids) holds one `FoldedSession` per session until it merges.
+    private let auditBox: AuditBox?
+    var audit: SessionAudit? { auditBox?.audit }
+    /// Empty once set aside (`stored`): read it with `loadedOutput()`.
+    var output: [UInt8]
+    /// For a session folded again (`Refold`): the tally of its first fold, which this replaces.
+    var previous: SessionTally?
+    /// Where `output` went if it was set aside until it is written (`OutputStore`).
+    var stored: (store: OutputStore, place: OutputStore.Place)?
+
+    init(key: SessionKey, tally: SessionTally, audit: SessionAudit?, output: [UInt8], previous: SessionTally? = nil) {
+        self.key = key
+        self.tally = tally
+        auditBox = audit.map(AuditBox.init)
+        self.output = output
+        self.previous = previous
+    }
+
+    private final class AuditBox: Sendable {
+        let audit: SessionAudit
+        init(_ audit: SessionAudit) { self.audit = audit }
+    }
+}
+
+/// Receives folded sessions, in session order, for the engine: keeps the audits or writes
+/// their output as it comes, and sums the counts either way.
+final class SessionResults {
+    /// How a fold job turns an audit into what is kept; runs on any job.
+    let product: @Sendable (SessionKey, SessionAudit) -> FoldedSession
+    private let write: (([UInt8]) throws -> Void)?
+    private(set) var audits: [SessionAudit] = []
+    private(set) var tally = SessionTally()
+    var isStreaming: Bool { write != nil }
+
+    /// The product of a session folded again (`Refold`): from its first audit and its new one.
+    let refoldProduct: RefoldProduct
+
+    /// Keeps every audit.
+    init() {
+        product = { key, audit in FoldedSession(key: key, tally: SessionTally(audit), audit: audit, output: []) }
+        refoldProduct = { key, previous, audit in
+            FoldedSession(key: key, tally: SessionTally(audit), audit: audit, output: [], previous: SessionTally(previous))
+        }
+        write = nil
+    }
+
+    /// Keeps no audit: formats each on its fold job and writes the output in session order.
+    init(
+        format: @escaping @Sendable (SessionAudit) -> [UInt8], reformat: @escaping @Sendable (SessionAudit, SessionAudit) -> [UInt8],
+        write: @escaping ([UInt8]) throws -> Void
+    ) {
+        product = { key, audit in FoldedSession(key: key, tally: SessionTally(audit), audit: nil, output: format(audit)) }
+        refoldProduct = { key, previous, audit in
+            FoldedSession(key: key, tally: SessionTally(audit), audit: nil, output: reformat(previous, audit), previous: SessionTally(previous))
+        }
+        self.write = write
+    }
+
+    func deliver(_ folded: FoldedSession) throws {
+        tally.add(folded.tally)
+        try deliver(key: folded.key, audit: folded.audit, output: folded.loadedOutput())
+    }
+
+    /// For output merged back from disk, whose counts were added with `add(_:)`.
+    func deliver(key: SessionKey, audit: SessionAudit?, output: [UInt8]) throws {
+        if let audit { audits.append(audit) }
+        if let write, !output.isEmpty { try write(output) }
+    }
+
+    func add(_ partial: SessionTally) { tally.add(partial) }
+
+    /// A session folded again, whose first tally was added already.
+    func replace(_ previous: SessionTally, with tally: SessionTally) {
+        self.tally.subtract(previous)
+        self.tally.add(tally)
+    }
+}
+
+/// Folds sessions held in memory, in parallel, `jobs` at a time; returns them in session order.
+///
+/// They are held whole, so the event ids they share are resolved before they fold
+/// (`EarlierOccurrence.resolve`). With `refold` (the sessions are being folded again for another
+/// run, `RefoldRequest`), each is also folded without them, as that run first folded it, and
+/// `refold` makes the product from both.
+func foldInParallel(
+    _ sessions: consuming [SessionKey: [SessionLine]], models: [NavigationModel], options: SessionAuditOptions, jobs: Int,
+    refolding: RefoldRequest? = nil, product: @escaping @Sendable (SessionKey, SessionAudit) -> FoldedSession
+) -> [FoldedSession] {
+    let keys = sessions.keys.sorted()
+    // Event ids are an app's own: each model's sessions are resolved apart. The references
+    // taken here are gone before the folds, which need each array unshared.
+    var resolved: [Int: [UInt64: [EarlierOccurrence]]] = [:]
+    if let refolding {
+        resolved = refolding.owners
+    } else {
+        for model in Set(keys.map(\.model)).sorted() {
+            resolved[model] = EarlierOccurrence.resolve(keys.filter { $0.model == model }.map { sessions[$0]! })
+        }
+    }
+    let earlier = resolved
+    // Each session's lines are moved out of the dictionary, so that its audit holds the only
+    // reference to them and folds the events in place (see `SessionAuditor`). Callers pass
+    // their dictionary with `consume`: a second reference would make each array a copy.
+    let groups = ParallelResults<[SessionLine]>(count: keys.count)
+    for (index, key) in keys.enumerated() { groups[index] = sessions.removeValue(forKey: key) }
+    let results = ParallelResults<FoldedSession>(count: keys.count)
+    let work: @Sendable (Int) -> Void = { index in
+        var lines = groups.take(index) ?? []
+        let key = keys[index]
+        var sessionOptions = options
+        sessionOptions.earlierOccurrences = earlier[key.model] ?? [:]
+        if let refolding {
+            results[index] = refoldSession(key, &lines, models: models, options: sessionOptions, refold: refolding.product)
+        } else {
+            results[index] = foldSession(key, &lines, models: models, options: sessionOptions, product: product)
+        }
+    }
+    let workers = max(1, jobs > 0 ? jobs : System.coreCount)
+    if workers == 1 || keys.count < 2 {
+        for index in keys.indices { work(index) }
+    } else {
+        // Sessions are independent once grouped; each job writes only its own slots.
+        DispatchQueue.concurrentPerform(iterations: workers) { worker in
+            for index in stride(from: worker, to: keys.count, by: workers) { work(index) }
+        }
+    }
+    return results.values
+}
+
+/// Audits one session's lines (folding their events in place: they are the same after).
+func foldSession(
+    _ key: SessionKey, _ lines: inout [SessionLine], models: [NavigationModel], options: SessionAuditOptions,
+    product: @Sendable (SessionKey, SessionAudit) -> FoldedSession
+) -> FoldedSession {
+    product(key, SessionAuditor.audit(sessionID: key.id, lines: &lines, model: model(of: key, in: models), options: options))
+}
+
+/// A session's model: the one its app's files named (the PoC model if the index is off).
+func model(of key: SessionKey, in models: [NavigationModel]) -> NavigationModel {
+    models.indices.contains(key.model) ? models[key.model] : .poc
+}
+
+/// Counts folded partitions across jobs and reports each step, one report at a time.
+final class FoldCounter: @unchecked Sendable {
+    // @unchecked: every field is touched only under `lock`.
+    private let lock = NSLockLike()
+    private var progress: FoldProgress
+    private let report: @Sendable (FoldProgress) -> Void
+
+    init(partitions: Int, report: @escaping @Sendable (FoldProgress) -> Void) {
+        progress = FoldProgress(partitionsFolded: 0, partitions: partitions, findings: 0)
+        self.report = report
+    }
+
+    func folded(findings: Int) {
+        lock.withLock {
+            progress.partitionsFolded += 1
+            progress.findings += findings
+            report(progress)
+        }
+    }
+
+    /// After every partition: `sessions` were folded again, with `findings` more findings.
+    func foldedAgain(sessions: Int, findings: Int) {
+        lock.withLock {
+            progress.sessionsFoldedAgain += sessions
+            progress.findings += findings
+            report(progress)
+        }
+    }
+}
+
+// MARK: Pre-grouped input
+
+/// For input already grouped by session and ordered by seq: folds each session when the next
+/// one begins, so only one session's events are in memory at a time.
+final class StreamingCollector: SessionCollector {
+    private let models: [NavigationModel]
+    private let options: SessionAuditOptions
+    private let product: @Sendable (SessionKey, SessionAudit) -> FoldedSession
+    private var currentKey: SessionKey?
+    private var currentStart = LineLocation(file: 0, line: 0)
+    private var current: [SessionLine] = []
+    private var flushed = 0
+    /// Streamed output: each session's record waits for session order here, on disk past a
+    /// budget. Kept audits (a report of every session) are held in `folded` instead.
+    private let runs: SessionRuns?
+    private var folded: [(session: FoldedSession, start: LineLocation)] = []
+    /// The event ids of the sessions folded, to find those that share one.
+    private let ledger: EventIDLedger
+    private let jobs: Int
+    /// Sessions met again after another session had begun: the input was not grouped. Known
+    /// once `finish` has put the sessions in order.
+    private(set) var regroupedSessions: [(sessionID: String, location: LineLocation)] = []
+
+    init(
+        models: [NavigationModel], options: SessionAuditOptions, ledger: EventIDLedger, runs: SessionRuns?, jobs: Int,
+        product: @escaping @Sendable (SessionKey, SessionAudit) -> FoldedSession
+    ) {
+        self.models = models
+        self.options = options
+        self.ledger = ledger
+        self.runs = runs
+        self.jobs = jobs
+        self.product = product
+    }
+
+    var sessionCount: Int { flushed + (currentKey == nil ? 0 : 1) }
+
+    func add(_ key: SessionKey, _ line: SessionLine, raw: UnsafeBufferPointer<UInt8>) throws {
+        if key != currentKey {
+            try flush()
+            currentKey = key
+            currentStart = line.location
+        }
+        current.append(line)
+    }
+
+    private func flush() throws {
+        guard let key = currentKey else { return }
+        let session = product(key, SessionAuditor.audit(sessionID: key.id, lines: &current, model: model(of: key, in: models), options: options))
+        if let runs {
+            try runs.add(SessionRuns.Record(key: key, start: currentStart, tally: session.tally, output: session.output))
+        } else {
+            folded.append((session, currentStart))
+        }
+        current.withUnsafeBufferPointer { ledger.record(key, lines: $0) }
+        flushed += 1
+        current.removeAll(keepingCapacity: true)
+        currentKey = nil
+    }
+
+    func finish(
+        into results: SessionResults, progress: @escaping @Sendable (FoldProgress) -> Void, refold: Refold,
+        beforeOutput: (_ lateInvalid: [Finding]) throws -> Void
+    ) throws {
+        try flush()
+        let sharing = try ledger.sharing(jobs: jobs)
+        let refolded = sharing.isEmpty ? [:] : try refold(sharing)
+        try beforeOutput([])
+        // Output order is session order whatever order the groups came in; a session that
+        // comes twice (the input was not grouped) is written twice, and reported.
+        var previous: SessionKey?
+        var regrouped: [(sessionID: String, location: LineLocation)] = []
+        func deliver(_ key: SessionKey, start: LineLocation, _ session: () throws -> Void) throws {
+            if key == previous { regrouped.append((key.id, start)) }
+            previous = key
+            if let again = refolded[key] { try results.deliver(again) } else { try session() }
+        }
+        if let runs {
+            try runs.drain { record in
+                try deliver(record.key, start: record.start) {
+                    results.add(record.tally)
+                    try results.deliver(key: record.key, audit: nil, output: record.output)
+                }
+            }
+        } else {
+            for index in sessionOrder(folded.count, key: { folded[$0].session.key }) {
+                try deliver(folded[index].session.key, start: folded[index].start) { try results.deliver(folded[index].session) }
+            }
+            folded = []
+        }
+        regroupedSessions = regrouped.sorted { $0.location < $1.location }
+    }
+}

@@ -1,0 +1,25 @@
+import NavReplay
+public import NavRuns
+
+extension SpillFileWriter {
+    /// A record keyed by its place, in the output files' format, so that the same merge
+    /// orders it: the key is the location as fixed-width digits (file, then line), which sort
+    /// as the location does.
+    func appendLocated(_ record: [UInt8], at location: LineLocation) throws {
+        let key = Array(SpillFileWriter.sortKey(location).utf8)
+        buffer.append(UInt32(key.count))
+        buffer.append(key)
+        buffer.append(Int32(0))
+        buffer.append(UInt32(record.count))
+        buffer.append(record)
+        try flushIfFull()
+    }
+
+    static func sortKey(_ location: LineLocation) -> String {
+        func digits(_ value: Int64, _ width: Int) -> String {
+            let text = String(max(0, value))
+            return String(repeating: "0", count: max(0, width - text.count)) + text
+        }
+        return digits(Int64(location.file), 10) + ":" + digits(location.line, 19)
+    }
+}

@@ -1,0 +1,503 @@
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+import CNavSupport
+import Dispatch
+import NavEvents
+import NavJSON
+import NavModel
+import NavReplay
+public import NavInput
+public import NavResults
+public import NavRuns
+
+/// One partition record, its length field included, read through the header's fields (see
+/// `SpillPartitions`: `[u32 length][i32 model][i32 file][i64 line][u8 form][u32 session tag]`).
+struct SpillRecord {
+    let bytes: UnsafeBufferPointer<UInt8>
+
+    /// The record starting at `start`, whose length field has been checked against its buffer.
+    init(startingAt start: UnsafePointer<UInt8>) {
+        let length = Int(UnsafeBufferPointer(start: start, count: 4).load(UInt32.self, at: 0))
+        bytes = UnsafeBufferPointer(start: start, count: 4 + length)
+    }
+
+    var model: Int { Int(bytes.load(Int32.self, at: 4)) }
+    var location: LineLocation { LineLocation(file: bytes.load(Int32.self, at: 8), line: bytes.load(Int64.self, at: 12)) }
+    var form: UInt8 { bytes[20] }
+    var tag: UInt32 { bytes.load(UInt32.self, at: 21) }
+    /// Where the form's own fields begin.
+    static let fieldsOffset = 4 + SpillPartitions.headerBytes
+}
+
+/// What folding one partition gave.
+struct FoldedPartition: Sendable {
+    var tally = SessionTally()
+    var sessions: [FoldedSession] = []
+    /// Routed lines that turned out not to be valid events.
+    var invalid: [Finding]
+}
+
+/// The temporary partition files of one spilled audit.
+///
+/// A record is `[u32 length][i32 model][i32 file][i64 line][u8 form][u32 session tag]` and
+/// then, by form:
+///
+/// - a decoded line (held, then spilled): `[u64 identity][u64 content identity][u64 event_id
+///   hash][u64 correlation_id hash]` and the event, in `SpillCodec`'s binary form (form 1) or as
+///   JSON (form 0: the original line when it is at hand, else the canonical form, which decodes
+///   into the same event). The hashes are the original line's, so redeliveries are still
+///   recognised after the round trip;
+/// - a line routed by its session only: its raw bytes (form 2, or 3 with no line end), or in
+///   `LineShorthand` (form 5) when the inputs are large (`AuditConfiguration.shorthandFromBytes`);
+/// - a line of a mapped input: `[u64 offset][u32 length]` in the file (form 4), 37 bytes in
+///   all (57 with the hashes' slots, which routed lines never need: a 1 GB log's references
+///   went from 177 to 110 MB; 123 MB with the session tag).
+///
+/// With streamed output, each partition also gets an output file of records
+/// `[u32 id length][id][i32 model][u32 output length][output]`, sorted by session.
+final class SpillPartitions: @unchecked Sendable {
+    // @unchecked: writers are used by the reading thread only; after `closeWriters()`,
+    // partitions are only read, each by one job, and output file `n` is written only by the
+    // job folding partition `n`.
+    let count: Int
+    let directory: String
+    /// Where the signal handler finds this directory (-1: not registered).
+    private var cleanupSlot: Int32 = -1
+    private var writers: [SpillFileWriter]
+    private let bufferBytes: Int
+    private var removed = false
+    /// Whether the partitions are still kept in memory (full buffers kept, not written).
+    private(set) var inMemory: Bool
+    /// How many bytes of buffers the partitions may keep in memory before all go to files.
+    private let memoryBudget: Int
+    private var keptBytes = 0
+    /// After `closeWriters()`, each partition's buffers when they stayed in memory.
+    private var resident: [ResidentPartition] = []
+
+    /// `memoryBudget`: bytes of buffers the partitions may keep in memory; past it, every
+    /// partition goes to its file (0: files from the start).
+    init(count: Int, directory: String?, bufferBytes: Int, memoryBudget: Int = 0) throws {
+        self.count = count
+        self.bufferBytes = bufferBytes
+        self.memoryBudget = memoryBudget
+        inMemory = memoryBudget > 0
+        (self.directory, cleanupSlot) = try ScratchDirectory.make(in: directory, files: count)
+        writers = []
+        do {
+            for partition in 0..<count {
+                writers.append(try SpillFileWriter(path: path(partition), bufferBytes: bufferBytes, createNow: !inMemory))
+            }
+        } catch {
+            remove()
+            throw error
+        }
+    }
+
+    func path(_ partition: Int) -> String { directory + "/part-" + String(partition) }
+    func outputPath(_ partition: Int) -> String { directory + "/out-" + String(partition) }
+    /// Quarantine records of a partition's lines found invalid while folding.
+    func quarantinePath(_ partition: Int) -> String { directory + "/bad-" + String(partition) }
+    /// Quarantine records of lines found invalid while reading.
+    var readingQuarantinePath: String { directory + "/bad-reading" }
+
+    /// Writes a line routed by its session only (form 2, or 3 if it has no line end), to be
+    /// decoded when its partition folds.
+    func writeUndecoded(sessionHash: UInt64, model: Int, location: LineLocation, unterminated: Bool, raw: UnsafeBufferPointer<UInt8>) throws {
+        try writeLine(sessionHash: sessionHash, model: model, location: location, form: unterminated ? 3 : 2, bytes: raw)
+    }
+
+    /// Writes a routed line in `LineShorthand` (form 5), made by the decoding jobs.
+    func writeShortened(sessionHash: UInt64, model: Int, location: LineLocation, short: UnsafeBufferPointer<UInt8>) throws {
+        try writeLine(sessionHash: sessionHash, model: model, location: location, form: 5, bytes: short)
+    }
+
+    private func writeLine(sessionHash: UInt64, model: Int, location: LineLocation, form: UInt8, bytes: UnsafeBufferPointer<UInt8>) throws {
+        let writer = writers[Int(sessionHash % UInt64(count))]
+        let buffer = writer.buffer
+        buffer.append(UInt32(SpillPartitions.headerBytes + bytes.count))
+        buffer.append(Int32(model))
+        buffer.append(location.file)
+        buffer.append(location.line)
+        buffer.append(form)
+        buffer.append(SpillPartitions.tag(sessionHash: sessionHash))
+        buffer.append(UnsafeRawBufferPointer(bytes))
+        if writer.isFull { try flush(writer) }
+    }
+
+    /// Writes a reference to a line of a mapped input (form 4): its offset and length.
+    func writeReference(sessionHash: UInt64, model: Int, location: LineLocation, offset: Int, length: Int) throws {
+        let writer = writers[Int(sessionHash % UInt64(count))]
+        SpillPartitions.appendReference(
+            to: writer.buffer, sessionHash: sessionHash, model: model, location: location, offset: offset, length: length)
+        if writer.isFull { try flush(writer) }
+    }
+
+    /// A reference record (form 4), `4 + referenceBytes` bytes; its line number is at
+    /// `referenceLineOffset`.
+    static func appendReference(to buffer: ByteBuffer, sessionHash: UInt64, model: Int, location: LineLocation, offset: Int, length: Int) {
+        buffer.append(UInt32(referenceBytes))
+        buffer.append(Int32(model))
+        buffer.append(location.file)
+        buffer.append(location.line)
+        buffer.append(UInt8(4))
+        buffer.append(tag(sessionHash: sessionHash))
+        buffer.append(UInt64(offset))
+        buffer.append(UInt32(length))
+    }
+
+    /// Whether a line can be referenced in place (its length fits the record's 32 bits).
+    static func canReference(length: Int) -> Bool { length <= Int(UInt32.max) }
+
+    /// Where a record's line number lies, from the record's start: after its length, model and file.
+    static let referenceLineOffset = 4 + 4 + 4
+
+    /// Appends a buffer of whole records (a chunk's references) to a partition, after what it
+    /// holds: kept in memory while the budget allows, else written.
+    func append(records: ByteBuffer, to partition: Int) throws {
+        let writer = writers[partition]
+        if inMemory {
+            // What `keep` adds: these records, and the writer's buffer if it holds any.
+            if keptBytes + records.capacity + (writer.buffer.count > 0 ? writer.buffer.capacity : 0) <= memoryBudget {
+                keptBytes += writer.keep(records)
+                return
+            }
+            try leaveMemory()
+        }
+        try writer.write(records: records)
+    }
+
+    /// A full buffer: kept in memory while the budget allows, else written (and, the first
+    /// time, every partition's kept buffers with it).
+    private func flush(_ writer: SpillFileWriter) throws {
+        if inMemory {
+            if keptBytes + writer.buffer.capacity <= memoryBudget {
+                keptBytes += writer.keepBuffer()
+                return
+            }
+            try leaveMemory()
+        }
+        try writer.flush()
+    }
+
+    /// Past the memory budget: every partition's kept buffers go to its file, and from now on
+    /// full buffers are written.
+    private func leaveMemory() throws {
+        inMemory = false
+        keptBytes = 0
+        for writer in writers { try writer.writeKept() }
+    }
+
+    /// Writes one line to its session's partition: in `SpillCodec`'s binary form, or else as
+    /// JSON (the original `raw` line if given, else the canonical form).
+    func write(key: SessionKey, line: SessionLine, raw: UnsafeBufferPointer<UInt8>?) throws {
+        let sessionHash = StableHash.string(key.id)
+        let writer = writers[Int(sessionHash % UInt64(count))]
+        let buffer = writer.buffer
+        let start = buffer.count
+        buffer.append(UInt32(0))  // the length, set below
+        buffer.append(Int32(key.model))
+        buffer.append(line.location.file)
+        buffer.append(line.location.line)
+        let form = buffer.count
+        buffer.append(UInt8(1))
+        buffer.append(SpillPartitions.tag(sessionHash: sessionHash))
+        buffer.append(line.decoded.identity)
+        buffer.append(line.decoded.contentIdentity)
+        buffer.append(line.decoded.eventIDHash)
+        buffer.append(line.decoded.correlationIDHash)
+        if !SpillCodec.encode(line.event, into: buffer) {
+            buffer.patch(UInt8(0), at: form)
+            if let raw {
+                buffer.append(UnsafeRawBufferPointer(raw))
+            } else {
+                var json = JSONWriter(reservingCapacity: 512)
+                line.event.write(to: &json)
+                buffer.append(json.bytes)
+            }
+        }
+        buffer.patch(UInt32(buffer.count - start - 4), at: start)
+        if writer.isFull { try flush(writer) }
+    }
+
+    /// How many partitions may be open at once: up to 4,096 (64 GB of input in 16 MB
+    /// partitions), as the open-files limit allows once raised to its hard limit.
+    static func maximumCount() -> Int {
+        #if canImport(Glibc)
+            let resource = Int32(RLIMIT_NOFILE.rawValue)
+        #else
+            let resource = RLIMIT_NOFILE
+        #endif
+        var limit = rlimit()
+        guard getrlimit(resource, &limit) == 0 else { return 512 }
+        let wanted = rlim_t(4096 + 256)
+        if limit.rlim_cur < wanted && limit.rlim_max > limit.rlim_cur {
+            var raised = limit
+            raised.rlim_cur = min(wanted, limit.rlim_max)
+            if setrlimit(resource, &raised) == 0 { limit = raised }
+        }
+        return max(8, min(4096, Int(limit.rlim_cur) - 256))
+    }
+
+    /// The record header after its length: model, file, line, the form and the session tag.
+    static let headerBytes = 4 + 4 + 8 + 1 + 4
+    /// The session tag ends the header: the high half of the session id's `StableHash` (whose
+    /// remainder chose the partition), so that a partition's records can be grouped by session
+    /// before any is decoded (`SpillRecord.tag`).
+    static func tag(sessionHash: UInt64) -> UInt32 { UInt32(truncatingIfNeeded: sessionHash >> 32) }
+    /// A reference's record after its length: the header, the offset and the line's length.
+    static let referenceBytes = headerBytes + 8 + 4
+    /// The four hashes that follow the header of a decoded line (forms 0 and 1).
+    static let hashBytes = 8 * 4
+    /// How many references ahead a mapped line is prefetched.
+    static let prefetchDistance = 4
+
+    func closeWriters() throws {
+        if inMemory {
+            resident = writers.map { ResidentPartition(buffers: $0.takeAll()) }
+        } else {
+            for writer in writers { try writer.close() }
+        }
+        writers = []
+    }
+
+    /// Reads one partition back and hands its sessions to `fold`, one at a time, each with its
+    /// lines in the partition's (line) order. Routed lines are decoded here; those that are not
+    /// valid events come back as findings (and, with `keepQuarantine`, as quarantine records in
+    /// the partition's `bad-` file, in line order).
+    ///
+    /// The records are first grouped by the session tag in their header, so that a session's
+    /// lines are decoded together and folded at once, while their events are still in the
+    /// cache, and only one session's events are in memory at a time. (Decoding the whole
+    /// partition into a dictionary of sessions first cost a session lookup and a share of an
+    /// array's regrowth per line, and the fold found the events evicted.)
+    func read(
+        partition: Int, files: [String], mapped: [MappedInput?] = [], keepQuarantine: Bool, buffer bytes: inout [UInt8],
+        fold: (SessionKey, inout [SessionLine]) throws -> Void
+    ) throws -> [Finding] {
+        let kept = resident.isEmpty ? nil : resident[partition].take()
+        if kept == nil {
+            try LineReader.readWholeFile(path(partition), into: &bytes)
+            // Gone as soon as it is read: its pages need never be written back to the disk (on
+            // a 4 GB log, the kernel's writeback of partitions no longer needed cost more than
+            // the fold).
+            unlink(path(partition))
+        }
+        var invalid: [Finding] = []
+        var quarantined: [(location: LineLocation, record: [UInt8])] = []
+        let decoder = EventDecoder()
+        let strings = StringCache()
+        // The mappings' bytes, not the `MappedInput`s (which `mapped` keeps alive): retaining
+        // one per line, from every job at once, was 2.4% of a 1 GB audit.
+        let mappedBytes = mapped.map { $0?.bytes }
+        let expanded = ByteBuffer(capacity: 4096)
+
+        /// The body of a mapped line's reference record (form 4), if it lies inside its input.
+        func mappedLine(_ record: SpillRecord) -> UnsafeBufferPointer<UInt8>? {
+            let file = Int(record.location.file)
+            let fields = SpillRecord.fieldsOffset
+            let offset = Int(truncatingIfNeeded: record.bytes.load(UInt64.self, at: fields))
+            let count = Int(record.bytes.load(UInt32.self, at: fields + 8))
+            guard record.bytes.count == 4 + SpillPartitions.referenceBytes, mappedBytes.indices.contains(file), let input = mappedBytes[file],
+                offset >= 0, offset <= input.count, count <= input.count - offset
+            else { return nil }
+            return UnsafeBufferPointer(rebasing: input[offset..<(offset + count)])
+        }
+
+        /// The event of one record (length field included), or `nil` for a routed line that is
+        /// not a valid event (then recorded as a finding).
+        func decode(_ spilled: SpillRecord, location: LineLocation) throws -> DecodedEvent? {
+            let record = spilled.bytes
+            let form = spilled.form
+            let fields = SpillRecord.fieldsOffset
+            var body = UnsafeBufferPointer(rebasing: record[fields...])
+            if form == 0 || form == 1 {
+                guard record.count >= fields + SpillPartitions.hashBytes else { throw corrupt(partition) }
+                body = UnsafeBufferPointer(rebasing: record[(fields + SpillPartitions.hashBytes)...])
+            } else if form == 5 {
+                // A line in shorthand, expanded to its own bytes.
+                expanded.removeAll()
+                guard expanded.append(upTo: LineShorthand.expandedCapacity(body.count), { LineShorthand.expand(body, into: $0) }) != nil
+                else { throw corrupt(partition) }
+                body = expanded.byteBuffer
+            } else if form == 4 {
+                // A line of a mapped input, decoded in place.
+                guard let line = mappedLine(spilled) else { throw corrupt(partition) }
+                body = line
+            }
+            switch form {
+            case 1:
+                guard let event = SpillCodec.decode(body, strings: strings) else { throw corrupt(partition) }
+                return DecodedEvent(
+                    event, identity: record.load(UInt64.self, at: fields), contentIdentity: record.load(UInt64.self, at: fields + 8),
+                    eventIDHash: record.load(UInt64.self, at: fields + 16), correlationIDHash: record.load(UInt64.self, at: fields + 24))
+            case 0:
+                guard case .success(var event) = decoder.decode(body, names: strings) else { throw corrupt(partition) }
+                event.identity = record.load(UInt64.self, at: fields)
+                event.contentIdentity = record.load(UInt64.self, at: fields + 8)
+                return event
+            case 2, 3, 4, 5:
+                switch decoder.decode(body, names: strings) {
+                case .success(let event): return event
+                case .failure(let error):
+                    let reason = InvalidLine.reason(error, unterminated: form == 3)
+                    invalid.append(InvalidLine.finding(at: location, message: reason.message))
+                    if keepQuarantine {
+                        let file = files.indices.contains(Int(location.file)) ? files[Int(location.file)] : ""
+                        quarantined.append(
+                            (location, QuarantineWriter.record(file: file, line: location.line, field: reason.field, reason: reason.message, raw: body)))
+                    }
+                    return nil
+                }
+            default: throw corrupt(partition)
+            }
+        }
+
+        /// Every record, by where it starts (its length field), in the partition's order.
+        func records(in buffer: UnsafeBufferPointer<UInt8>, into records: inout [UnsafePointer<UInt8>]) {
+            var offset = 0
+            while offset + 4 + SpillPartitions.headerBytes <= buffer.count {
+                let length = Int(buffer.load(UInt32.self, at: offset))
+                guard length >= SpillPartitions.headerBytes, offset + 4 + length <= buffer.count else { break }
+                records.append(buffer.baseAddress! + offset)
+                offset += 4 + length
+            }
+        }
+
+        func foldAll(_ records: [UnsafePointer<UInt8>]) throws {
+            @inline(__always) func record(_ index: Int32) -> SpillRecord { SpillRecord(startingAt: records[Int(index)]) }
+            let groups = SessionTagGroups(records.map { SpillRecord(startingAt: $0).tag })
+            var lines: [SessionLine] = []
+            var others: [SessionKey: [SessionLine]] = [:]
+            for group in 0..<groups.count {
+                let members = groups.members(of: group)
+                lines.reserveCapacity(members.count)
+                var key: SessionKey?
+                for position in members.indices {
+                    // The mapped lines a few records on are loaded meanwhile: they lie far apart.
+                    let ahead = position + SpillPartitions.prefetchDistance
+                    if ahead < members.endIndex {
+                        let next = record(members[ahead])
+                        if next.form == 4, let line = mappedLine(next) {
+                            navreplay_prefetch(line.baseAddress!, min(512, line.count))
+                        }
+                    }
+                    let current = record(members[position])
+                    let location = current.location
+                    guard let decoded = try decode(current, location: location) else { continue }
+                    // Moved, not copied, into its session (a copy retained and released every string).
+                    let lineKey = SessionKey(model: current.model, id: decoded.event.sessionID)
+                    if key == nil { key = lineKey }
+                    if lineKey == key {
+                        lines.append(SessionLine(decoded: consume decoded, location: location))
+                    } else {
+                        // Another session with the same tag (or the same id under another model).
+                        others[lineKey, default: []].append(SessionLine(decoded: consume decoded, location: location))
+                    }
+                }
+                if let key { try fold(key, &lines) }
+                lines.removeAll(keepingCapacity: true)
+                for (otherKey, var otherLines) in others { try fold(otherKey, &otherLines) }
+                others.removeAll()
+            }
+        }
+
+        var starts: [UnsafePointer<UInt8>] = []
+        if let kept {
+            // Each kept buffer ends at a record's end.
+            try withExtendedLifetime(kept) {
+                for chunk in kept { records(in: chunk.byteBuffer, into: &starts) }
+                try foldAll(starts)
+            }
+        } else {
+            try bytes.withUnsafeBufferPointer {
+                records(in: $0, into: &starts)
+                try foldAll(starts)
+            }
+        }
+        if !quarantined.isEmpty {
+            // Sessions fold in tag order; the quarantine keeps line order.
+            quarantined.sort { $0.location < $1.location }
+            let quarantine = try SpillFileWriter(path: quarantinePath(partition), bufferBytes: 1 << 16)
+            defer { quarantine.discard() }
+            for (location, record) in quarantined { try quarantine.appendLocated(record, at: location) }
+            try quarantine.close()
+        }
+        return invalid
+    }
+
+    private func corrupt(_ partition: Int) -> InputError {
+        InputError(code: .unreadable, path: path(partition), message: "a spill record does not decode")
+    }
+
+    /// Writes the quarantine records kept aside (while reading, and per partition while
+    /// folding) into `quarantine`, in line order: each file is in line order already.
+    func mergeQuarantine(into quarantine: QuarantineWriter) throws {
+        var readers: [SpillOutputReader] = []
+        defer { for reader in readers { reader.close() } }
+        for path in [readingQuarantinePath] + (0..<count).map(quarantinePath) where access(path, F_OK) == 0 {
+            readers.append(try SpillOutputReader(path: path, bufferBytes: 1 << 16))
+        }
+        try SpillOutputReader.merge(readers) { _, record in quarantine.write(record) }
+    }
+
+    /// Writes one partition's folded sessions (in session order) to its output file and
+    /// returns their counts. Sessions with no output take no record.
+    func writeOutput(partition: Int, _ folded: [FoldedSession]) throws -> SessionTally {
+        let writer = try SpillFileWriter(path: outputPath(partition), bufferBytes: bufferBytes)
+        var tally = SessionTally()
+        for session in folded {
+            tally.add(session.tally)
+            guard !session.output.isEmpty else { continue }
+            let id = Array(session.key.id.utf8)
+            writer.buffer.append(UInt32(id.count))
+            writer.buffer.append(id)
+            writer.buffer.append(Int32(session.key.model))
+            writer.buffer.append(UInt32(session.output.count))
+            writer.buffer.append(session.output)
+            try writer.flushIfFull()
+        }
+        try writer.close()
+        return tally
+    }
+
+    /// Merges the sorted output files into one stream in session order (a k-way merge over a
+    /// binary heap), handing each session's output to `deliver`.
+    func mergeOutputs(_ deliver: (SessionKey, [UInt8]) throws -> Void) throws {
+        var readers: [SpillOutputReader] = []
+        defer { for reader in readers { reader.close() } }
+        let readBuffer = max(4096, min(1 << 16, bufferBytes))
+        for partition in 0..<count { readers.append(try SpillOutputReader(path: outputPath(partition), bufferBytes: readBuffer)) }
+        try SpillOutputReader.merge(readers, deliver)
+    }
+
+    /// Removes the partition files, the output files and their directory.
+    func remove() {
+        guard !removed else { return }
+        removed = true
+        for writer in writers { writer.discard() }
+        writers = []
+        resident = []
+        for partition in 0..<count {
+            unlink(path(partition))
+            unlink(outputPath(partition))
+            unlink(quarantinePath(partition))
+        }
+        unlink(readingQuarantinePath)
+        rmdir(directory)
+        SpillCleanup.unregister(cleanupSlot)
+    }
+}
+
+/// One partition's records kept in memory, taken once by the job that folds it.
+final class ResidentPartition: @unchecked Sendable {
+    // @unchecked: only the job folding this partition touches `buffers`.
+    private var buffers: [ByteBuffer]
+    init(buffers: [ByteBuffer]) { self.buffers = buffers }
+    func take() -> [ByteBuffer] {
+        defer { buffers = [] }
+        return buffers
+    }
+}

@@ -1,0 +1,67 @@
+import NavJSON
+
+/// The `FILE_INDEX<TAB>LINE<TAB>` prefix of located input. `LINE` may end in `u` when the
+/// original line had no line end (the last line of its file), so torn lines stay torn.
+package enum LocatedLine {
+    /// Removes the prefix from `line`, giving it its original number and ending; or says what
+    /// is wrong with the prefix. `files` is the number of lines of the paths file.
+    package static func split(_ line: inout RawLine, files: Int, maxLineBytes: Int) -> Result<(file: Int, line: Int64), Malformed> {
+        let bytes = line.bytes
+        var index = 0
+        /// A decimal number; without leading zeros unless `padded` (the Spark job pads a file index
+        /// with zeros to give a line near the length limit the reading of the original file).
+        func number(padded: Bool = false) -> Int64? {
+            let start = index
+            var value: Int64 = 0
+            while index < bytes.count, bytes[index] &- UInt8(ascii: "0") < 10 {
+                guard value <= (Int64.max - 9) / 10 else { return nil }
+                value = value * 10 + Int64(bytes[index] &- UInt8(ascii: "0"))
+                index += 1
+            }
+            guard index > start, padded || index - start == 1 || bytes[start] != UInt8(ascii: "0") else { return nil }
+            return value
+        }
+        func tab() -> Bool {
+            guard index < bytes.count, bytes[index] == 0x09 else { return false }
+            index += 1
+            return true
+        }
+        guard let file = number(padded: true) else { return .failure(.fileIndex) }
+        guard file < files else { return .failure(.fileOutOfRange(file)) }
+        guard tab() else { return .failure(.tab(after: "FILE_INDEX")) }
+        guard let number = number(), number >= 1 else { return .failure(.lineNumber) }
+        let unterminated = index < bytes.count && bytes[index] == UInt8(ascii: "u")
+        if unterminated { index += 1 }
+        guard tab() else { return .failure(.tab(after: "LINE")) }
+        line.bytes = UnsafeBufferPointer(rebasing: bytes[index...])
+        line.number = number
+        if unterminated { line.ending = .endOfInput }
+        if let length = line.overlongLength { line.overlongLength = length - index }
+        if line.overlongLength == nil, line.bytes.count > maxLineBytes { line.overlongLength = line.bytes.count }
+        if line.overlongLength != nil, line.bytes.count > maxLineBytes {
+            // Keep what a plain read keeps: the first --max-line-bytes bytes.
+            line.bytes = UnsafeBufferPointer(rebasing: line.bytes[..<(line.bytes.startIndex + maxLineBytes)])
+        }
+        return .success((Int(file), number))
+    }
+
+    /// What is wrong with a located line's prefix, `FILE_INDEX<TAB>LINE<TAB>`.
+    package enum Malformed: Error {
+        case fileIndex
+        case fileOutOfRange(Int64)
+        case tab(after: String)
+        case lineNumber
+
+        package func describe(files: Int) -> String {
+            switch self {
+            case .fileIndex: "it does not start with FILE_INDEX, a number"
+            case .fileOutOfRange(let index):
+                files == 0
+                    ? "its FILE_INDEX \(index) names no line of the paths file, which is empty"
+                    : "its FILE_INDEX \(index) names no line of the paths file, which has \(files) (0 to \(files - 1))"
+            case .tab(let field): "a tab must follow \(field)"
+            case .lineNumber: "its LINE is not a line number (1 or more, without leading zeros, then `u` for a line without an end)"
+            }
+        }
+    }
+}

@@ -1,0 +1,88 @@
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+import NavInput
+
+/// Reads the records of one partition's output file, in order, through a buffer.
+package final class SpillOutputReader {
+    private let path: String
+    private var descriptor: Int32
+    private var buffer: [UInt8]
+    private var start = 0
+    private var end = 0
+
+    package init(path: String, bufferBytes: Int) throws {
+        self.path = path
+        descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { throw InputError.opening(path, errno: errno) }
+        buffer = [UInt8](repeating: 0, count: bufferBytes)
+    }
+
+    /// Makes at least `count` bytes available from `start`; false at the end of the file.
+    private func fill(_ count: Int) throws -> Bool {
+        if end - start >= count { return true }
+        if start > 0 {
+            buffer.withUnsafeMutableBufferPointer { raw in
+                _ = memmove(raw.baseAddress!, raw.baseAddress! + start, end - start)
+            }
+            end -= start
+            start = 0
+        }
+        if buffer.count < count { buffer += [UInt8](repeating: 0, count: count - buffer.count) }
+        while end < count {
+            let read = buffer.withUnsafeMutableBytes { systemRead(descriptor, $0.baseAddress! + end, $0.count - end) }
+            if read < 0 {
+                if errno == EINTR { continue }
+                throw InputError.opening(path, errno: errno)
+            }
+            if read == 0 { return false }
+            end += read
+        }
+        return true
+    }
+
+    package func next() throws -> (key: RunKey, output: [UInt8])? {
+        guard try fill(4) else { return nil }
+        let idLength = Int(buffer.withUnsafeBufferPointer { $0.load(UInt32.self, at: start) })
+        guard try fill(4 + idLength + 8) else { throw truncated() }
+        let (id, model, outputLength) = buffer.withUnsafeBufferPointer { raw in
+            (String(decoding: UnsafeBufferPointer(rebasing: raw[(start + 4)..<(start + 4 + idLength)]), as: UTF8.self),
+             Int(raw.load(Int32.self, at: start + 4 + idLength)), Int(raw.load(UInt32.self, at: start + 8 + idLength)))
+        }
+        start += 12 + idLength
+        guard try fill(outputLength) else { throw truncated() }
+        let output = Array(buffer[start..<(start + outputLength)])
+        start += outputLength
+        return (RunKey(group: model, label: id), output)
+    }
+
+    private func truncated() -> InputError {
+        InputError(code: .unreadable, path: path, message: "a spill output file is truncated")
+    }
+
+    package func close() {
+        if descriptor >= 0 { systemClose(descriptor) }
+        descriptor = -1
+    }
+
+    /// A k-way merge of sorted record files over a binary heap, smallest key first.
+    package static func merge(_ readers: [SpillOutputReader], _ deliver: (RunKey, [UInt8]) throws -> Void) throws {
+        var heads: [(key: RunKey, output: [UInt8])?] = []
+        for reader in readers { heads.append(try reader.next()) }
+        // The heap holds the files whose next record is pending.
+        var heap = MinHeap<Int> { heads[$0]!.key < heads[$1]!.key }
+        for index in readers.indices where heads[index] != nil { heap.push(index) }
+        while let index = heap.pop() {
+            let head = heads[index]!
+            try deliver(head.key, head.output)
+            heads[index] = try readers[index].next()
+            if heads[index] != nil { heap.push(index) }
+        }
+    }
+}
+
+// File-scope wrappers: inside a type with its own `close()`, the C call would not resolve.
+private func systemClose(_ descriptor: Int32) { _ = close(descriptor) }
+private func systemRead(_ descriptor: Int32, _ bytes: UnsafeMutableRawPointer, _ count: Int) -> Int { read(descriptor, bytes, count) }
