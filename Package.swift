@@ -71,6 +71,13 @@ let package = Package(
                 "NavJSON", "NavModel", "NavEvents", "NavReplay", "NavInput", "NavRuns", "NavResults", "NavEngine", "NavReport",
                 "NavSQLite", .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
+            // `navreplay schema` prints the schemas from the binary itself (`Schemas` here is a link to
+            // the repository's `Schemas/`).
+            exclude: ["Schemas/README.md"],
+            resources: [
+                .embedInCode("Schemas/navigation-event.v1.schema.json"),
+                .embedInCode("Schemas/navigation-model.v1.schema.json"),
+            ],
             swiftSettings: swiftSettings),
         .executableTarget(name: "navreplay", dependencies: ["NavReplayCommands"], swiftSettings: swiftSettings),
         // `swift package navreplay-validate <paths>` and `swift package navreplay-audit <paths>` in

@@ -298,7 +298,8 @@ extension NavReplayCommand {
         var model = false
 
         func run() throws {
-            print(model ? EmbeddedSchemas.model : EmbeddedSchemas.event)
+            // Written like every other output, so a full disk or a closed pipe is an error (exit 2).
+            try emit(model ? PackageResources.navigation_model_v1_schema_json : PackageResources.navigation_event_v1_schema_json, to: nil)
         }
     }
 }

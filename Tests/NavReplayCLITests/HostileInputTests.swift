@@ -591,6 +591,17 @@ struct HostileLine: CustomTestStringConvertible, Sendable {
         }
     }
 
+    @Test(arguments: [["schema"], ["schema", "--model"]])
+    func aSchemaThatCannotBeWrittenExitsTwo(_ arguments: [String]) throws {
+        guard let binary = Repository.binary, FileManager.default.isWritableFile(atPath: "/dev/full") else { return }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/bin/sh")
+        process.arguments = ["-c", "'\(binary)' \(arguments.joined(separator: " ")) >/dev/full 2>/dev/null"]
+        try process.run()
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 2, "\(arguments)")
+    }
+
     @Test func aSubdirectoryTheWalkCannotEnterIsAnUnreadableInput() throws {
         // Root reads every directory: the walk runs as user nobody, through setpriv.
         guard getuid() == 0, let binary = Repository.binary, FileManager.default.isExecutableFile(atPath: "/usr/bin/setpriv") else { return }
