@@ -64,9 +64,7 @@ public enum GitHubWriter {
             case ":" where property: result += "%3A"
             case "," where property: result += "%2C"
             default:
-                if scalar.value < 0x20 || (scalar.value >= 0x7F && scalar.value <= 0x9F) || scalar.value == 0x2028
-                    || scalar.value == 0x2029
-                {
+                if isUnsafe(scalar) {
                     result += "\\u{" + String(scalar.value, radix: 16) + "}"
                 } else {
                     result.unicodeScalars.append(scalar)

@@ -83,9 +83,11 @@ public enum SessionWriter {
         return Array((cells.map(csvCell).joined(separator: ",") + "\r\n").utf8)
     }
 
-    /// Quotes a cell when it holds a separator, a quote or a line break; defuses formulas.
+    /// Quotes a cell when it holds a separator, a quote or a line break; defuses formulas; shows
+    /// format characters as escapes (a spreadsheet would render them: see `safe`). Control
+    /// characters stay data, quoted.
     static func csvCell(_ value: String) -> String {
-        var text = value
+        var text = value.unicodeScalars.contains(where: isFormatCharacter) ? escapingFormatCharacters(value) : value
         // A cell starting with = + - @ is run as a formula by spreadsheets: prefix a quote.
         if let first = text.first, "=+-@".contains(first), Int64(text) == nil { text = "'" + text }
         guard text.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" }) else { return text }

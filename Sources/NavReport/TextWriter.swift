@@ -80,8 +80,11 @@ public enum TextWriter {
     }
 }
 
-/// Makes a log-supplied string inert on a terminal: control characters (C0, DEL, C1, which
-/// include ESC and so ANSI sequences) and line separators are shown as `\u{…}` escapes.
+/// Makes a log-supplied string inert wherever a person reads it: control characters (C0, DEL,
+/// C1, which include ESC and so ANSI sequences), line separators and format characters (bidi
+/// embeddings, overrides and isolates, zero-width characters, the byte order mark, the soft
+/// hyphen, tag characters: the "Trojan Source" class, which reorders or hides text) are shown as
+/// `\u{…}` escapes.
 public func safe(_ text: String) -> String {
     var needsEscape = false
     for scalar in text.unicodeScalars where isUnsafe(scalar) {
@@ -100,8 +103,31 @@ public func safe(_ text: String) -> String {
     return result
 }
 
-private func isUnsafe(_ scalar: Unicode.Scalar) -> Bool {
-    scalar.value < 0x20 || (scalar.value >= 0x7F && scalar.value <= 0x9F) || scalar.value == 0x2028 || scalar.value == 0x2029
+/// Whether a scalar must not reach a person's screen raw (`safe`).
+func isUnsafe(_ scalar: Unicode.Scalar) -> Bool {
+    switch scalar.value {
+    case 0x20..<0x7F: false  // printable ASCII, the common case
+    case 0..<0x20, 0x7F...0x9F, 0x2028, 0x2029: true
+    default: isFormatCharacter(scalar)
+    }
+}
+
+/// A Unicode format character (general category Cf): invisible, yet it reorders or hides text.
+func isFormatCharacter(_ scalar: Unicode.Scalar) -> Bool {
+    scalar.value >= 0xAD && scalar.properties.generalCategory == .format
+}
+
+/// `text` with its format characters, and only those, shown as `\u{…}`.
+func escapingFormatCharacters(_ text: String) -> String {
+    var result = ""
+    for scalar in text.unicodeScalars {
+        if isFormatCharacter(scalar) {
+            result += "\\u{" + String(scalar.value, radix: 16) + "}"
+        } else {
+            result.unicodeScalars.append(scalar)
+        }
+    }
+    return result
 }
 
 extension String {
