@@ -110,7 +110,7 @@ public struct ReportData: Sendable {
         sessionDurations = totals.durations.bars
         overTime = Self.timeBuckets(totals.findingsByHour, first: firstTimestamp, last: lastTimestamp, unit: &timeUnit)
 
-        worst = totals.worst
+        worst = totals.worst.ranked
     }
 
     /// Findings per UTC hour when the events span three days or less, else per UTC day; every
@@ -243,8 +243,7 @@ struct Histogram {
 public final class ReportAccumulator: @unchecked Sendable {
     // @unchecked: `gathered` and `labels` are touched only under `lock`.
     private let lock = NSLockLike()
-    private let worstCount: Int
-    private var gathered = Totals()
+    private var gathered: Totals
     private let labels: SpillingCounter
 
     /// What a label counted by `labels` is: the groups of the report's "top" lists.
@@ -275,8 +274,8 @@ public final class ReportAccumulator: @unchecked Sendable {
         var untimedFindings = 0
         var sessionsByRule: [Rule: Int] = [:]
         var sessionsWithFindings = 0
-        /// The worst sessions so far, worst first, at most `worstCount`.
-        var worst: [ReportData.WorstSession] = []
+        /// The worst sessions so far.
+        var worst: Leaders<ReportData.WorstSession>
     }
 
     var totals: Totals { lock.withLock { gathered } }
@@ -286,7 +285,7 @@ public final class ReportAccumulator: @unchecked Sendable {
     ///     written to temporary files; `Int.max` keeps them all in memory.
     ///   - temporaryDirectory: where those files go (`nil`: `$TMPDIR` or `/tmp`).
     public init(worstCount: Int = 5, labelBudget: Int = .max, temporaryDirectory: String? = nil) {
-        self.worstCount = worstCount
+        gathered = Totals(worst: Leaders(keeping: worstCount, by: ReportAccumulator.isWorse))
         labels = SpillingCounter(budgetBytes: labelBudget, temporaryDirectory: temporaryDirectory)
     }
 
@@ -300,7 +299,7 @@ public final class ReportAccumulator: @unchecked Sendable {
     /// Adds one session (its steps are needed: `SessionAuditOptions(recordSteps: true)`).
     public func add(_ audit: SessionAudit) {
         // This session's share, computed outside the lock.
-        var mine = Totals()
+        var mine = Totals(worst: Leaders(keeping: 0, by: ReportAccumulator.isWorse))
         if let start = audit.start { mine.first = (start, audit.sessionID) }
         if let end = audit.end { mine.last = (end, audit.sessionID) }
         let screens = audit.screens.map(\.label)
@@ -339,7 +338,7 @@ public final class ReportAccumulator: @unchecked Sendable {
             gathered.untimedFindings += mine.untimedFindings
             gathered.sessionsByRule.merge(mine.sessionsByRule, uniquingKeysWith: +)
             if audit.findingCount > 0 { gathered.sessionsWithFindings += 1 }
-            if let candidate = findings.worst { addWorst(candidate) }
+            if let candidate = findings.worst { gathered.worst.add(candidate) }
         }
     }
 
@@ -358,8 +357,10 @@ public final class ReportAccumulator: @unchecked Sendable {
             gathered.sessionsByRule = gathered.sessionsByRule.filter { $0.value != 0 }
             if previous.findingCount > 0 { gathered.sessionsWithFindings -= 1 }
             if audit.findingCount > 0 { gathered.sessionsWithFindings += 1 }
-            gathered.worst.removeAll { $0.audit.sessionID.utf8Equals(previous.sessionID) && $0.audit.start == previous.start && $0.audit.events == previous.events }
-            if let candidate = new.worst { addWorst(candidate) }
+            gathered.worst.removeAll {
+                $0.audit.sessionID.utf8Equals(previous.sessionID) && $0.audit.start == previous.start && $0.audit.events == previous.events
+            }
+            if let candidate = new.worst { gathered.worst.add(candidate) }
         }
     }
 
@@ -394,16 +395,6 @@ public final class ReportAccumulator: @unchecked Sendable {
         let errors = audit.findings.filter { $0.severity == .error }.count
         let worst = audit.findingCount > 0 ? ReportData.WorstSession(audit: audit, errors: errors, warnings: audit.findings.count - errors) : nil
         return (times, untimed, sessionsByRule, worst)
-    }
-
-    /// Keeps `candidate` among the worst sessions if it is worse than one of them (under `lock`).
-    private func addWorst(_ candidate: ReportData.WorstSession) {
-        guard worstCount > 0 else { return }
-        let index = gathered.worst.firstIndex { ReportAccumulator.isWorse(candidate, than: $0) } ?? gathered.worst.count
-        if index < worstCount {
-            gathered.worst.insert(candidate, at: index)
-            if gathered.worst.count > worstCount { gathered.worst.removeLast() }
-        }
     }
 
     /// Whether `a` is earlier (or, `latest`, later) than `b`; among equal instants, the first
