@@ -277,6 +277,25 @@ public final class ReportAccumulator: @unchecked Sendable {
         var sessionsWithFindings = 0
         /// The worst sessions so far, worst first, at most `worstCount`.
         var worst: [ReportData.WorstSession] = []
+
+        /// Adds another part's totals (another session's, another job's): sums, and extremes
+        /// with their tie-breaks, so the order of parts does not matter.
+        mutating func merge(_ other: Totals, worstCount: Int) {
+            if let first = other.first, self.first.map({ ReportAccumulator.replaces(first, $0, latest: false) }) ?? true { self.first = first }
+            if let last = other.last, self.last.map({ ReportAccumulator.replaces(last, $0, latest: true) }) ?? true { self.last = last }
+            depths.merge(other.depths) { old, new in
+                var sum = old.count >= new.count ? old : new
+                for (index, count) in (old.count >= new.count ? new : old).enumerated() { sum[index] += count }
+                return sum
+            }
+            lengths.merge(other.lengths)
+            durations.merge(other.durations)
+            findingsByHour.merge(other.findingsByHour)
+            untimedFindings += other.untimedFindings
+            sessionsByRule.merge(other.sessionsByRule, uniquingKeysWith: +)
+            sessionsWithFindings += other.sessionsWithFindings
+            for candidate in other.worst { ReportAccumulator.addWorst(candidate, to: &worst, count: worstCount) }
+        }
     }
 
     var totals: Totals { lock.withLock { gathered } }
@@ -299,7 +318,14 @@ public final class ReportAccumulator: @unchecked Sendable {
 
     /// Adds one session (its steps are needed: `SessionAuditOptions(recordSteps: true)`).
     public func add(_ audit: SessionAudit) {
-        // This session's share, computed outside the lock.
+        var totals = Totals()
+        add(audit, to: &totals)
+        combine(Share(totals: totals))
+    }
+
+    /// Adds one session to a fold job's totals; its labels go to the shared counts by label,
+    /// which hold them up to their budget.
+    func add(_ audit: SessionAudit, to totals: inout Totals) {
         var mine = Totals()
         if let start = audit.start { mine.first = (start, audit.sessionID) }
         if let end = audit.end { mine.last = (end, audit.sessionID) }
@@ -323,28 +349,18 @@ public final class ReportAccumulator: @unchecked Sendable {
         for (time, severity) in findings.times { mine.findingsByHour.add(time, severity) }
         mine.untimedFindings = findings.untimed
         mine.sessionsByRule = findings.sessionsByRule
-
-        lock.withLock {
-            if let first = mine.first, gathered.first.map({ ReportAccumulator.replaces(first, $0, latest: false) }) ?? true { gathered.first = first }
-            if let last = mine.last, gathered.last.map({ ReportAccumulator.replaces(last, $0, latest: true) }) ?? true { gathered.last = last }
-            for (group, label) in mine.labels { labels.add(label, group: group.rawValue) }
-            gathered.depths.merge(mine.depths) { old, new in
-                var sum = old.count >= new.count ? old : new
-                for (index, count) in (old.count >= new.count ? new : old).enumerated() { sum[index] += count }
-                return sum
-            }
-            gathered.lengths.add(Int64(audit.events))
-            if let duration = audit.durationMilliseconds { gathered.durations.add(duration) }
-            gathered.findingsByHour.merge(mine.findingsByHour)
-            gathered.untimedFindings += mine.untimedFindings
-            gathered.sessionsByRule.merge(mine.sessionsByRule, uniquingKeysWith: +)
-            if audit.findingCount > 0 { gathered.sessionsWithFindings += 1 }
-            if let candidate = findings.worst { addWorst(candidate) }
-        }
+        mine.lengths.add(Int64(audit.events))
+        if let duration = audit.durationMilliseconds { mine.durations.add(duration) }
+        if audit.findingCount > 0 { mine.sessionsWithFindings = 1 }
+        if let candidate = findings.worst { mine.worst = [candidate] }
+        let labels = mine.labels
+        mine.labels = []
+        lock.withLock { for (group, label) in labels { self.labels.add(label, group: group.rawValue) } }
+        totals.merge(mine, worstCount: worstCount)
     }
 
     /// Replaces a session added before (`previous`) with the same session folded again, with
-    /// more findings: its event ids shared with other sessions resolved (`AuditStream.reformat`).
+    /// more findings: its event ids shared with other sessions resolved (`SessionFolder.replace`).
     /// The events are the same, so only the findings' share changes.
     public func replace(_ previous: SessionAudit, with audit: SessionAudit) {
         let old = Self.findingShare(of: previous)
@@ -359,7 +375,7 @@ public final class ReportAccumulator: @unchecked Sendable {
             if previous.findingCount > 0 { gathered.sessionsWithFindings -= 1 }
             if audit.findingCount > 0 { gathered.sessionsWithFindings += 1 }
             gathered.worst.removeAll { $0.audit.sessionID.utf8Equals(previous.sessionID) && $0.audit.start == previous.start && $0.audit.events == previous.events }
-            if let candidate = new.worst { addWorst(candidate) }
+            if let candidate = new.worst { Self.addWorst(candidate, to: &gathered.worst, count: worstCount) }
         }
     }
 
@@ -396,13 +412,13 @@ public final class ReportAccumulator: @unchecked Sendable {
         return (times, untimed, sessionsByRule, worst)
     }
 
-    /// Keeps `candidate` among the worst sessions if it is worse than one of them (under `lock`).
-    private func addWorst(_ candidate: ReportData.WorstSession) {
-        guard worstCount > 0 else { return }
-        let index = gathered.worst.firstIndex { ReportAccumulator.isWorse(candidate, than: $0) } ?? gathered.worst.count
-        if index < worstCount {
-            gathered.worst.insert(candidate, at: index)
-            if gathered.worst.count > worstCount { gathered.worst.removeLast() }
+    /// Keeps `candidate` among the `count` worst sessions of `worst` if it is worse than one of them.
+    static func addWorst(_ candidate: ReportData.WorstSession, to worst: inout [ReportData.WorstSession], count: Int) {
+        guard count > 0 else { return }
+        let index = worst.firstIndex { ReportAccumulator.isWorse(candidate, than: $0) } ?? worst.count
+        if index < count {
+            worst.insert(candidate, at: index)
+            if worst.count > count { worst.removeLast() }
         }
     }
 
@@ -416,5 +432,39 @@ public final class ReportAccumulator: @unchecked Sendable {
     /// Most errors, then warnings, then findings (dropped ones included); then session order.
     static func isWorse(_ a: ReportData.WorstSession, than b: ReportData.WorstSession) -> Bool {
         (a.errors, a.warnings, a.audit.findingCount, b.audit.sessionID) > (b.errors, b.warnings, b.audit.findingCount, a.audit.sessionID)
+    }
+}
+
+/// A report gathers sessions as an accumulator: each fold job adds its sessions to totals of its
+/// own, which are combined into the report's; a session folded again is replaced in the report's.
+extension ReportAccumulator: SessionAccumulator {
+    public struct Folder: SessionFolder {
+        let report: ReportAccumulator
+
+        public func makeLocal() -> Share { Share(totals: Totals()) }
+
+        public func add(_ audit: SessionAudit, model: Int, files: [String], to local: inout Share) {
+            report.add(audit, to: &local.totals)
+        }
+
+        /// Applied to the report's totals at once: the jobs that added the sessions folded
+        /// again were combined before any session is folded again.
+        public func replace(_ previous: SessionAudit, with audit: SessionAudit, model: Int, files: [String], in local: inout Share) {
+            report.replace(previous, with: audit)
+        }
+    }
+
+    /// One fold job's totals.
+    public struct Share {
+        var totals: Totals
+    }
+
+    public var folder: Folder { Folder(report: self) }
+
+    public func begin(invalid: [Finding], files: [String]) {}
+
+    public func combine(_ local: consuming Share) {
+        let totals = local.totals
+        lock.withLock { gathered.merge(totals, worstCount: worstCount) }
     }
 }
