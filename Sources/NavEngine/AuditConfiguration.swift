@@ -27,35 +27,10 @@ public struct AuditConfiguration: Sendable {
     public var memoryLimit: Int = AuditConfiguration.defaultMemoryLimit
     /// Where spill partitions go (`--temp-dir`); `nil` is `$TMPDIR` or `/tmp`.
     public var temporaryDirectory: String?
-    /// Inputs of this many bytes or more are partitioned (lines routed by session, decoded when
-    /// their partition folds): from the first line when their size is known, else (standard
-    /// input) once that much is held. Tests and the fuzzer lower it (0: every input), to
-    /// compare that path with the in-memory one on small inputs.
-    public var partitionedInputBytes: Int64 = 32 << 20
-    /// Bytes of lines read before they are handed to other cores to decode, one batch while
-    /// the next is read: large enough to amortise the hand-off. Tests lower it.
-    public var batchBytes = AuditConfiguration.defaultBatchBytes
-    public static let defaultBatchBytes = 4 << 20
-    /// How many bytes of partitions may stay in memory before all go to files; `nil` is the
-    /// memory limit less what folding needs and the mapped inputs when every input is mapped
-    /// (the partitions then hold references), else none. Tests set it, to cover both.
-    public var partitionMemory: Int?
     /// Map plain input files into memory when they fit the memory limit, for a partitioned
     /// audit (`--no-mmap` turns it off: a mapped file that shrinks while it is audited ends
     /// the run).
     public var mapsInputs = true
-    /// Route a mapped input's lines on every core, a chunk of the file each (`ChunkRouter`);
-    /// `false` reads it on one thread, as other inputs are read. Tests compare the two.
-    public var routesInParallel = true
-    /// The size of those chunks; `nil` is about a 64th of the file, at least 4 MiB. Tests
-    /// lower it, to cut small files into many chunks.
-    public var routingChunkBytes: Int?
-    /// Lines copied to partitions are put in `LineShorthand` (about 60% fewer bytes, for some
-    /// CPU time) when the inputs are at least this large, or of unknown size (standard input);
-    /// `nil` is the kernel's dirty-page threshold (`System.dirtyBackgroundBytes`): below it the
-    /// copies stay in the page cache and shorthand costs more than it saves, past it they are
-    /// written back to the disk as well. Tests set 0, to cover it on small inputs.
-    public var shorthandFromBytes: Int64?
     /// Located input (`--located-input`, for distributed runs): every input line is
     /// `FILE_INDEX<TAB>LINE<TAB>original line`, naming its place in the original files, listed
     /// here; findings then carry the original file and line.
@@ -65,11 +40,9 @@ public struct AuditConfiguration: Sendable {
     var refolding: RefoldRequest?
     /// Where to read an input from instead of its name (standard input, kept in a file).
     var readPaths: [String: String] = [:]
-    /// How many bytes of formatted output pre-grouped input and a refold hold in memory, waiting
-    /// for session order, before the rest waits in a temporary file (`OutputStore`); `nil` is
-    /// an eighth of `memoryLimit`. Tests set 0, to cover the file on small inputs.
-    var outputBudget: Int?
-    var heldOutputBudget: Int { outputBudget ?? memoryLimit / 8 }
+    /// How the engine sizes its batches, chunks and budgets (tests and the fuzzer lower them).
+    package var tuning = AuditTuning()
+    var heldOutputBudget: Int { tuning.outputBudget ?? memoryLimit / 8 }
     /// For a refold: what the first run read of each input (in the run's sorted input order).
     /// A refold reads the same lines: an input appended to since is read only as far, and one
     /// that now holds fewer lines or other bytes there is an error (it changed under the audit).
@@ -91,6 +64,40 @@ public struct AuditConfiguration: Sendable {
         self.sessionOptions = sessionOptions
         self.onlySession = onlySession
     }
+}
+
+/// The engine's sizes and thresholds: each has a default measured on large logs, and tests and
+/// the fuzzer lower them to take the paths of a large input on a small one. Not a user's setting.
+package struct AuditTuning: Sendable {
+    /// Inputs of this many bytes or more are partitioned (lines routed by session, decoded when
+    /// their partition folds): from the first line when their size is known, else (standard
+    /// input) once that much is held. 0: every input.
+    package var partitionedInputBytes: Int64 = 32 << 20
+    /// Bytes of lines read before they are handed to other cores to decode, one batch while
+    /// the next is read: large enough to amortise the hand-off.
+    package var batchBytes = AuditTuning.defaultBatchBytes
+    package static let defaultBatchBytes = 4 << 20
+    /// How many bytes of partitions may stay in memory before all go to files; `nil` is the
+    /// memory limit less what folding needs and the mapped inputs when every input is mapped
+    /// (the partitions then hold references), else none.
+    package var partitionMemory: Int?
+    /// Route a mapped input's lines on every core, a chunk of the file each (`ChunkRouter`);
+    /// `false` reads it on one thread, as other inputs are read.
+    package var routesInParallel = true
+    /// The size of those chunks; `nil` is about a 64th of the file, at least 4 MiB.
+    package var routingChunkBytes: Int?
+    /// Lines copied to partitions are put in `LineShorthand` (about 60% fewer bytes, for some
+    /// CPU time) when the inputs are at least this large, or of unknown size (standard input);
+    /// `nil` is the kernel's dirty-page threshold (`System.dirtyBackgroundBytes`): below it the
+    /// copies stay in the page cache and shorthand costs more than it saves, past it they are
+    /// written back to the disk as well.
+    package var shorthandFromBytes: Int64?
+    /// How many bytes of formatted output pre-grouped input and a refold hold in memory, waiting
+    /// for session order, before the rest waits in a temporary file (`OutputStore`); `nil` is
+    /// an eighth of the memory limit.
+    package var outputBudget: Int?
+
+    package init() {}
 }
 
 /// One file to audit and the model (an index into the run's models) its sessions fold with.

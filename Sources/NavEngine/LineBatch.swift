@@ -101,10 +101,10 @@ struct LineBatch: Sendable {
     /// The file being read, when it is mapped: its lines are referenced, not copied.
     let mapped: MappedInput?
     private var mappedBytes = 0
-    /// Bytes of lines per batch (`AuditConfiguration.batchBytes`).
+    /// Bytes of lines per batch (`AuditTuning.batchBytes`).
     let capacity: Int
 
-    init(capacity: Int = AuditConfiguration.defaultBatchBytes, mapped: MappedInput? = nil) {
+    init(capacity: Int = AuditTuning.defaultBatchBytes, mapped: MappedInput? = nil) {
         self.capacity = capacity
         self.mapped = mapped
     }

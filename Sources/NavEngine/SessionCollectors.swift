@@ -32,99 +32,16 @@ protocol SessionCollector: AnyObject {
     var sessionCount: Int { get }
 }
 
-/// One folded session as a fold job hands it on: its counts, and either the whole audit
-/// (collected for reports) or only its formatted output (streamed).
-struct FoldedSession: Sendable {
-    var key: SessionKey
-    var tally: SessionTally
-    /// Boxed: a `SessionAudit` is some 300 bytes inline, and a run that folds every session
-    /// again (they all share event ids) holds one `FoldedSession` per session until it merges.
-    private let auditBox: AuditBox?
-    var audit: SessionAudit? { auditBox?.audit }
-    /// Empty once set aside (`stored`): read it with `loadedOutput()`.
-    var output: [UInt8]
-    /// For a session folded again (`Refold`): the tally of its first fold, which this replaces.
-    var previous: SessionTally?
-    /// Where `output` went if it was set aside until it is written (`OutputStore`).
-    var stored: (store: OutputStore, place: OutputStore.Place)?
-
-    init(key: SessionKey, tally: SessionTally, audit: SessionAudit?, output: [UInt8], previous: SessionTally? = nil) {
-        self.key = key
-        self.tally = tally
-        auditBox = audit.map(AuditBox.init)
-        self.output = output
-        self.previous = previous
-    }
-
-    private final class AuditBox: Sendable {
-        let audit: SessionAudit
-        init(_ audit: SessionAudit) { self.audit = audit }
-    }
-}
-
-/// Receives folded sessions, in session order, for the engine: keeps the audits or writes
-/// their output as it comes, and sums the counts either way.
-final class SessionResults {
-    /// How a fold job turns an audit into what is kept; runs on any job.
-    let product: @Sendable (SessionKey, SessionAudit) -> FoldedSession
-    private let write: (([UInt8]) throws -> Void)?
-    private(set) var audits: [SessionAudit] = []
-    private(set) var tally = SessionTally()
-    var isStreaming: Bool { write != nil }
-
-    /// The product of a session folded again (`Refold`): from its first audit and its new one.
-    let refoldProduct: RefoldProduct
-
-    /// Keeps every audit.
-    init() {
-        product = { key, audit in FoldedSession(key: key, tally: SessionTally(audit), audit: audit, output: []) }
-        refoldProduct = { key, previous, audit in
-            FoldedSession(key: key, tally: SessionTally(audit), audit: audit, output: [], previous: SessionTally(previous))
-        }
-        write = nil
-    }
-
-    /// Keeps no audit: formats each on its fold job and writes the output in session order.
-    init(
-        format: @escaping @Sendable (SessionAudit) -> [UInt8], reformat: @escaping @Sendable (SessionAudit, SessionAudit) -> [UInt8],
-        write: @escaping ([UInt8]) throws -> Void
-    ) {
-        product = { key, audit in FoldedSession(key: key, tally: SessionTally(audit), audit: nil, output: format(audit)) }
-        refoldProduct = { key, previous, audit in
-            FoldedSession(key: key, tally: SessionTally(audit), audit: nil, output: reformat(previous, audit), previous: SessionTally(previous))
-        }
-        self.write = write
-    }
-
-    func deliver(_ folded: FoldedSession) throws {
-        tally.add(folded.tally)
-        try deliver(key: folded.key, audit: folded.audit, output: folded.loadedOutput())
-    }
-
-    /// For output merged back from disk, whose counts were added with `add(_:)`.
-    func deliver(key: SessionKey, audit: SessionAudit?, output: [UInt8]) throws {
-        if let audit { audits.append(audit) }
-        if let write, !output.isEmpty { try write(output) }
-    }
-
-    func add(_ partial: SessionTally) { tally.add(partial) }
-
-    /// A session folded again, whose first tally was added already.
-    func replace(_ previous: SessionTally, with tally: SessionTally) {
-        self.tally.subtract(previous)
-        self.tally.add(tally)
-    }
-}
-
-/// Folds sessions held in memory, in parallel, `jobs` at a time; returns them in session order.
+/// Folds sessions held in memory, in parallel, `jobs` at a time; returns them in session order,
+/// each job's sink state combined.
 ///
 /// They are held whole, so the event ids they share are resolved before they fold
-/// (`EarlierOccurrence.resolve`). With `refold` (the sessions are being folded again for another
+/// (`EarlierOccurrence.resolve`). With `refolding` (the sessions are being folded again for another
 /// run, `RefoldRequest`), each is also folded without them, as that run first folded it, and
-/// `refold` makes the product from both.
+/// that run's sink takes both.
 func foldInParallel(
     _ sessions: consuming [SessionKey: [SessionLine]], models: [NavigationModel], options: SessionAuditOptions, jobs: Int,
-    refolding: RefoldRequest? = nil, product: @escaping @Sendable (SessionKey, SessionAudit) -> FoldedSession
+    refolding: RefoldRequest? = nil, sink: FoldJobs
 ) -> [FoldedSession] {
     let keys = sessions.keys.sorted()
     // Event ids are an app's own: each model's sessions are resolved apart. The references
@@ -134,7 +51,7 @@ func foldInParallel(
         resolved = refolding.owners
     } else {
         for model in Set(keys.map(\.model)).sorted() {
-            resolved[model] = EarlierOccurrence.resolve(keys.filter { $0.model == model }.map { sessions[$0]! })
+            resolved[model] = EarlierOccurrence.resolve(keys.filter { $0.model == model }.compactMap { sessions[$0] })
         }
     }
     let earlier = resolved
@@ -144,35 +61,36 @@ func foldInParallel(
     let groups = ParallelResults<[SessionLine]>(count: keys.count)
     for (index, key) in keys.enumerated() { groups[index] = sessions.removeValue(forKey: key) }
     let results = ParallelResults<FoldedSession>(count: keys.count)
-    let work: @Sendable (Int) -> Void = { index in
+    let workers = max(1, jobs > 0 ? jobs : System.coreCount)
+    let stripes = workers == 1 || keys.count < 2 ? 1 : workers
+    let done = ParallelResults<any FoldJob>(count: stripes)
+    let make = sink.make
+    let work: @Sendable (Int, any FoldJob) -> Void = { index, job in
         var lines = groups.take(index) ?? []
         let key = keys[index]
         var sessionOptions = options
         sessionOptions.earlierOccurrences = earlier[key.model] ?? [:]
-        if let refolding {
-            results[index] = refoldSession(key, &lines, models: models, options: sessionOptions, refold: refolding.product)
+        if refolding != nil {
+            results[index] = refoldSession(key, &lines, models: models, options: sessionOptions, job: job)
         } else {
-            results[index] = foldSession(key, &lines, models: models, options: sessionOptions, product: product)
+            results[index] = foldSession(key, &lines, models: models, options: sessionOptions, job: job)
         }
     }
-    let workers = max(1, jobs > 0 ? jobs : System.coreCount)
-    if workers == 1 || keys.count < 2 {
-        for index in keys.indices { work(index) }
-    } else {
-        // Sessions are independent once grouped; each job writes only its own slots.
-        DispatchQueue.concurrentPerform(iterations: workers) { worker in
-            for index in stride(from: worker, to: keys.count, by: workers) { work(index) }
-        }
+    // Sessions are independent once grouped; each job writes only its own slots.
+    DispatchQueue.concurrentPerform(iterations: stripes) { stripe in
+        let job = make()
+        for index in stride(from: stripe, to: keys.count, by: stripes) { work(index, job) }
+        done[stripe] = job
     }
+    for job in done.values { sink.combine(job) }
     return results.values
 }
 
 /// Audits one session's lines (folding their events in place: they are the same after).
 func foldSession(
-    _ key: SessionKey, _ lines: inout [SessionLine], models: [NavigationModel], options: SessionAuditOptions,
-    product: @Sendable (SessionKey, SessionAudit) -> FoldedSession
+    _ key: SessionKey, _ lines: inout [SessionLine], models: [NavigationModel], options: SessionAuditOptions, job: any FoldJob
 ) -> FoldedSession {
-    product(key, SessionAuditor.audit(sessionID: key.id, lines: &lines, model: model(of: key, in: models), options: options))
+    job.folded(key, SessionAuditor.audit(sessionID: key.id, lines: &lines, model: model(of: key, in: models), options: options))
 }
 
 /// A session's model: the one its app's files named (the PoC model if the index is off).
@@ -217,7 +135,9 @@ final class FoldCounter: @unchecked Sendable {
 final class StreamingCollector: SessionCollector {
     private let models: [NavigationModel]
     private let options: SessionAuditOptions
-    private let product: @Sendable (SessionKey, SessionAudit) -> FoldedSession
+    private let sink: FoldJobs
+    /// The one fold job: sessions fold on the reading thread, one at a time.
+    private let job: any FoldJob
     private var currentKey: SessionKey?
     private var currentStart = LineLocation(file: 0, line: 0)
     private var current: [SessionLine] = []
@@ -235,14 +155,15 @@ final class StreamingCollector: SessionCollector {
 
     init(
         models: [NavigationModel], options: SessionAuditOptions, ledger: EventIDLedger, runs: SessionRuns?, jobs: Int,
-        product: @escaping @Sendable (SessionKey, SessionAudit) -> FoldedSession
+        sink: FoldJobs
     ) {
         self.models = models
         self.options = options
         self.ledger = ledger
         self.runs = runs
         self.jobs = jobs
-        self.product = product
+        self.sink = sink
+        job = sink.make()
     }
 
     var sessionCount: Int { flushed + (currentKey == nil ? 0 : 1) }
@@ -258,7 +179,7 @@ final class StreamingCollector: SessionCollector {
 
     private func flush() throws {
         guard let key = currentKey else { return }
-        let session = product(key, SessionAuditor.audit(sessionID: key.id, lines: &current, model: model(of: key, in: models), options: options))
+        let session = foldSession(key, &current, models: models, options: options, job: job)
         if let runs {
             try runs.add(SessionRuns.Record(key: key, start: currentStart, tally: session.tally, output: session.output))
         } else {
@@ -275,6 +196,8 @@ final class StreamingCollector: SessionCollector {
         beforeOutput: (_ lateInvalid: [Finding]) throws -> Void
     ) throws {
         try flush()
+        // Before any session is folded again: a refold replaces what the job took.
+        sink.combine(job)
         let sharing = try ledger.sharing(jobs: jobs)
         let refolded = sharing.isEmpty ? [:] : try refold(sharing)
         try beforeOutput([])

@@ -276,34 +276,7 @@ final class SpillingCollector: SessionCollector {
         beforeOutput: (_ lateInvalid: [Finding]) throws -> Void
     ) throws {
         guard let spill else {
-            try beforeOutput([])
-            var sessions: [SessionKey: [SessionLine]] = [:]
-            swap(&sessions, &held)
-            // A session folded alone is folded again with the sessions it shares ids with.
-            var sharing = EventIDLedger.Sharing()
-            if let othersLedger, !sessions.isEmpty {
-                for (key, lines) in sessions {
-                    for index in lines.indices { sharing.ids.insert(EventIDLedger.idHash(lines[index].decoded.eventIDHash, model: key.model)) }
-                }
-                sharing.sessions = try othersLedger.sessions(withAnyOf: sharing.ids)
-                if !sharing.isEmpty { sharing.sessions.formUnion(sessions.keys.map(EventIDLedger.hash)) }
-            }
-            var folded = foldInParallel(
-                consume sessions, models: models, options: options, jobs: jobs, refolding: refolding, product: results.product)
-            if let refolding {
-                for session in folded { refolding.add(session) }
-                return
-            }
-            if !sharing.isEmpty {
-                let refolded = try refold(sharing)
-                for index in folded.indices {
-                    if var again = refolded[folded[index].key] {
-                        again.previous = nil
-                        folded[index] = again
-                    }
-                }
-            }
-            for session in folded { try results.deliver(session) }
+            try finishInMemory(into: results, refold: refold, beforeOutput: beforeOutput)
             return
         }
         defer { spill.remove() }
@@ -311,24 +284,98 @@ final class SpillingCollector: SessionCollector {
         try spill.closeWriters()
         partitionsStayedInMemory = spill.inMemory
         try readingQuarantine?.close()
-        let models = self.models
-        let options = self.options
         let workers = min(jobs, spill.count)
-        let product = results.product
         let counter = FoldCounter(partitions: spill.count, report: progress)
-        let streaming = results.isStreaming
-        let files = routedFiles
-        let mapped = self.mapped
-        let keepQuarantine = quarantine != nil
-        let refolding = self.refolding
         // A refold's sessions need no ledger: they are folded with their shared ids known.
         let ledger = refolding == nil ? EventIDLedger(memoryBudget: memoryLimit / 8, temporaryDirectory: temporaryDirectory, jobs: workers) : nil
         ledger?.reserve(lines: routedLines)
         defer { ledger?.remove() }
-        // Each job folds whole partitions; streamed output is written, sorted, beside them.
+        let folded = foldPartitions(spill, workers: workers, sink: refolding?.sink ?? results.jobs, streaming: results.isStreaming,
+                                    ledger: ledger, counter: counter)
+        if refolding != nil {
+            for result in folded { _ = try result.get() }
+            return
+        }
+        var late: [Finding] = []
+        var all: [FoldedSession] = []
+        for result in folded {
+            let partition = try result.get()
+            late += partition.invalid
+            if results.isStreaming { results.add(partition.tally) } else { all += partition.sessions }
+        }
+        // Sessions that share event ids with others are folded again, with them resolved.
+        let sharing = try ledger?.sharing(jobs: jobs) ?? EventIDLedger.Sharing()
+        let refolded = sharing.isEmpty ? [:] : try refold(sharing)
+        if let quarantine { try spill.mergeQuarantine(into: quarantine) }
+        try beforeOutput(late.sorted { ($0.location ?? LineLocation(file: 0, line: 0)) < ($1.location ?? LineLocation(file: 0, line: 0)) })
+        if !refolded.isEmpty {
+            var added = 0
+            for session in refolded.values { added += session.tally.findings - (session.previous?.findings ?? 0) }
+            counter.foldedAgain(sessions: refolded.count, findings: added)
+        }
+        if results.isStreaming {
+            try mergeOutputs(of: spill, replacing: refolded, into: results)
+            return
+        }
+        // Partitions split sessions by hash; merge back into session order.
+        for index in all.indices {
+            if let again = refolded[all[index].key] { all[index] = again }
+        }
+        all.sort { $0.key < $1.key }
+        for session in all { try results.deliver(session) }
+    }
+
+    /// Nothing spilled: the held sessions fold in memory. A session folded alone is folded
+    /// again with the sessions it shares ids with.
+    private func finishInMemory(
+        into results: SessionResults, refold: Refold, beforeOutput: (_ lateInvalid: [Finding]) throws -> Void
+    ) throws {
+        try beforeOutput([])
+        var sessions: [SessionKey: [SessionLine]] = [:]
+        swap(&sessions, &held)
+        var sharing = EventIDLedger.Sharing()
+        if let othersLedger, !sessions.isEmpty {
+            for (key, lines) in sessions {
+                for index in lines.indices { sharing.ids.insert(EventIDLedger.idHash(lines[index].decoded.eventIDHash, model: key.model)) }
+            }
+            sharing.sessions = try othersLedger.sessions(withAnyOf: sharing.ids)
+            if !sharing.isEmpty { sharing.sessions.formUnion(sessions.keys.map(EventIDLedger.hash)) }
+        }
+        var folded = foldInParallel(
+            consume sessions, models: models, options: options, jobs: jobs, refolding: refolding, sink: refolding?.sink ?? results.jobs)
+        if let refolding {
+            for session in folded { refolding.add(session) }
+            return
+        }
+        if !sharing.isEmpty {
+            let refolded = try refold(sharing)
+            for index in folded.indices {
+                if var again = refolded[folded[index].key] {
+                    again.previous = nil
+                    folded[index] = again
+                }
+            }
+        }
+        for session in folded { try results.deliver(session) }
+    }
+
+    /// Folds whole partitions, `workers` jobs at once, each with its own fold job of `sink`
+    /// (combined once all are done). Streamed output is written, sorted, beside the partitions.
+    private func foldPartitions(
+        _ spill: SpillPartitions, workers: Int, sink: FoldJobs, streaming: Bool, ledger: EventIDLedger?, counter: FoldCounter
+    ) -> [Result<FoldedPartition, any Error>] {
+        let models = self.models
+        let options = self.options
+        let files = routedFiles
+        let mapped = self.mapped
+        let keepQuarantine = quarantine != nil
+        let refolding = self.refolding
+        let make = sink.make
         let folded = ParallelResults<Result<FoldedPartition, any Error>>(count: spill.count)
+        let jobs = ParallelResults<any FoldJob>(count: workers)
         DispatchQueue.concurrentPerform(iterations: workers) { worker in
             var buffer: [UInt8] = []
+            let job = make()
             for partition in stride(from: worker, to: spill.count, by: workers) {
                 folded[partition] = Result {
                     var sessions: [FoldedSession] = []
@@ -342,10 +389,10 @@ final class SpillingCollector: SessionCollector {
                             guard refolding.reads(sessionID: key.id, model: key.model) else { return }
                             var known = options
                             known.earlierOccurrences = refolding.owners[key.model] ?? [:]
-                            refolding.add(refoldSession(key, &lines, models: models, options: known, refold: refolding.product))
+                            refolding.add(refoldSession(key, &lines, models: models, options: known, job: job))
                             return
                         }
-                        sessions.append(foldSession(key, &lines, models: models, options: options, product: product))
+                        sessions.append(foldSession(key, &lines, models: models, options: options, job: job))
                         lines.withUnsafeBufferPointer { ledger?.record(key, lines: $0, worker: worker) }
                     }
                     sessions.sort { $0.key < $1.key }
@@ -360,53 +407,30 @@ final class SpillingCollector: SessionCollector {
                     return result
                 }
             }
+            jobs[worker] = job
         }
-        if refolding != nil {
-            for result in folded.values { _ = try result.get() }
-            return
-        }
-        var late: [Finding] = []
-        var all: [FoldedSession] = []
-        for result in folded.values {
-            let partition = try result.get()
-            late += partition.invalid
-            if streaming { results.add(partition.tally) } else { all += partition.sessions }
-        }
-        // Sessions that share event ids with others are folded again, with them resolved.
-        let sharing = try ledger?.sharing(jobs: jobs) ?? EventIDLedger.Sharing()
-        let refolded = sharing.isEmpty ? [:] : try refold(sharing)
-        if let quarantine { try spill.mergeQuarantine(into: quarantine) }
-        try beforeOutput(late.sorted { ($0.location ?? LineLocation(file: 0, line: 0)) < ($1.location ?? LineLocation(file: 0, line: 0)) })
-        if !refolded.isEmpty {
-            var added = 0
-            for session in refolded.values { added += session.tally.findings - (session.previous?.findings ?? 0) }
-            counter.foldedAgain(sessions: refolded.count, findings: added)
-        }
-        if streaming {
-            var replacements = refolded.values.sorted { $0.key < $1.key }[...]
-            for session in replacements { results.replace(session.previous ?? SessionTally(), with: session.tally) }
-            // The refolded sessions' outputs replace the first ones, in session order (a
-            // session may have had no output at first).
-            try spill.mergeOutputs { key, output in
-                while let next = replacements.first, next.key < key {
-                    try results.deliver(key: next.key, audit: nil, output: next.loadedOutput())
-                    replacements.removeFirst()
-                }
-                if let next = replacements.first, next.key == key {
-                    try results.deliver(key: next.key, audit: nil, output: next.loadedOutput())
-                    replacements.removeFirst()
-                } else {
-                    try results.deliver(key: key, audit: nil, output: output)
-                }
+        for job in jobs.values { sink.combine(job) }
+        return (0..<spill.count).compactMap { folded[$0] }
+    }
+
+    /// Writes the partitions' streamed output in session order (a k-way merge of their sorted
+    /// output files); the sessions folded again replace their first output (a session may have
+    /// had none at first).
+    private func mergeOutputs(of spill: SpillPartitions, replacing refolded: [SessionKey: FoldedSession], into results: SessionResults) throws {
+        var replacements = refolded.values.sorted { $0.key < $1.key }[...]
+        for session in replacements { results.replace(session.previous ?? SessionTally(), with: session.tally) }
+        try spill.mergeOutputs { key, output in
+            while let next = replacements.first, next.key < key {
+                try results.deliver(key: next.key, audit: nil, output: next.loadedOutput())
+                replacements.removeFirst()
             }
-            for session in replacements { try results.deliver(key: session.key, audit: nil, output: session.loadedOutput()) }
-            return
+            if let next = replacements.first, next.key == key {
+                try results.deliver(key: next.key, audit: nil, output: next.loadedOutput())
+                replacements.removeFirst()
+            } else {
+                try results.deliver(key: key, audit: nil, output: output)
+            }
         }
-        // Partitions split sessions by hash; merge back into session order.
-        for index in all.indices {
-            if let again = refolded[all[index].key] { all[index] = again }
-        }
-        all.sort { $0.key < $1.key }
-        for session in all { try results.deliver(session) }
+        for session in replacements { try results.deliver(key: session.key, audit: nil, output: session.loadedOutput()) }
     }
 }

@@ -109,12 +109,12 @@ public struct FuzzHarness: Sendable {
         let inMemoryQuarantine = readAll(quarantines.0)
         for mapped in [true, false] {
             var partitioned = parallel
-            partitioned.partitionedInputBytes = 0
+            partitioned.tuning.partitionedInputBytes = 0
             partitioned.mapsInputs = mapped
             // Copied lines in shorthand (`LineShorthand`); a mapped input's stay references.
-            partitioned.shorthandFromBytes = 0
+            partitioned.tuning.shorthandFromBytes = 0
             // A mapped input routed on every core, cut into chunks of a few lines.
-            partitioned.routingChunkBytes = 512
+            partitioned.tuning.routingChunkBytes = 512
             partitioned.quarantinePath = quarantines.1
             let how = mapped ? "a partitioned audit (mapped)" : "a partitioned audit (copied)"
             if let inMemory, let routed = try? AuditEngine(configuration: partitioned).run(paths: [path]) {

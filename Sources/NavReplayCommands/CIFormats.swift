@@ -94,7 +94,7 @@ func finish(_ result: BaselinedRun, output: OutputOptions, quiet: Bool) throws {
 /// `navreplay sessions --format sqlite`: the database, or exit 2 when it cannot be written.
 /// `sessions --format sqlite`: a stream that inserts each session's rows, in session order, as
 /// the sessions fold, and what to call when the run is done (the summary, the commit).
-func sessionsDatabase(at path: String) throws -> (stream: AuditStream, finish: (AuditRun) throws -> Void) {
+func sessionsDatabase(at path: String) throws -> (sink: AuditSink, finish: (AuditRun) throws -> Void) {
     // The database file is removed and created anew: a device, a FIFO or a symbolic link there
     // would be replaced by a regular file (`-o /dev/null` as root replaced the device).
     var status = stat()
@@ -102,11 +102,7 @@ func sessionsDatabase(at path: String) throws -> (stream: AuditStream, finish: (
         throw CommandFailure("--output \(path) is not a regular file; a database is written to a file of its own. Please give a file path.")
     }
     let database = try sqliteFailure { () throws(SQLiteError) in try SQLiteSessionsWriter(path: path, toolVersion: NavReplayCommand.version) }
-    let stream = AuditStream(
-        format: { audit, files in SQLiteSessionsWriter.rows(of: audit, files: files) },
-        writeInvalid: { findings, files in try sqliteFailure { () throws(SQLiteError) in try database.insertInvalid(findings, files: files) } },
-        write: { rows in try sqliteFailure { () throws(SQLiteError) in try database.insert(rows) } })
-    return (stream, { run in try sqliteFailure { () throws(SQLiteError) in try database.finish(run) } })
+    return (.streaming(database), { run in try sqliteFailure { () throws(SQLiteError) in try database.finish(run) } })
 }
 
 /// A SQLite error, as the command's failure.

@@ -72,52 +72,27 @@ extension NavReplayCommand {
         }
 
         /// The run, with its sessions' findings only: a document format (or a baseline) needs
-        /// every finding before it writes, and nothing else of a session. Each session's
-        /// findings come through the ordered output stream as `FindingCodec` bytes, set aside on
-        /// disk past a budget; a clean session leaves nothing behind.
+        /// every finding before it writes, and nothing else of a session. Each fold job keeps
+        /// its sessions' findings; a clean session leaves nothing behind.
         private func collectFindings(sessionOptions: SessionAuditOptions) throws -> AuditRun {
-            var sessions: [SessionAudit] = []
-            let stream = AuditStream(
-                format: { audit, _ in FindingCodec.encode(audit.findings) },
-                writeInvalid: { _, _ in },
-                write: { bytes in
-                    // Only a session with findings has output; its findings name it.
-                    let findings = try FindingCodec.decode(bytes)
-                    sessions.append(SessionAudit(sessionID: findings.first?.sessionID ?? "", findings: findings))
-                })
-            var run = try runAudit(input, quarantine: quarantine, sessionOptions: sessionOptions, stream: stream)
-            run.sessions = sessions
+            let findings = FindingsAccumulator()
+            var run = try runAudit(input, quarantine: quarantine, sessionOptions: sessionOptions, sink: .accumulating(findings))
+            run.sessions = findings.finalize()
             run.streamedFindings = nil
             return run
         }
 
         private func streamAudit(sessionOptions: SessionAuditOptions) throws -> AuditRun {
             let file = try OutputFile(path: output.output)
-            let stream: AuditStream
             if format == .text {
-                let style = output.textStyle
-                var wroteGroup = false
-                func writeGroup(_ bytes: [UInt8]) throws {
-                    guard !bytes.isEmpty else { return }
-                    if wroteGroup { try file.write([0x0A]) }  // a blank line between sessions
-                    wroteGroup = true
-                    try file.write(bytes)
-                }
-                stream = AuditStream(
-                    format: { audit, files in Array(TextWriter.group(audit.findings, files: files, style: style).utf8) },
-                    writeInvalid: { findings, files in try writeGroup(Array(TextWriter.group(findings, files: files, style: style).utf8)) },
-                    write: writeGroup)
-                let run = try runAudit(input, quarantine: quarantine, sessionOptions: sessionOptions, stream: stream)
-                if !wroteGroup { try file.write(Array(TextWriter.noFindings.utf8)) }
+                let text = TextFindingsStream(style: output.textStyle, to: file)
+                let run = try runAudit(input, quarantine: quarantine, sessionOptions: sessionOptions, sink: .streaming(text))
+                try text.finish()
                 try file.commit()
                 return run
             }
-            let explain = self.explain
-            stream = AuditStream(
-                format: { audit, files in FindingWriter.ndjson(audit.findings, files: files, explain: explain) },
-                writeInvalid: { findings, files in try file.write(FindingWriter.ndjson(findings, files: files, explain: explain)) },
-                write: file.write)
-            let run = try runAudit(input, quarantine: quarantine, sessionOptions: sessionOptions, stream: stream)
+            let ndjson = NDJSONFindingsStream(explain: explain, to: file)
+            let run = try runAudit(input, quarantine: quarantine, sessionOptions: sessionOptions, sink: .streaming(ndjson))
             try file.commit()
             return run
         }
@@ -192,27 +167,16 @@ extension NavReplayCommand {
                 // One record per session, written as the sessions fold (bounded memory); the
                 // JSON array's brackets and commas around them.
                 let file = try OutputFile(path: output.output)
-                if format == .csv { try file.write(SessionWriter.csvHeader) }
-                var written = 0
-                let style = output.textStyle
-                let stream = AuditStream(
-                    format: { audit, _ in
-                        switch format {
-                        case .csv: SessionWriter.csvRow(audit)
-                        case .json: SessionWriter.jsonRecord(audit)
-                        case .text: Array(SessionWriter.textLines(audit, style: style).utf8)
-                        case .ndjson, .sqlite: SessionWriter.ndjsonLine(audit)
-                        }
-                    },
-                    writeInvalid: { _, _ in },
-                    write: { record in
-                        if format == .json { try file.write(written == 0 ? [UInt8(ascii: "[")] : [UInt8(ascii: ",")]) }
-                        try file.write(record)
-                        written += 1
-                    })
-                let run = try runAudit(input, sessionOptions: Self.options, stream: stream)
-                if format == .json { try file.write(Array((written == 0 ? "[]\n" : "]\n").utf8)) }
-                if format == .text && written == 0 { try file.write([0x0A]) }
+                let kind: SessionRecordStream.Kind =
+                    switch format {
+                    case .csv: .csv
+                    case .json: .json
+                    case .text: .text
+                    case .ndjson, .sqlite: .ndjson
+                    }
+                let records = try SessionRecordStream(kind, style: output.textStyle, to: file)
+                let run = try runAudit(input, sessionOptions: Self.options, sink: .streaming(records))
+                try records.finish()
                 try file.commit()
                 try finish(run, output: output, quiet: input.quiet)
                 return
@@ -220,7 +184,7 @@ extension NavReplayCommand {
             // Each session's rows are encoded as it folds and inserted in session order, so no
             // session is kept: the database of a large input needs no more memory than its audit.
             let database = try sessionsDatabase(at: output.output ?? "sessions.db")
-            let run = try runAudit(input, sessionOptions: SessionAuditOptions(recordSteps: true, keepStates: false), stream: database.stream)
+            let run = try runAudit(input, sessionOptions: SessionAuditOptions(recordSteps: true, keepStates: false), sink: database.sink)
             try database.finish(run)
             try finish(run, output: output, quiet: input.quiet)
         }

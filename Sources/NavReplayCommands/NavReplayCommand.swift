@@ -236,7 +236,7 @@ enum Terminal {
 
 /// Runs the engine with a progress line on a terminal.
 func runAudit(_ input: InputOptions, quarantine: String? = nil, sessionOptions: SessionAuditOptions = .init(),
-              onlySession: String? = nil, foldSessions: Bool = true, stream: AuditStream? = nil) throws -> AuditRun {
+              onlySession: String? = nil, foldSessions: Bool = true, sink: AuditSink? = nil) throws -> AuditRun {
     let (inputs, models) = try input.resolve()
     var configuration = AuditConfiguration(
         model: models[0], maxLineBytes: input.maxLineBytes, quarantinePath: quarantine, jobs: input.jobs,
@@ -255,17 +255,14 @@ func runAudit(_ input: InputOptions, quarantine: String? = nil, sessionOptions: 
     }
     let engine = AuditEngine(configuration: configuration)
     let progress = ProgressLine(enabled: !input.quiet && Terminal.standardErrorIsTerminal)
-    var stream = stream
-    if let given = stream {
+    var sink = sink
+    if case .streaming(let formatter) = sink {
         // The progress line goes before the first output, which may share the terminal.
-        stream?.writeInvalid = { findings, files in
-            progress.clear()
-            try given.writeInvalid(findings, files)
-        }
+        sink = .streaming(ProgressClearing(formatter, progress: progress))
     }
     let run: AuditRun
     do {
-        run = try engine.run(inputs: inputs, models: models, stream: stream) { progress.update($0) }
+        run = try engine.run(inputs: inputs, models: models, sink: sink) { progress.update($0) }
     } catch {
         progress.clear()
         throw CommandFailure("\(error)")
@@ -273,6 +270,26 @@ func runAudit(_ input: InputOptions, quarantine: String? = nil, sessionOptions: 
     progress.clear()
     for error in run.inputErrors { Terminal.writeError("navreplay: error: \(safe(error.description))\n") }
     return run
+}
+
+/// A streaming formatter whose output begins once the progress line is cleared.
+final class ProgressClearing: StreamingFormatter {
+    private let formatter: any StreamingFormatter
+    private let progress: ProgressLine
+
+    init(_ formatter: any StreamingFormatter, progress: ProgressLine) {
+        self.formatter = formatter
+        self.progress = progress
+    }
+
+    var sessionFormat: any SessionFormat { formatter.sessionFormat }
+
+    func begin(invalid: [Finding], files: [String]) throws {
+        progress.clear()
+        try formatter.begin(invalid: invalid, files: files)
+    }
+
+    func write(_ bytes: [UInt8]) throws { try formatter.write(bytes) }
 }
 
 /// Writes bytes to a file, or to standard output, as `OutputFile` does: a regular file appears
@@ -288,7 +305,7 @@ func emit(_ bytes: [UInt8], to path: String?) throws {
 /// rename) only when the output is complete, so a failed run leaves no half-written report.
 /// Anything else (`/dev/null`, a FIFO, a symbolic link) is written in place: renaming over it
 /// would replace the device or the link.
-final class OutputFile {
+final class OutputFile: OrderedOutput {
     private let path: String?
     private let temporaryPath: String?
     private let descriptor: Int32

@@ -44,10 +44,8 @@ extension NavReplayCommand {
             let sessions = ReportAccumulator(
                 worstCount: worst, labelBudget: (input.memoryLimit?.bytes ?? AuditConfiguration.defaultMemoryLimit) / 8,
                 temporaryDirectory: input.tempDir)
-            let stream = AuditStream(
-                format: { audit, _ in sessions.add(audit); return [] }, writeInvalid: { _, _ in }, write: { _ in },
-                reformat: { previous, audit, _ in sessions.replace(previous, with: audit); return [] })
-            let run = try runAudit(input, sessionOptions: SessionAuditOptions(recordSteps: true, keepStates: false), stream: stream)
+            let run = try runAudit(
+                input, sessionOptions: SessionAuditOptions(recordSteps: true, keepStates: false), sink: .accumulating(sessions))
             let data = try ReportData(run: run, sessions: sessions)
             let page = HTMLReport.html(data, title: title, toolVersion: NavReplayCommand.version, timelineLimit: timelineLimit)
             try emit(Array(page.utf8), to: output.output)

@@ -243,6 +243,7 @@ struct Histogram {
 public final class ReportAccumulator: @unchecked Sendable {
     // @unchecked: `gathered` and `labels` are touched only under `lock`.
     private let lock = NSLockLike()
+    let worstCount: Int
     private var gathered: Totals
     private let labels: SpillingCounter
 
@@ -276,6 +277,29 @@ public final class ReportAccumulator: @unchecked Sendable {
         var sessionsWithFindings = 0
         /// The worst sessions so far.
         var worst: Leaders<ReportData.WorstSession>
+
+        init(worstCount: Int) {
+            worst = Leaders(keeping: worstCount, by: ReportAccumulator.isWorse)
+        }
+
+        /// Adds another part's totals (another session's, another job's): sums, and extremes
+        /// with their tie-breaks, so the order of parts does not matter.
+        mutating func merge(_ other: Totals) {
+            if let first = other.first, self.first.map({ ReportAccumulator.replaces(first, $0, latest: false) }) ?? true { self.first = first }
+            if let last = other.last, self.last.map({ ReportAccumulator.replaces(last, $0, latest: true) }) ?? true { self.last = last }
+            depths.merge(other.depths) { old, new in
+                var sum = old.count >= new.count ? old : new
+                for (index, count) in (old.count >= new.count ? new : old).enumerated() { sum[index] += count }
+                return sum
+            }
+            lengths.merge(other.lengths)
+            durations.merge(other.durations)
+            findingsByHour.merge(other.findingsByHour)
+            untimedFindings += other.untimedFindings
+            sessionsByRule.merge(other.sessionsByRule, uniquingKeysWith: +)
+            sessionsWithFindings += other.sessionsWithFindings
+            for candidate in other.worst.ranked { worst.add(candidate) }
+        }
     }
 
     var totals: Totals { lock.withLock { gathered } }
@@ -285,7 +309,8 @@ public final class ReportAccumulator: @unchecked Sendable {
     ///     written to temporary files; `Int.max` keeps them all in memory.
     ///   - temporaryDirectory: where those files go (`nil`: `$TMPDIR` or `/tmp`).
     public init(worstCount: Int = 5, labelBudget: Int = .max, temporaryDirectory: String? = nil) {
-        gathered = Totals(worst: Leaders(keeping: worstCount, by: ReportAccumulator.isWorse))
+        self.worstCount = worstCount
+        gathered = Totals(worstCount: worstCount)
         labels = SpillingCounter(budgetBytes: labelBudget, temporaryDirectory: temporaryDirectory)
     }
 
@@ -298,8 +323,15 @@ public final class ReportAccumulator: @unchecked Sendable {
 
     /// Adds one session (its steps are needed: `SessionAuditOptions(recordSteps: true)`).
     public func add(_ audit: SessionAudit) {
-        // This session's share, computed outside the lock.
-        var mine = Totals(worst: Leaders(keeping: 0, by: ReportAccumulator.isWorse))
+        var totals = Totals(worstCount: worstCount)
+        add(audit, to: &totals)
+        combine(Share(totals: totals))
+    }
+
+    /// Adds one session to a fold job's totals; its labels go to the shared counts by label,
+    /// which hold them up to their budget.
+    func add(_ audit: SessionAudit, to totals: inout Totals) {
+        var mine = Totals(worstCount: 1)
         if let start = audit.start { mine.first = (start, audit.sessionID) }
         if let end = audit.end { mine.last = (end, audit.sessionID) }
         let screens = audit.screens.map(\.label)
@@ -322,28 +354,18 @@ public final class ReportAccumulator: @unchecked Sendable {
         for (time, severity) in findings.times { mine.findingsByHour.add(time, severity) }
         mine.untimedFindings = findings.untimed
         mine.sessionsByRule = findings.sessionsByRule
-
-        lock.withLock {
-            if let first = mine.first, gathered.first.map({ ReportAccumulator.replaces(first, $0, latest: false) }) ?? true { gathered.first = first }
-            if let last = mine.last, gathered.last.map({ ReportAccumulator.replaces(last, $0, latest: true) }) ?? true { gathered.last = last }
-            for (group, label) in mine.labels { labels.add(label, group: group.rawValue) }
-            gathered.depths.merge(mine.depths) { old, new in
-                var sum = old.count >= new.count ? old : new
-                for (index, count) in (old.count >= new.count ? new : old).enumerated() { sum[index] += count }
-                return sum
-            }
-            gathered.lengths.add(Int64(audit.events))
-            if let duration = audit.durationMilliseconds { gathered.durations.add(duration) }
-            gathered.findingsByHour.merge(mine.findingsByHour)
-            gathered.untimedFindings += mine.untimedFindings
-            gathered.sessionsByRule.merge(mine.sessionsByRule, uniquingKeysWith: +)
-            if audit.findingCount > 0 { gathered.sessionsWithFindings += 1 }
-            if let candidate = findings.worst { gathered.worst.add(candidate) }
-        }
+        mine.lengths.add(Int64(audit.events))
+        if let duration = audit.durationMilliseconds { mine.durations.add(duration) }
+        if audit.findingCount > 0 { mine.sessionsWithFindings = 1 }
+        if let candidate = findings.worst { mine.worst.add(candidate) }
+        let labels = mine.labels
+        mine.labels = []
+        lock.withLock { for (group, label) in labels { self.labels.add(label, group: group.rawValue) } }
+        totals.merge(mine)
     }
 
     /// Replaces a session added before (`previous`) with the same session folded again, with
-    /// more findings: its event ids shared with other sessions resolved (`AuditStream.reformat`).
+    /// more findings: its event ids shared with other sessions resolved (`SessionFolder.replace`).
     /// The events are the same, so only the findings' share changes.
     public func replace(_ previous: SessionAudit, with audit: SessionAudit) {
         let old = Self.findingShare(of: previous)
@@ -357,9 +379,7 @@ public final class ReportAccumulator: @unchecked Sendable {
             gathered.sessionsByRule = gathered.sessionsByRule.filter { $0.value != 0 }
             if previous.findingCount > 0 { gathered.sessionsWithFindings -= 1 }
             if audit.findingCount > 0 { gathered.sessionsWithFindings += 1 }
-            gathered.worst.removeAll {
-                $0.audit.sessionID.utf8Equals(previous.sessionID) && $0.audit.start == previous.start && $0.audit.events == previous.events
-            }
+            gathered.worst.removeAll { $0.audit.sessionID.utf8Equals(previous.sessionID) && $0.audit.start == previous.start && $0.audit.events == previous.events }
             if let candidate = new.worst { gathered.worst.add(candidate) }
         }
     }
@@ -407,5 +427,39 @@ public final class ReportAccumulator: @unchecked Sendable {
     /// Most errors, then warnings, then findings (dropped ones included); then session order.
     static func isWorse(_ a: ReportData.WorstSession, than b: ReportData.WorstSession) -> Bool {
         (a.errors, a.warnings, a.audit.findingCount, b.audit.sessionID) > (b.errors, b.warnings, b.audit.findingCount, a.audit.sessionID)
+    }
+}
+
+/// A report gathers sessions as an accumulator: each fold job adds its sessions to totals of its
+/// own, which are combined into the report's; a session folded again is replaced in the report's.
+extension ReportAccumulator: SessionAccumulator {
+    public struct Folder: SessionFolder {
+        let report: ReportAccumulator
+
+        public func makeLocal() -> Share { Share(totals: Totals(worstCount: report.worstCount)) }
+
+        public func add(_ audit: SessionAudit, model: Int, files: [String], to local: inout Share) {
+            report.add(audit, to: &local.totals)
+        }
+
+        /// Applied to the report's totals at once: the jobs that added the sessions folded
+        /// again were combined before any session is folded again.
+        public func replace(_ previous: SessionAudit, with audit: SessionAudit, model: Int, files: [String], in local: inout Share) {
+            report.replace(previous, with: audit)
+        }
+    }
+
+    /// One fold job's totals.
+    public struct Share {
+        var totals: Totals
+    }
+
+    public var folder: Folder { Folder(report: self) }
+
+    public func begin(invalid: [Finding], files: [String]) {}
+
+    public func combine(_ local: consuming Share) {
+        let totals = local.totals
+        lock.withLock { gathered.merge(totals) }
     }
 }

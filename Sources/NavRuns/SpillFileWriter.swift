@@ -105,8 +105,9 @@ private func systemClose(_ descriptor: Int32) { _ = close(descriptor) }
 private func systemRead(_ descriptor: Int32, _ bytes: UnsafeMutableRawPointer, _ count: Int) -> Int { read(descriptor, bytes, count) }
 
 extension UnsafeBufferPointer<UInt8> {
-    /// A little-endian integer at a byte offset, whatever its alignment.
-    package func load<T: FixedWidthInteger>(_ type: T.Type, at offset: Int) -> T {
+    /// A little-endian integer at a byte offset, whatever its alignment. Inlinable: called
+    /// for every field of every record read back, it must be specialized where it is used.
+    @inlinable package func load<T: FixedWidthInteger>(_ type: T.Type, at offset: Int) -> T {
         T(littleEndian: UnsafeRawPointer(baseAddress! + offset).loadUnaligned(as: T.self))
     }
 }

@@ -355,3 +355,18 @@ final class SQLiteStatement {
     import Darwin
 import NavResults
 #endif
+
+/// The database is written as the sessions fold: each session's rows are encoded on its fold
+/// job and inserted in session order, so that no session is kept and the rows' order (their
+/// `rowid`s) is the sessions' whatever the jobs.
+extension SQLiteSessionsWriter: StreamingFormatter {
+    struct Rows: SessionFormat {
+        func bytes(of audit: SessionAudit, files: [String]) -> [UInt8] { SQLiteSessionsWriter.rows(of: audit, files: files) }
+    }
+
+    public var sessionFormat: any SessionFormat { Rows() }
+
+    public func begin(invalid: [Finding], files: [String]) throws { try insertInvalid(invalid, files: files) }
+
+    public func write(_ bytes: [UInt8]) throws { try insert(bytes) }
+}

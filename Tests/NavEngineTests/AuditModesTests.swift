@@ -108,17 +108,10 @@ import Testing
     static func streamed(_ paths: [String], configure: (inout AuditConfiguration) -> Void = { _ in }) throws -> (findings: [UInt8], summary: [UInt8], run: AuditRun) {
         var configuration = AuditConfiguration()
         configure(&configuration)
-        var output: [UInt8] = []
-        var invalidCalls = 0
-        let stream = AuditStream(
-            format: { audit, files in FindingWriter.ndjson(audit.findings, files: files, explain: true) },
-            writeInvalid: { findings, files in
-                invalidCalls += 1
-                #expect(output.isEmpty, "unreadable lines come first")
-                output += FindingWriter.ndjson(findings, files: files, explain: true)
-            },
-            write: { output += $0 })
-        let run = try AuditEngine(configuration: configuration).run(paths: paths, stream: stream)
+        let recorder = RecordingFormatter()
+        let run = try AuditEngine(configuration: configuration).run(paths: paths, sink: .streaming(recorder))
+        let output = recorder.output
+        let invalidCalls = recorder.invalidCalls
         #expect(invalidCalls == 1)
         return (output, SummaryWriter.json(run), run)
     }
@@ -210,7 +203,7 @@ import Testing
         inMemory.partitionsInMemory = true
         // Routed: every line whose session_id the scanner finds (about all of them); of those,
         // referenced: all but the torn last line, which the reader assembled.
-        let routed = try audit { $0.partitionedInputBytes = 0 }.run.storage.routedLines
+        let routed = try audit { $0.tuning.partitionedInputBytes = 0 }.run.storage.routedLines
         #expect(routed > (reference.run.counts.lines - reference.run.counts.blankLines) * 9 / 10)
         inMemory.routedLines = routed
         inMemory.referencedLines = routed - 1
@@ -223,20 +216,20 @@ import Testing
         var shortened = copied
         shortened.shortenedLines = routed - 1
         let variants: [(String, AuditRun.Storage, (inout AuditConfiguration) -> Void)] = [
-            ("mapped, partitions in memory", inMemory, { $0.partitionedInputBytes = 0; $0.jobs = 2 }),
-            ("mapped, partitions leave memory", leftMemory, { $0.partitionedInputBytes = 0; $0.partitionMemory = 64 << 10; $0.jobs = 2 }),
-            ("mapped, one job", inMemory, { $0.partitionedInputBytes = 0; $0.jobs = 1 }),
+            ("mapped, partitions in memory", inMemory, { $0.tuning.partitionedInputBytes = 0; $0.jobs = 2 }),
+            ("mapped, partitions leave memory", leftMemory, { $0.tuning.partitionedInputBytes = 0; $0.tuning.partitionMemory = 64 << 10; $0.jobs = 2 }),
+            ("mapped, one job", inMemory, { $0.tuning.partitionedInputBytes = 0; $0.jobs = 1 }),
             // Routed in chunks of 4 KiB (one line can be most of one), on 2 jobs and on 1, in
             // and out of memory; and on the reading thread alone.
-            ("mapped, small chunks", inMemory, { $0.partitionedInputBytes = 0; $0.routingChunkBytes = 4096; $0.jobs = 2 }),
-            ("mapped, small chunks, one job", inMemory, { $0.partitionedInputBytes = 0; $0.routingChunkBytes = 4096; $0.jobs = 1 }),
+            ("mapped, small chunks", inMemory, { $0.tuning.partitionedInputBytes = 0; $0.tuning.routingChunkBytes = 4096; $0.jobs = 2 }),
+            ("mapped, small chunks, one job", inMemory, { $0.tuning.partitionedInputBytes = 0; $0.tuning.routingChunkBytes = 4096; $0.jobs = 1 }),
             ("mapped, small chunks, partitions leave memory", leftMemory,
-             { $0.partitionedInputBytes = 0; $0.routingChunkBytes = 4096; $0.partitionMemory = 64 << 10; $0.jobs = 2 }),
-            ("mapped, routed serially", inMemory, { $0.partitionedInputBytes = 0; $0.routesInParallel = false; $0.jobs = 2 }),
-            ("copied", copied, { $0.partitionedInputBytes = 0; $0.mapsInputs = false; $0.shorthandFromBytes = .max; $0.jobs = 2 }),
-            ("copied in shorthand", shortened, { $0.partitionedInputBytes = 0; $0.mapsInputs = false; $0.shorthandFromBytes = 0; $0.jobs = 2 }),
+             { $0.tuning.partitionedInputBytes = 0; $0.tuning.routingChunkBytes = 4096; $0.tuning.partitionMemory = 64 << 10; $0.jobs = 2 }),
+            ("mapped, routed serially", inMemory, { $0.tuning.partitionedInputBytes = 0; $0.tuning.routesInParallel = false; $0.jobs = 2 }),
+            ("copied", copied, { $0.tuning.partitionedInputBytes = 0; $0.mapsInputs = false; $0.tuning.shorthandFromBytes = .max; $0.jobs = 2 }),
+            ("copied in shorthand", shortened, { $0.tuning.partitionedInputBytes = 0; $0.mapsInputs = false; $0.tuning.shorthandFromBytes = 0; $0.jobs = 2 }),
             ("copied in shorthand, one job", shortened,
-             { $0.partitionedInputBytes = 0; $0.mapsInputs = false; $0.shorthandFromBytes = 0; $0.jobs = 1 }),
+             { $0.tuning.partitionedInputBytes = 0; $0.mapsInputs = false; $0.tuning.shorthandFromBytes = 0; $0.jobs = 1 }),
         ]
         for (name, storage, configure) in variants {
             let result = try audit(configure)
@@ -249,7 +242,7 @@ import Testing
         }
         // Streamed output from mapped partitions too.
         let collected = try Self.run(paths) { $0.maxLineBytes = 2048 }
-        let streamed = try Self.streamed(paths) { $0.partitionedInputBytes = 0; $0.maxLineBytes = 2048; $0.jobs = 2 }
+        let streamed = try Self.streamed(paths) { $0.tuning.partitionedInputBytes = 0; $0.maxLineBytes = 2048; $0.jobs = 2 }
         #expect(streamed.run.storage == inMemory)
         let sameStreamed = streamed.findings == collected.findings
         #expect(sameStreamed)
@@ -278,8 +271,8 @@ import Testing
         #expect(serial.run.counts.events > 0 && serial.run.counts.blankLines >= 2)
         for (name, configure) in [
             ("chunks of 8 MiB", { (c: inout AuditConfiguration) in c.jobs = 2 }),
-            ("chunks of 4 KiB", { (c: inout AuditConfiguration) in c.routingChunkBytes = 4096; c.jobs = 2 }),
-            ("chunks of 4 KiB, one job", { (c: inout AuditConfiguration) in c.routingChunkBytes = 4096; c.jobs = 1 }),
+            ("chunks of 4 KiB", { (c: inout AuditConfiguration) in c.tuning.routingChunkBytes = 4096; c.jobs = 2 }),
+            ("chunks of 4 KiB, one job", { (c: inout AuditConfiguration) in c.tuning.routingChunkBytes = 4096; c.jobs = 1 }),
         ] as [(String, (inout AuditConfiguration) -> Void)] {
             let chunked = try validate(configure)
             #expect(chunked.run.storage.mappedInputs == paths.count, "\(name)")
@@ -328,7 +321,7 @@ import Testing
         }
         let held = try audit { _ in }
         #expect(held.run.storage == AuditRun.Storage())
-        let switched = try audit { $0.partitionedInputBytes = 64 << 10; $0.batchBytes = 16 << 10 }
+        let switched = try audit { $0.tuning.partitionedInputBytes = 64 << 10; $0.tuning.batchBytes = 16 << 10 }
         #expect(switched.run.storage.partitioned && switched.run.storage.mappedInputs == 0)
         // Input of unknown size is copied to its partitions in shorthand.
         #expect(switched.run.storage.shortenedLines == switched.run.storage.routedLines)
@@ -385,8 +378,8 @@ import Testing
         let inMemory = try audit { _ in }
         #expect(inMemory.run.counts.sessions == 2 * 12 * 10, "each session twice, once a model")
         for (name, configure) in [
-            ("mapped", { (c: inout AuditConfiguration) in c.partitionedInputBytes = 0; c.jobs = 2 }),
-            ("copied", { (c: inout AuditConfiguration) in c.partitionedInputBytes = 0; c.mapsInputs = false; c.jobs = 1 }),
+            ("mapped", { (c: inout AuditConfiguration) in c.tuning.partitionedInputBytes = 0; c.jobs = 2 }),
+            ("copied", { (c: inout AuditConfiguration) in c.tuning.partitionedInputBytes = 0; c.mapsInputs = false; c.jobs = 1 }),
             ("held, then spilled", { (c: inout AuditConfiguration) in c.memoryLimit = 1 << 20; c.jobs = 2 }),
         ] as [(String, (inout AuditConfiguration) -> Void)] {
             let partitioned = try audit(configure)
@@ -423,7 +416,7 @@ import Testing
         let cafe = inMemory.run.findings.filter { $0.sessionID?.hasPrefix("caf") == true }
         #expect(!cafe.contains { $0.rule == .seqDuplicate || $0.rule == .eventIDConflict }, "\(cafe.map(\.rule))")
         for (name, configure) in [
-            ("partitioned", { (c: inout AuditConfiguration) in c.partitionedInputBytes = 0; c.jobs = 2 }),
+            ("partitioned", { (c: inout AuditConfiguration) in c.tuning.partitionedInputBytes = 0; c.jobs = 2 }),
             ("held, then spilled", { (c: inout AuditConfiguration) in c.memoryLimit = 1 << 20; c.jobs = 1 }),
         ] as [(String, (inout AuditConfiguration) -> Void)] {
             let other = try Self.run(paths, configure: configure)
@@ -536,7 +529,7 @@ import Testing
         for (streamed, budget) in [(false, nil), (true, nil), (true, 0)] as [(Bool, Int?)] {
             let configure = { (c: inout AuditConfiguration) in
                 c.preGrouped = true
-                c.outputBudget = budget
+                c.tuning.outputBudget = budget
                 c.temporaryDirectory = spill.path
             }
             let result = streamed ? try Self.streamed([path], configure: configure) : try Self.run([path], configure: configure)
@@ -583,16 +576,16 @@ import Testing
         try Data(try Self.grouped(paths, reversed: true).utf8).write(to: URL(fileURLWithPath: grouped))
         let groupedInMemory = try Self.run([grouped])
         for (name, inputs, configure) in [
-            ("partitioned, mapped", paths, { (c: inout AuditConfiguration) in c.partitionedInputBytes = 0; c.jobs = 2 }),
+            ("partitioned, mapped", paths, { (c: inout AuditConfiguration) in c.tuning.partitionedInputBytes = 0; c.jobs = 2 }),
             ("partitioned, copied in shorthand", paths, { (c: inout AuditConfiguration) in
-                c.partitionedInputBytes = 0; c.mapsInputs = false; c.shorthandFromBytes = 0; c.jobs = 1 }),
+                c.tuning.partitionedInputBytes = 0; c.mapsInputs = false; c.tuning.shorthandFromBytes = 0; c.jobs = 1 }),
             ("held, then spilled, ledger in files", paths, { (c: inout AuditConfiguration) in
                 c.memoryLimit = 1 << 20; c.jobs = 2; c.temporaryDirectory = spill.path }),
             ("pre-grouped, in reverse session order", [grouped], { (c: inout AuditConfiguration) in c.preGrouped = true }),
             ("partitioned, outputs set aside in a file", paths, { (c: inout AuditConfiguration) in
-                c.partitionedInputBytes = 0; c.jobs = 2; c.outputBudget = 0; c.temporaryDirectory = spill.path }),
+                c.tuning.partitionedInputBytes = 0; c.jobs = 2; c.tuning.outputBudget = 0; c.temporaryDirectory = spill.path }),
             ("pre-grouped, outputs set aside in a file", [grouped], { (c: inout AuditConfiguration) in
-                c.preGrouped = true; c.outputBudget = 0; c.temporaryDirectory = spill.path }),
+                c.preGrouped = true; c.tuning.outputBudget = 0; c.temporaryDirectory = spill.path }),
         ] as [(String, [String], (inout AuditConfiguration) -> Void)] {
             let expected = inputs == paths ? inMemory : groupedInMemory
             for streamed in [false, true] {
@@ -627,7 +620,7 @@ import Testing
         let inMemory = try Self.run(paths)
         #expect(inMemory.run.findings.filter { $0.message.contains("first seen in session") }.map(\.sessionID) == ["x-2"])
         for (name, configure) in [
-            ("mapped", { (c: inout AuditConfiguration) in c.partitionedInputBytes = 0; c.jobs = 2 }),
+            ("mapped", { (c: inout AuditConfiguration) in c.tuning.partitionedInputBytes = 0; c.jobs = 2 }),
             ("pre-grouped", { (c: inout AuditConfiguration) in c.preGrouped = true }),
         ] as [(String, (inout AuditConfiguration) -> Void)] {
             var configuration = AuditConfiguration()
@@ -662,7 +655,7 @@ import Testing
         func auditChanging(to changed: String, _ configure: (inout AuditConfiguration) -> Void) throws -> AuditRun {
             try Data(original.utf8).write(to: URL(fileURLWithPath: path))
             var configuration = AuditConfiguration()
-            configuration.partitionedInputBytes = 0  // the sessions fold apart, so a refold reads them again
+            configuration.tuning.partitionedInputBytes = 0  // the sessions fold apart, so a refold reads them again
             configure(&configuration)
             nonisolated(unsafe) var changedOnce = false
             return try AuditEngine(configuration: configuration).run(paths: [path]) { snapshot in
@@ -759,7 +752,7 @@ import Testing
         #expect(String(decoding: expected, as: UTF8.self).contains("event_id.conflict"))
         for (name, configure) in [
             ("pre-grouped", { (c: inout AuditConfiguration) in c.preGrouped = true }),
-            ("partitioned", { (c: inout AuditConfiguration) in c.partitionedInputBytes = 16 << 10; c.batchBytes = 4 << 10 }),
+            ("partitioned", { (c: inout AuditConfiguration) in c.tuning.partitionedInputBytes = 16 << 10; c.tuning.batchBytes = 4 << 10 }),
         ] as [(String, (inout AuditConfiguration) -> Void)] {
             let same = rename(try throughFIFO(configure)) == String(decoding: expected, as: UTF8.self)
             #expect(same, "\(name)")
@@ -788,4 +781,24 @@ import Testing
         #expect(EventIDLedger.sharing([entry(5, 1), entry(5, 1), entry(6, 2)]).isEmpty)
         #expect(EventIDLedger.sharing([entry(5, 1), entry(5, 2), entry(6, 3)]) == EventIDLedger.Sharing(sessions: [1, 2], ids: [5]))
     }
+}
+
+/// Streams NDJSON findings with explanations into memory, checking that the unreadable lines
+/// come first and once.
+final class RecordingFormatter: StreamingFormatter {
+    struct Format: SessionFormat {
+        func bytes(of audit: SessionAudit, files: [String]) -> [UInt8] { FindingWriter.ndjson(audit.findings, files: files, explain: true) }
+    }
+
+    let sessionFormat: any SessionFormat = Format()
+    private(set) var output: [UInt8] = []
+    private(set) var invalidCalls = 0
+
+    func begin(invalid: [Finding], files: [String]) {
+        invalidCalls += 1
+        #expect(output.isEmpty, "unreadable lines come first")
+        output += FindingWriter.ndjson(invalid, files: files, explain: true)
+    }
+
+    func write(_ bytes: [UInt8]) { output += bytes }
 }

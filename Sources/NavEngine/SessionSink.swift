@@ -1,0 +1,198 @@
+import NavEvents
+import NavJSON
+import NavModel
+public import NavReplay
+public import NavInput
+public import NavResults
+
+/// One folded session as a fold job hands it on: its counts, and either the whole audit
+/// (collected for reports) or only its formatted output (streamed).
+struct FoldedSession: Sendable {
+    var key: SessionKey
+    var tally: SessionTally
+    /// Boxed: a `SessionAudit` is some 300 bytes inline, and a run that folds every session
+    /// again (they all share event ids) holds one `FoldedSession` per session until it merges.
+    private let auditBox: AuditBox?
+    var audit: SessionAudit? { auditBox?.audit }
+    /// Empty once set aside (`stored`): read it with `loadedOutput()`.
+    var output: [UInt8]
+    /// For a session folded again (`Refold`): the tally of its first fold, which this replaces.
+    var previous: SessionTally?
+    /// Where `output` went if it was set aside until it is written (`OutputStore`).
+    var stored: (store: OutputStore, place: OutputStore.Place)?
+
+    init(key: SessionKey, tally: SessionTally, audit: SessionAudit?, output: [UInt8], previous: SessionTally? = nil) {
+        self.key = key
+        self.tally = tally
+        auditBox = audit.map(AuditBox.init)
+        self.output = output
+        self.previous = previous
+    }
+
+    private final class AuditBox: Sendable {
+        let audit: SessionAudit
+        init(_ audit: SessionAudit) { self.audit = audit }
+    }
+}
+
+/// The sink's end on one fold job (its local state): what each session folded there becomes.
+protocol FoldJob: AnyObject {
+    func folded(_ key: SessionKey, _ audit: SessionAudit) -> FoldedSession
+    /// A session folded again (`Refold`), from its first audit and its new one.
+    func refolded(_ key: SessionKey, previous: SessionAudit, _ audit: SessionAudit) -> FoldedSession
+}
+
+/// How fold jobs reach the sink: `make` runs on each job, `combine` on the run's thread once
+/// the job is done, one job at a time.
+struct FoldJobs {
+    let make: @Sendable () -> any FoldJob
+    let combine: (any FoldJob) -> Void
+}
+
+/// Keeps each whole audit (`AuditRun.sessions`).
+private final class KeepingJob: FoldJob {
+    func folded(_ key: SessionKey, _ audit: SessionAudit) -> FoldedSession {
+        FoldedSession(key: key, tally: SessionTally(audit), audit: audit, output: [])
+    }
+
+    func refolded(_ key: SessionKey, previous: SessionAudit, _ audit: SessionAudit) -> FoldedSession {
+        FoldedSession(key: key, tally: SessionTally(audit), audit: audit, output: [], previous: SessionTally(previous))
+    }
+}
+
+/// A streaming formatter's job: each session's bytes, for the ordered merge.
+private final class FormattingJob: FoldJob {
+    let format: any SessionFormat
+    let files: [String]
+
+    init(format: any SessionFormat, files: [String]) {
+        self.format = format
+        self.files = files
+    }
+
+    func folded(_ key: SessionKey, _ audit: SessionAudit) -> FoldedSession {
+        FoldedSession(key: key, tally: SessionTally(audit), audit: nil, output: format.bytes(of: audit, files: files))
+    }
+
+    func refolded(_ key: SessionKey, previous: SessionAudit, _ audit: SessionAudit) -> FoldedSession {
+        FoldedSession(
+            key: key, tally: SessionTally(audit), audit: nil, output: format.bytes(of: audit, files: files), previous: SessionTally(previous))
+    }
+}
+
+/// An accumulator's job: its sessions go into the job's local state; only counts go on.
+private final class AccumulatingJob<Folder: SessionFolder>: FoldJob {
+    let folder: Folder
+    let files: [String]
+    var local: Folder.Local
+
+    init(folder: Folder, files: [String]) {
+        self.folder = folder
+        self.files = files
+        local = folder.makeLocal()
+    }
+
+    func folded(_ key: SessionKey, _ audit: SessionAudit) -> FoldedSession {
+        folder.add(audit, model: key.model, files: files, to: &local)
+        return FoldedSession(key: key, tally: SessionTally(audit), audit: nil, output: [])
+    }
+
+    func refolded(_ key: SessionKey, previous: SessionAudit, _ audit: SessionAudit) -> FoldedSession {
+        folder.replace(previous, with: audit, model: key.model, files: files, in: &local)
+        return FoldedSession(key: key, tally: SessionTally(audit), audit: nil, output: [], previous: SessionTally(previous))
+    }
+}
+
+/// The ordered end of a run's pipeline: receives the folded sessions in session order, sums
+/// their counts, and keeps their audits (no sink), writes their bytes (a streaming formatter),
+/// or leaves them to an accumulator, which its fold jobs fed.
+final class SessionResults {
+    let jobs: FoldJobs
+    private let begin: (_ invalid: [Finding]) throws -> Void
+    private let write: (([UInt8]) throws -> Void)?
+    /// Whether the audits are kept; else they went to the sink as they folded.
+    let keepsAudits: Bool
+    private(set) var audits: [SessionAudit] = []
+    private(set) var tally = SessionTally()
+    var isStreaming: Bool { !keepsAudits }
+
+    init(sink: AuditSink?, files: [String]) {
+        switch sink {
+        case nil:
+            jobs = FoldJobs(make: { KeepingJob() }, combine: { _ in })
+            begin = { _ in }
+            write = nil
+            keepsAudits = true
+        case .streaming(let formatter):
+            let format = formatter.sessionFormat
+            jobs = FoldJobs(make: { FormattingJob(format: format, files: files) }, combine: { _ in })
+            begin = { try formatter.begin(invalid: $0, files: files) }
+            write = formatter.write
+            keepsAudits = false
+        case .accumulating(let accumulator):
+            jobs = Self.jobs(of: accumulator, files: files)
+            begin = { try accumulator.begin(invalid: $0, files: files) }
+            write = nil
+            keepsAudits = false
+        }
+    }
+
+    private static func jobs<Accumulator: SessionAccumulator>(of accumulator: Accumulator, files: [String]) -> FoldJobs {
+        let folder = accumulator.folder
+        return FoldJobs(
+            make: { AccumulatingJob(folder: folder, files: files) },
+            combine: { job in
+                guard let job = job as? AccumulatingJob<Accumulator.Folder> else { return }
+                accumulator.combine(job.local)
+            })
+    }
+
+    /// Once, before the first session: the unreadable lines' findings.
+    func begin(invalid: [Finding]) throws { try begin(invalid) }
+
+    func deliver(_ folded: FoldedSession) throws {
+        tally.add(folded.tally)
+        try deliver(key: folded.key, audit: folded.audit, output: folded.loadedOutput())
+    }
+
+    /// For output merged back from disk, whose counts were added with `add(_:)`.
+    func deliver(key: SessionKey, audit: SessionAudit?, output: [UInt8]) throws {
+        if let audit { audits.append(audit) }
+        if let write, !output.isEmpty { try write(output) }
+    }
+
+    func add(_ partial: SessionTally) { tally.add(partial) }
+
+    /// A session folded again, whose first tally was added already.
+    func replace(_ previous: SessionTally, with tally: SessionTally) {
+        self.tally.subtract(previous)
+        self.tally.add(tally)
+    }
+}
+
+/// A fixed number of result slots that parallel jobs fill, each its own slot.
+final class ParallelResults<Value>: @unchecked Sendable {
+    // @unchecked: every slot is written by exactly one job and read only after all have
+    // joined; the slots live in raw memory, so no job touches a shared Swift property.
+    private let slots: UnsafeMutableBufferPointer<Value?>
+
+    init(count: Int) {
+        slots = .allocate(capacity: count)
+        slots.initialize(repeating: nil)
+    }
+
+    deinit {
+        slots.deinitialize()
+        slots.deallocate()
+    }
+
+    subscript(index: Int) -> Value? {
+        get { slots[index] }
+        set { slots[index] = newValue }
+    }
+
+    /// Moves a slot's value out, leaving it empty.
+    func take(_ index: Int) -> Value? { slots[index].take() }
+
+    var values: [Value] { slots.compactMap { $0 } }
+}
