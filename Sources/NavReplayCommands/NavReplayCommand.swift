@@ -27,7 +27,7 @@ public struct NavReplayCommand: ParsableCommand {
               navreplay audit SampleLogs
             """,
         version: version,
-        subcommands: [Audit.self, Validate.self, Sessions.self, Replay.self, Report.self, Repro.self, Schema.self],
+        subcommands: [Audit.self, Validate.self, Sessions.self, Replay.self, Report.self, Repro.self, Rules.self, Schema.self],
         defaultSubcommand: nil)
 
     public init() {}
