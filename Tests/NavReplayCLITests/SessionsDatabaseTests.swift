@@ -18,7 +18,7 @@ import Testing
     func writeDatabase(_ scratch: TemporaryDirectory) throws -> String {
         let path = scratch.url.appendingPathComponent("sessions.db").path
         let result = try navreplay(["sessions", "--quiet", "--format", "sqlite", "--output", path] + Self.inputs)
-        #expect(result.status == 1)  // the violations fail --fail-on error, as for every command
+        #expect(result.status == 0)  // a data export: findings do not fail it without --fail-on
         #expect(result.stdout == "")
         return path
     }
@@ -133,5 +133,50 @@ import Testing
         let result = try navreplay(["sessions", "--format", "sqlite", "SampleLogs/clean"])
         #expect(result.status == 2)
         #expect(result.stderr.contains("Please give --output FILE"))
+    }
+
+    /// Two nights into one database: the second run adds its sessions to the first's, in one
+    /// transaction; a session the database already holds is refused and nothing is added.
+    @Test func aSecondRunAddsItsSessionsAndNeverDropsTheFirst() throws {
+        let scratch = try ScratchDirectory()
+        let path = scratch.url.appendingPathComponent("nights.db").path
+        let first = try navreplay(["sessions", "--quiet", "--format", "sqlite", "--output", path, "SampleLogs/clean"])
+        #expect(first.status == 0, "\(first.stderr)")
+        let second = try navreplay(["sessions", "--quiet", "--format", "sqlite", "--output", path, "SampleLogs/violations"])
+        #expect(second.status == 0, "\(second.stderr)")
+        let sessions = { try self.query(path, "SELECT count(*) AS n, count(DISTINCT session_id) AS ids FROM sessions").first }
+        #expect(try sessions()?["n"] as? Int == 4 + 7)
+        #expect(try sessions()?["ids"] as? Int == 4 + 7)
+        let events = try query(path, "SELECT count(*) AS n FROM events").first?["n"] as? Int
+        #expect(events == 113 + 73)
+
+        let again = try navreplay(["sessions", "--quiet", "--format", "sqlite", "--output", path, "SampleLogs/clean"])
+        #expect(again.status == 2)
+        #expect(again.stderr.contains("already holds session"), "\(again.stderr)")
+        #expect(again.stderr.contains("--replace"), "\(again.stderr)")
+        #expect(try sessions()?["n"] as? Int == 11)
+        #expect(try query(path, "SELECT count(*) AS n FROM events").first?["n"] as? Int == events)
+
+        let replaced = try navreplay(["sessions", "--quiet", "--format", "sqlite", "--replace", "--output", path, "SampleLogs/clean"])
+        #expect(replaced.status == 0, "\(replaced.stderr)")
+        #expect(try sessions()?["n"] as? Int == 4)
+    }
+
+    @Test func aFileThatIsNotASessionsDatabaseIsLeftAlone() throws {
+        let scratch = try ScratchDirectory()
+        let path = try scratch.write("notes.db", "my notes\n")
+        let result = try navreplay(["sessions", "--quiet", "--format", "sqlite", "--output", path, "SampleLogs/clean"])
+        #expect(result.status == 2)
+        #expect(result.stderr.contains("is not a navreplay sessions database"), "\(result.stderr)")
+        #expect(try String(contentsOfFile: path, encoding: .utf8) == "my notes\n")
+        let empty = try scratch.write("empty.db", "")
+        #expect(try navreplay(["sessions", "--quiet", "--format", "sqlite", "--output", empty, "SampleLogs/clean"]).status == 0)
+        #expect(try query(empty, "SELECT count(*) AS n FROM sessions").first?["n"] as? Int == 4)
+    }
+
+    @Test func replaceIsForTheDatabaseOnly() throws {
+        let result = try navreplay(["sessions", "--replace", "--format", "csv", "SampleLogs/clean"])
+        #expect(result.status == 2)
+        #expect(result.stderr.contains("--replace is for --format sqlite"))
     }
 }
