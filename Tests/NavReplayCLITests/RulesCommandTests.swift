@@ -58,7 +58,7 @@ import Testing
     /// Each rule's first example, audited by the built binary as a user would paste it, draws
     /// that rule (the unit test does the same through the library).
     @Test func theExampleShownDrawsItsRule() throws {
-        let scratch = try ScratchDirectory()
+        let scratch = try TemporaryDirectory()
         for rule in Rule.allCases {
             let description = rule.ruleDescription
             let log = try scratch.write("\(rule.rawValue).ndjson", description.triggeringExamples[0])
@@ -75,7 +75,7 @@ import Testing
     /// What a user reads (help, rule descriptions, SARIF's rule help, the report, the schemas)
     /// cites no document that is not in the repository.
     @Test func userVisibleTextCitesNoOutsideDocument() throws {
-        let scratch = try ScratchDirectory()
+        let scratch = try TemporaryDirectory()
         let report = scratch.url.appendingPathComponent("report.html").path
         var texts: [(String, String)] = []
         for command in CLIConventionTests.commands {
