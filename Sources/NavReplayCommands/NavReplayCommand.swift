@@ -330,6 +330,9 @@ func runAudit(_ input: InputOptions, quarantine: String? = nil, sessionOptions: 
         configuration.locatedPaths = text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
             .filter { !$0.isEmpty }
     }
+    // Located input is read as FILE_INDEX<TAB>LINE<TAB>line: its files are not logs as such.
+    let notes = input.quiet || input.locatedInput != nil
+        ? [] : InputSniffer.notes(for: inputs.map(\.path), maxLineBytes: input.maxLineBytes)
     let engine = AuditEngine(configuration: configuration)
     let progress = ProgressLine(enabled: !input.quiet && Terminal.standardErrorIsTerminal)
     var stream = stream
@@ -349,6 +352,12 @@ func runAudit(_ input: InputOptions, quarantine: String? = nil, sessionOptions: 
     }
     progress.clear()
     for error in run.inputErrors { Terminal.writeError("navreplay: error: \(safe(error.description))\n") }
+    for note in notes { Terminal.writeError("navreplay: warning: \(safe(note))\n") }
+    if !input.quiet, input.locatedInput == nil {
+        for report in run.fileReports where report.path == "-" && report.error == nil && report.lines == 0 {
+            Terminal.writeError("navreplay: warning: standard input is empty: it holds no events.\n")
+        }
+    }
     return run
 }
 
