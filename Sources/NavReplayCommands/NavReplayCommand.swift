@@ -66,7 +66,8 @@ public struct NavReplayCommand: ParsableCommand {
 extension NavReplayCommand {
     /// The message for a first argument that names no subcommand (every command needs one), with
     /// the closest name when one is near; `nil` when the first argument is a subcommand or an
-    /// option. ArgumentParser took such a word for an input and reported "unexpected arguments".
+    /// option. Left to ArgumentParser, such a word would be read as an input, and the error would
+    /// be "unexpected arguments".
     static func unknownSubcommand(in arguments: [String]) -> String? {
         guard let word = arguments.first, !word.hasPrefix("-") else { return nil }
         let names = configuration.subcommands.map { $0._commandName }
