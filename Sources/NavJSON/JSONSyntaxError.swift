@@ -1,4 +1,4 @@
-/// Why a JSON text is not well-formed (or breaks one of CONTRACT §7's stricter rules).
+/// Why a JSON text is not well-formed (or breaks one of the event format's stricter rules).
 public struct JSONSyntaxError: Error, Sendable, Equatable, CustomStringConvertible {
     public enum Kind: Sendable, Equatable {
         case unexpectedEnd
@@ -27,7 +27,25 @@ public struct JSONSyntaxError: Error, Sendable, Equatable, CustomStringConvertib
         self.offset = offset
     }
 
-    public var description: String {
+    public var description: String { "\(what) at byte \(offset + 1)" }
+
+    /// The description with the line and column (1-based, in characters) where the problem is
+    /// in `text`, the text that was parsed: for a document people edit, such as a model file.
+    public func description(in text: [UInt8]) -> String {
+        var line = 1
+        var column = 1
+        for byte in text.prefix(min(offset, text.count)) {
+            if byte == 0x0A {
+                line += 1
+                column = 1
+            } else if byte & 0xC0 != 0x80 {  // not a UTF-8 continuation byte: a new character
+                column += 1
+            }
+        }
+        return "\(what) at line \(line), column \(column)"
+    }
+
+    private var what: String {
         let what: String
         switch kind {
         case .unexpectedEnd: what = "unexpected end of JSON"
@@ -47,7 +65,7 @@ public struct JSONSyntaxError: Error, Sendable, Equatable, CustomStringConvertib
         case .trailingContent: what = "content after the JSON value"
         case .byteOrderMark: what = "a UTF-8 byte order mark is not allowed"
         }
-        return "\(what) at byte \(offset + 1)"
+        return what
     }
 }
 

@@ -7,7 +7,7 @@ import Musl
 #endif
 public import NavEvents
 
-/// An append-only NDJSON file of navigation events: the log `navreplay` reads (CONTRACT §1).
+/// An append-only NDJSON file of navigation events: the log `navreplay` reads.
 ///
 /// Each event is written as its canonical JSON line plus `\n` with a single `write(2)` on a
 /// descriptor opened `O_WRONLY | O_APPEND | O_CREAT`, so a line is never interleaved with
@@ -35,12 +35,11 @@ public import NavEvents
 /// not yet synced (unless the policy is `.none`).
 ///
 /// **Errors.** Writing never throws and never crashes: a failed write drops that line,
-/// is counted in `errorCount`, kept as `lastError`, and passed to `onError`. Only opening,
-/// `sync()` and `close()` throw.
+/// is counted in `errorCount`, kept as `lastError`, and passed to `onError` (the place to
+/// report it to the app's own logging). Only opening, `sync()` and `close()` throw.
 ///
-/// The router writes through any `NavigationEventSink`; wrap this sink in a
-/// `ClosureEventSink { file.write($0) }` (NavRouter) to connect them.
-public final class FileEventSink: @unchecked Sendable {
+/// It is a `NavigationEventSink`: give it to a `NavigationRouter` as it is.
+public final class FileEventSink: NavigationEventSink, @unchecked Sendable {
     /// When the file is flushed to stable storage with `fsync(2)`.
     public enum SyncPolicy: Sendable, Hashable {
         /// Never explicitly: the operating system writes the page cache back on its own.
@@ -76,18 +75,20 @@ public final class FileEventSink: @unchecked Sendable {
     private var errors = 0
     private var latestError: WriteError?
 
-    /// Opens (creating it if needed) the file for appending.
+    /// Opens the file for appending, creating it and the directories it goes in if needed.
     ///
     /// - Parameters:
-    ///   - path: the log file; its directory must exist.
+    ///   - path: the log file.
     ///   - syncPolicy: when to `fsync(2)` (see the type's documentation).
     ///   - permissions: the mode of a new file (`0o644` by default).
     ///   - onError: called, outside the lock, with each write or sync error.
-    /// - Throws: `WriteError` when the file cannot be opened.
+    /// - Throws: `WriteError` when a directory cannot be created (`operation` "mkdir") or the
+    ///   file cannot be opened.
     public init(
         path: String, syncPolicy: SyncPolicy = .none, permissions: UInt16 = 0o644,
         onError: (@Sendable (WriteError) -> Void)? = nil
     ) throws(WriteError) {
+        try FileEventSink.createDirectories(containing: path)
         let fd = systemOpen(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, mode_t(permissions))
         guard fd >= 0 else {
             let code = errno
@@ -101,6 +102,20 @@ public final class FileEventSink: @unchecked Sendable {
         mutex.initialize(to: pthread_mutex_t())
         pthread_mutex_init(mutex, nil)
         FileEventSink.closeTornLastLine(path: path, descriptor: fd)
+    }
+
+    /// Creates each missing directory on the way to `path` (as `mkdir -p` on its parent), so that
+    /// an app can log to a fresh directory under its container without preparing it.
+    private static func createDirectories(containing path: String) throws(WriteError) {
+        var directory = ""
+        for (index, part) in path.split(separator: "/", omittingEmptySubsequences: false).dropLast().enumerated() {
+            directory += index == 0 ? String(part) : "/" + part  // "" first for an absolute path
+            guard !part.isEmpty, part != ".", part != ".." else { continue }
+            if mkdir(directory, 0o755) != 0 && errno != EEXIST {
+                let code = errno
+                throw WriteError(path: directory, operation: "mkdir", code: code, message: errorMessage(code))
+            }
+        }
     }
 
     /// A crash may have left the log ending in the middle of a line. Close that line first, so

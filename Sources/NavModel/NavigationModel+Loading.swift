@@ -15,13 +15,13 @@ public struct ModelError: Error, Sendable, Equatable, CustomStringConvertible {
 }
 
 extension NavigationModel {
-    /// Loads and checks a model file (CONTRACT §4, `Schemas/navigation-model.v1.schema.json`).
+    /// Loads and checks a model file (`Schemas/navigation-model.v1.schema.json`).
     public static func load(json bytes: [UInt8]) throws(ModelError) -> NavigationModel {
         let value: JSONValue
         do {
             value = try JSONValue.parse(bytes)
         } catch {
-            throw ModelError(path: "$", message: "not valid JSON: \(error)")
+            throw ModelError(path: "$", message: "not valid JSON: \(error.description(in: bytes))")
         }
         return try load(value)
     }

@@ -115,3 +115,16 @@ extension Array where Element == Finding {
         }.map(\.1)
     }
 }
+
+extension Finding: CustomStringConvertible {
+    /// One line for people, as a router's `violations` print in a debugger or a log:
+    /// `error state.mismatch, session "s-1" seq 9 (event e-9): route_pop on "tab1" claims …`.
+    public var description: String {
+        var text = "\(severity.rawValue) \(rule.rawValue)"
+        if let sessionID { text += ", session \(JSONWriter.quoted(sessionID))" }
+        if let seq { text += " seq \(seq)" }
+        if let eventID { text += " (event \(JSONWriter.quoted(eventID)))" }
+        if let location, sessionID == nil { text += " at line \(location.line)" }
+        return text + ": " + message
+    }
+}

@@ -30,12 +30,10 @@ struct BaselineOptions: ParsableArguments {
         guard let path = baseline else {
             return BaselinedRun(full: run, shown: run, fingerprints: fingerprints, accepted: nil, fixed: 0)
         }
-        guard let data = FileManager.default.contents(atPath: path) else {
-            throw CommandFailure("The baseline file \(path) cannot be read.")
-        }
+        let bytes = try readWholeFile(path, as: "baseline file")
         let accepted: Baseline
         do {
-            accepted = try Baseline(json: [UInt8](data))
+            accepted = try Baseline(json: bytes)
         } catch {
             throw CommandFailure("The baseline file \(path) \(error)")
         }
@@ -87,29 +85,39 @@ func finish(_ result: BaselinedRun, output: OutputOptions, quiet: Bool) throws {
         }
         Terminal.writeError(text)
     }
-    let status = exitStatus(result.shown, failOn: output.failOn)
+    let status = exitStatus(result.shown, failOn: output.failLevel())
     if status != .success { throw status }
 }
 
 /// `navreplay sessions --format sqlite`: the database, or exit 2 when it cannot be written.
 /// `sessions --format sqlite`: a stream that inserts each session's rows, in session order, as
 /// the sessions fold, and what to call when the run is done (the summary, the commit).
-func sessionsDatabase(at path: String) throws -> (sink: AuditSink, finish: (AuditRun) throws -> Void) {
-    // The database file is removed and created anew: a device, a FIFO or a symbolic link there
-    // would be replaced by a regular file (`-o /dev/null` as root replaced the device).
+func sessionsDatabase(at path: String, replace: Bool) throws -> (sink: AuditSink, finish: (AuditRun) throws -> Void) {
+    // A database file is removed and created anew (with --replace) or opened: a device, a FIFO
+    // or a symbolic link there would be replaced by a regular file (`-o /dev/null` as root
+    // replaced the device).
     var status = stat()
     if lstat(path, &status) == 0, (status.st_mode & S_IFMT) != S_IFREG {
         throw CommandFailure("--output \(path) is not a regular file; a database is written to a file of its own. Please give a file path.")
     }
-    let database = try sqliteFailure { () throws(SQLiteError) in try SQLiteSessionsWriter(path: path, toolVersion: NavReplayCommand.version) }
+    let database = try sqliteFailure { () throws(SQLiteError) in
+        try SQLiteSessionsWriter(path: path, toolVersion: NavReplayCommand.version, existing: replace ? .replace : .append)
+    }
     return (.streaming(database), { run in try sqliteFailure { () throws(SQLiteError) in try database.finish(run) } })
 }
 
-/// A SQLite error, as the command's failure.
+/// A SQLite error, as the command's failure: when the database is refused, with the way out.
 func sqliteFailure<T>(_ body: () throws(SQLiteError) -> T) throws -> T {
     do {
         return try body()
     } catch {
-        throw CommandFailure("\(error)")
+        switch error.kind {
+        case .sqlite: throw CommandFailure("\(error)")
+        case .sessionAlreadyHeld:
+            throw CommandFailure(
+                "\(error). Give --replace to write a new database in its place, or leave out the logs it already holds.")
+        case .notASessionsDatabase:
+            throw CommandFailure("\(error). Give --replace to overwrite it, or another --output path.")
+        }
     }
 }

@@ -22,12 +22,13 @@ extension NavReplayCommand {
                   navreplay audit --write-baseline navreplay-baseline.json logs/
                 """)
 
-        @OptionGroup var input: InputOptions
         @OptionGroup var output: OutputOptions
 
         @Option(
             help: "text (for people), ndjson (one finding a line), json (one document with explanations), or for CI: junit, sarif, github.")
         var format: AuditFormat = .text
+
+        @OptionGroup var input: InputOptions
 
         @OptionGroup var baseline: BaselineOptions
 
@@ -87,7 +88,8 @@ extension NavReplayCommand {
             if format == .text {
                 let text = TextFindingsStream(style: output.textStyle, to: file)
                 let run = try runAudit(input, quarantine: quarantine, sessionOptions: sessionOptions, sink: .streaming(text))
-                try text.finish()
+                // "no findings" only when every input was read: a missing one is not a clean one.
+                if run.inputErrors.isEmpty { try text.finish() }
                 try file.commit()
                 return run
             }
@@ -108,11 +110,12 @@ extension NavReplayCommand {
                   navreplay validate --format junit logs/ > navreplay-junit.xml
                 """)
 
-        @OptionGroup var input: InputOptions
         @OptionGroup var output: OutputOptions
 
         @Option(help: "text, ndjson, json, or for CI: junit, sarif, github.")
         var format: AuditFormat = .text
+
+        @OptionGroup var input: InputOptions
 
         @OptionGroup var baseline: BaselineOptions
 
@@ -140,21 +143,35 @@ extension NavReplayCommand {
         static let configuration = CommandConfiguration(
             abstract: "One record per session: events, seqs, start and end, duration, final state, screens, findings.",
             discussion: """
+                A data export: it exits 0 whatever the sessions' findings, unless --fail-on is given (then as audit \
+                does). Exit status 2 still means an input could not be read completely.
+
+                With --format sqlite, --output names the database. A database that exists already gets the sessions it \
+                does not hold yet (a nightly run adds its night); a session it already holds is refused, with nothing \
+                written, unless --replace is given, which writes a new database in place of the old one.
+
                 Examples:
                   navreplay sessions --format csv --output sessions.csv SampleLogs
                   navreplay sessions --format sqlite --output sessions.db SampleLogs
                   sqlite3 sessions.db 'SELECT rule, count(*) FROM findings GROUP BY rule'
                 """)
 
-        @OptionGroup var input: InputOptions
         @OptionGroup var output: OutputOptions
 
         @Option(help: "ndjson, json, csv, text, or sqlite (a database of sessions, events with the state after each, and findings; needs --output).")
         var format: SessionsFormat = .ndjson
 
+        @OptionGroup var input: InputOptions
+
+        @Flag(help: "With --format sqlite: write a new database in place of the --output file, instead of adding to it.")
+        var replace = false
+
         func validate() throws {
             if format == .sqlite && output.output == nil {
                 throw ValidationError("Please give --output FILE: --format sqlite writes a database file.")
+            }
+            if replace && format != .sqlite {
+                throw ValidationError("--replace is for --format sqlite: the other formats always write --output anew.")
             }
         }
 
@@ -178,75 +195,15 @@ extension NavReplayCommand {
                 let run = try runAudit(input, sessionOptions: Self.options, sink: .streaming(records))
                 try records.finish()
                 try file.commit()
-                try finish(run, output: output, quiet: input.quiet)
+                try finish(run, output: output, quiet: input.quiet, failOnByDefault: .never)
                 return
             }
             // Each session's rows are encoded as it folds and inserted in session order, so no
             // session is kept: the database of a large input needs no more memory than its audit.
-            let database = try sessionsDatabase(at: output.output ?? "sessions.db")
+            let database = try sessionsDatabase(at: output.output ?? "sessions.db", replace: replace)
             let run = try runAudit(input, sessionOptions: SessionAuditOptions(recordSteps: true, keepStates: false), sink: database.sink)
             try database.finish(run)
-            try finish(run, output: output, quiet: input.quiet)
-        }
-    }
-
-    struct Replay: ParsableCommand {
-        static let configuration = CommandConfiguration(
-            abstract: "Replay one session: the state after each event, with what changed and what it broke.",
-            discussion: """
-                Example:
-                  navreplay replay --session s-bad-lost-event --until-seq 9 SampleLogs
-
-                The exit status follows the findings shown: the session's, up to --until-seq.
-                """)
-
-        @OptionGroup var input: InputOptions
-        @OptionGroup var output: OutputOptions
-
-        @Option(help: "The session_id to replay.")
-        var session: String
-
-        @Option(help: "Stop after this seq.")
-        var untilSeq: Int64?
-
-        @Option(help: "text or ndjson.")
-        var format: ReplayFormat = .text
-
-        func run() throws {
-            try input.refuseOverwritingInputs(output)
-            let run = try runAudit(
-                input, sessionOptions: SessionAuditOptions(recordSteps: true, untilSeq: untilSeq, keepStates: false),
-                onlySession: session)
-            let matching = run.sessions.filter { $0.sessionID.utf8Equals(session) }
-            guard let audit = matching.first else {
-                throw CommandFailure("No events of session \(JSONWriter.quoted(session)) in the input.")
-            }
-            // An app's session ids are its own (each folder with its own model.json): showing
-            // one of two such sessions would hide the other.
-            guard matching.count == 1 else {
-                throw CommandFailure(
-                    "Session \(JSONWriter.quoted(session)) is in the logs of \(matching.count) apps (folders with their own "
-                        + "model.json); give the logs of one.")
-            }
-            // Written as it is made: the output grows with the stack's depth x the events.
-            let file = try OutputFile(path: output.output)
-            switch format {
-            case .ndjson: try ReplayWriter.ndjson(audit, files: run.files, write: file.write)
-            case .text: try ReplayWriter.text(audit, files: run.files, style: output.textStyle) { try file.write(Array($0.utf8)) }
-            }
-            try file.commit()
-            if let path = output.summary { try emit(SummaryWriter.json(run), to: path) }
-            if !input.quiet { Terminal.writeError("navreplay: " + SummaryWriter.text(run) + "\n") }
-            if !run.inputErrors.isEmpty { throw ExitCode(2) }
-            // The findings shown decide: the session's up to --until-seq (a seq.duplicate or
-            // event_id.conflict past it is found before the fold stops, and not shown), and
-            // those past --max-findings-per-session, counted by rule.
-            let shown = audit.findings.filter { finding in untilSeq.map { (finding.seq ?? $0) <= $0 } ?? true }
-            if shown.contains(where: { output.failOn.fails($0.severity) })
-                || audit.droppedFindings.contains(where: { $0.value > 0 && output.failOn.fails($0.key.severity) })
-            {
-                throw ExitCode(1)
-            }
+            try finish(run, output: output, quiet: input.quiet, failOnByDefault: .never)
         }
     }
 
@@ -279,10 +236,10 @@ enum AuditFormat: String, ExpressibleByArgument, CaseIterable { case text, ndjso
 enum SessionsFormat: String, ExpressibleByArgument, CaseIterable { case ndjson, json, csv, text, sqlite }
 enum ReplayFormat: String, ExpressibleByArgument, CaseIterable { case text, ndjson }
 
-/// Writes the summary and decides the exit status.
-func finish(_ run: AuditRun, output: OutputOptions, quiet: Bool) throws {
+/// Writes the summary and decides the exit status: by `--fail-on`, else by `failOnByDefault`.
+func finish(_ run: AuditRun, output: OutputOptions, quiet: Bool, failOnByDefault: FailOn = .error) throws {
     if let path = output.summary { try emit(SummaryWriter.json(run), to: path) }
     if !quiet { Terminal.writeError("navreplay: " + SummaryWriter.text(run) + "\n") }
-    let status = exitStatus(run, failOn: output.failOn)
+    let status = exitStatus(run, failOn: output.failLevel(default: failOnByDefault))
     if status != .success { throw status }
 }

@@ -27,13 +27,17 @@ public struct NavReplayCommand: ParsableCommand {
               navreplay audit SampleLogs
             """,
         version: version,
-        subcommands: [Audit.self, Validate.self, Sessions.self, Replay.self, Report.self, Repro.self, Schema.self],
+        subcommands: [Audit.self, Validate.self, Sessions.self, Replay.self, Report.self, Repro.self, Rules.self, Schema.self],
         defaultSubcommand: nil)
 
     public init() {}
 
     /// Runs the command line and exits with the contract's status codes (usage errors are 2).
     public static func mainWithContractExitCodes(_ arguments: [String]? = nil) -> Never {
+        if let unknown = unknownSubcommand(in: arguments ?? Array(CommandLine.arguments.dropFirst())) {
+            Terminal.writeError("navreplay: error: \(unknown)\nSee 'navreplay --help'.\n")
+            Foundation.exit(2)
+        }
         do {
             var command = try parseAsRoot(arguments)
             try command.run()
@@ -45,7 +49,7 @@ public struct NavReplayCommand: ParsableCommand {
             let code = exitCode(for: error)
             let message = fullMessage(for: error)
             if code == .success {
-                if !message.isEmpty { print(message) }
+                if !message.isEmpty { print(HelpLayout.largeInputsLast(message)) }
                 Foundation.exit(0)
             }
             if !message.isEmpty { Terminal.writeError("navreplay: " + message + "\n") }
@@ -59,7 +63,63 @@ public struct NavReplayCommand: ParsableCommand {
     }
 }
 
-/// Options shared by every command that reads logs.
+extension NavReplayCommand {
+    /// The message for a first argument that names no subcommand (every command needs one), with
+    /// the closest name when one is near; `nil` when the first argument is a subcommand or an
+    /// option. Left to ArgumentParser, such a word would be read as an input, and the error would
+    /// be "unexpected arguments".
+    static func unknownSubcommand(in arguments: [String]) -> String? {
+        guard let word = arguments.first, !word.hasPrefix("-") else { return nil }
+        let names = configuration.subcommands.map { $0._commandName }
+        guard !names.contains(word), word != "help" else { return nil }
+        let scored = names.map { (name: $0, distance: editDistance($0, word)) }
+        if let best = scored.min(by: { $0.distance < $1.distance }), best.distance <= max(1, word.count / 3) {
+            return "unknown subcommand '\(word)'; did you mean '\(best.name)'?"
+        }
+        return "unknown subcommand '\(word)'; the subcommands are \(names.joined(separator: ", "))."
+    }
+
+    /// Levenshtein distance, with a swap of two neighbours counted as one edit (`audti`).
+    static func editDistance(_ a: String, _ b: String) -> Int {
+        let a = Array(a), b = Array(b)
+        guard !a.isEmpty, !b.isEmpty else { return max(a.count, b.count) }
+        var table = Array(repeating: Array(repeating: 0, count: b.count + 1), count: a.count + 1)
+        for i in 0...a.count { table[i][0] = i }
+        for j in 0...b.count { table[0][j] = j }
+        for i in 1...a.count {
+            for j in 1...b.count {
+                let cost = a[i - 1] == b[j - 1] ? 0 : 1
+                table[i][j] = min(table[i - 1][j] + 1, table[i][j - 1] + 1, table[i - 1][j - 1] + cost)
+                if i > 1, j > 1, a[i - 1] == b[j - 2], a[i - 2] == b[j - 1] {
+                    table[i][j] = min(table[i][j], table[i - 2][j - 2] + 1)
+                }
+            }
+        }
+        return table[a.count][b.count]
+    }
+}
+
+/// The help screen's order. ArgumentParser prints titled option groups before the untitled
+/// OPTIONS section; the options most runs need are untitled, so the large-input group is
+/// moved after them.
+enum HelpLayout {
+    static let largeInputsHeader = "LARGE INPUTS:"
+
+    static func largeInputsLast(_ help: String) -> String {
+        let body = help.reversed().drop { $0 == "\n" }.reversed()
+        let ending = String(help.dropFirst(body.count))
+        var sections = String(body).components(separatedBy: "\n\n")
+        guard let large = sections.firstIndex(where: { $0.hasPrefix(largeInputsHeader + "\n") }),
+            let options = sections.firstIndex(where: { $0.hasPrefix("OPTIONS:\n") }), large < options
+        else { return help }
+        let moved = sections.remove(at: large)
+        sections.insert(moved, at: options)  // `options` moved up by one: this lands just after it
+        return sections.joined(separator: "\n\n") + ending
+    }
+}
+
+/// Options shared by every command that reads logs: the common ones, then (under their own
+/// title in --help) those for large inputs and distributed runs.
 struct InputOptions: ParsableArguments {
     @Argument(
         help: ArgumentHelp(
@@ -73,37 +133,18 @@ struct InputOptions: ParsableArguments {
             valueName: "model.json"))
     var model: String?
 
-    @Option(help: "Lines longer than this many bytes are invalid; only this many bytes of them are ever held.")
-    var maxLineBytes: Int = LineReader.defaultMaxLineBytes
-
-    @Option(help: "How many cores to use (0: all): sessions folded, or lines checked (validate), at once.")
-    var jobs: Int = 0
-
-    @Flag(name: .shortAndLong, help: "No progress line and no summary on standard error.")
+    @Flag(name: .shortAndLong, help: "No progress line, no summary and no warnings about inputs on standard error (errors still go there).")
     var quiet = false
 
-    @Flag(help: "The input is already grouped by session and ordered by seq (as Spark delivers it): fold one session at a time.")
-    var preGrouped = false
+    @OptionGroup(title: "Large inputs") var large: LargeInputOptions
 
-    @Option(
-        help: ArgumentHelp(
-            "Hold about this much decoded input in memory before spilling to temporary files (e.g. 128M, 2G). Default: a quarter of RAM.",
-            valueName: "size"))
-    var memoryLimit: ByteSize?
-
-    @Option(
-        help: ArgumentHelp(
-            "Located input, for distributed runs: each input line is FILE_INDEX<TAB>LINE<TAB>original line, where FILE_INDEX is a 0-based line of this file listing the original paths; findings carry the original file and line.",
-            valueName: "paths-file"))
-    var locatedInput: String?
-
-    @Option(help: ArgumentHelp("Where spill files go (default: $TMPDIR or /tmp). They are removed when done or interrupted.", valueName: "directory"))
-    var tempDir: String?
-
-    @Flag(
-        help: "Never map input files into memory. By default, large plain files that fit --memory-limit are mapped; one that shrinks while it is audited (log rotation by copytruncate) ends the run with status 2."
-    )
-    var noMmap = false
+    var maxLineBytes: Int { large.maxLineBytes }
+    var jobs: Int { large.jobs }
+    var preGrouped: Bool { large.preGrouped }
+    var memoryLimit: ByteSize? { large.memoryLimit }
+    var locatedInput: String? { large.locatedInput }
+    var tempDir: String? { large.tempDir }
+    var noMmap: Bool { large.noMmap }
 
     func validate() throws {
         if inputs.isEmpty { throw ValidationError("Please provide at least one log file, directory, or - for standard input.") }
@@ -164,15 +205,46 @@ struct InputOptions: ParsableArguments {
     }
 
     func loadModel(_ path: String) throws -> NavigationModel {
-        guard let data = FileManager.default.contents(atPath: path) else {
-            throw CommandFailure("The model file \(path) cannot be read.")
-        }
+        let bytes = try readWholeFile(path, as: "model file")
         do {
-            return try NavigationModel.load(json: [UInt8](data))
+            return try NavigationModel.load(json: bytes)
         } catch {
             throw CommandFailure("The model file \(path) is invalid: \(error)")
         }
     }
+}
+
+/// How a large input is read: cores, memory, spill files, pre-grouped and located input. Kept
+/// apart so that --help shows the options most runs need first.
+struct LargeInputOptions: ParsableArguments {
+    @Option(help: "How many cores to use (0: all): sessions folded, or lines checked (validate), at once.")
+    var jobs: Int = 0
+
+    @Option(
+        help: ArgumentHelp(
+            "Hold about this much decoded input in memory before spilling to temporary files (e.g. 128M, 2G). Default: a quarter of RAM.",
+            valueName: "size"))
+    var memoryLimit: ByteSize?
+
+    @Option(help: ArgumentHelp("Where spill files go (default: $TMPDIR or /tmp). They are removed when done or interrupted.", valueName: "directory"))
+    var tempDir: String?
+
+    @Flag(help: "The input is already grouped by session and ordered by seq (as Spark delivers it): fold one session at a time.")
+    var preGrouped = false
+
+    @Option(
+        help: ArgumentHelp(
+            "Located input, for distributed runs: each input line is FILE_INDEX<TAB>LINE<TAB>original line, where FILE_INDEX is a 0-based line of this file listing the original paths; findings carry the original file and line.",
+            valueName: "paths-file"))
+    var locatedInput: String?
+
+    @Flag(
+        help: "Never map input files into memory. By default, large plain files that fit --memory-limit are mapped; one that shrinks while it is audited (log rotation by copytruncate) ends the run with status 2."
+    )
+    var noMmap = false
+
+    @Option(help: "Lines longer than this many bytes are invalid; only this many bytes of them are ever held.")
+    var maxLineBytes: Int = LineReader.defaultMaxLineBytes
 }
 
 /// Where findings go and when the run fails.
@@ -183,8 +255,14 @@ struct OutputOptions: ParsableArguments {
     @Option(help: ArgumentHelp("Write the summary as JSON to this file.", valueName: "file"))
     var summary: String?
 
-    @Option(help: "Exit 1 when a finding is at or above this severity: error, warning or never.")
-    var failOn: FailOn = .error
+    @Option(
+        help: ArgumentHelp(
+            "Exit 1 when a finding is at or above this severity: error, warning or never. Default: error for audit, validate and replay; never for sessions and report, which export data.",
+            valueName: "severity"))
+    var failOn: FailOn?
+
+    /// `--fail-on`, or the command's default when it is not given.
+    func failLevel(default level: FailOn = .error) -> FailOn { failOn ?? level }
 }
 
 enum FailOn: String, ExpressibleByArgument, CaseIterable {
@@ -247,12 +325,15 @@ func runAudit(_ input: InputOptions, quarantine: String? = nil, sessionOptions: 
     configuration.temporaryDirectory = input.tempDir
     configuration.mapsInputs = !input.noMmap
     if let list = input.locatedInput {
-        guard let text = try? String(contentsOfFile: list, encoding: .utf8) else {
-            throw CommandFailure("The located-input paths file \(list) cannot be read.")
+        guard let text = String(bytes: try readWholeFile(list, as: "located-input paths file"), encoding: .utf8) else {
+            throw CommandFailure("The located-input paths file \(list) is not UTF-8 text.")
         }
         configuration.locatedPaths = text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
             .filter { !$0.isEmpty }
     }
+    // Located input is read as FILE_INDEX<TAB>LINE<TAB>line: its files are not logs as such.
+    let notes = input.quiet || input.locatedInput != nil
+        ? [] : InputSniffer.notes(for: inputs.map(\.path), maxLineBytes: input.maxLineBytes)
     let engine = AuditEngine(configuration: configuration)
     let progress = ProgressLine(enabled: !input.quiet && Terminal.standardErrorIsTerminal)
     var sink = sink
@@ -269,6 +350,12 @@ func runAudit(_ input: InputOptions, quarantine: String? = nil, sessionOptions: 
     }
     progress.clear()
     for error in run.inputErrors { Terminal.writeError("navreplay: error: \(safe(error.description))\n") }
+    for note in notes { Terminal.writeError("navreplay: warning: \(safe(note))\n") }
+    if !input.quiet, input.locatedInput == nil {
+        for report in run.fileReports where report.path == "-" && report.error == nil && report.lines == 0 {
+            Terminal.writeError("navreplay: warning: standard input is empty: it holds no events.\n")
+        }
+    }
     return run
 }
 

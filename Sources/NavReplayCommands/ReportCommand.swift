@@ -13,13 +13,16 @@ extension NavReplayCommand {
                 to a ticket, or publish it as a CI artifact. Sessions are added to its totals as they fold; only the \
                 worst sessions' states (for their timelines) are kept, so its memory is the audit's.
 
+                A data export: it exits 0 whatever the findings, unless --fail-on is given (then as audit does). Exit \
+                status 2 still means an input could not be read completely.
+
                 Examples:
                   navreplay report SampleLogs --output report.html
                   navreplay report --worst 10 --title "Nightly audit 2026-11-20" logs/2026-11-20/ -o nightly.html
                 """)
 
-        @OptionGroup var input: InputOptions
         @OptionGroup var output: OutputOptions
+        @OptionGroup var input: InputOptions
 
         @Option(help: "The page's title.")
         var title = "NavReplay audit"
@@ -49,7 +52,7 @@ extension NavReplayCommand {
             let data = try ReportData(run: run, sessions: sessions)
             let page = HTMLReport.html(data, title: title, toolVersion: NavReplayCommand.version, timelineLimit: timelineLimit)
             try emit(Array(page.utf8), to: output.output)
-            try finish(run, output: output, quiet: input.quiet)
+            try finish(run, output: output, quiet: input.quiet, failOnByDefault: .never)
         }
     }
 }

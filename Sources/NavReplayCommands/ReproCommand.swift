@@ -85,10 +85,7 @@ extension NavReplayCommand {
                 .map { (path: $0.element, index: $0.offset) }
             let model = try modelPath.map { try input.loadModel($0) } ?? .poc
             let modelJSON = try modelPath.map { path -> String in
-                guard let data = FileManager.default.contents(atPath: path) else {
-                    throw CommandFailure("The model file \(path) cannot be read.")
-                }
-                return String(decoding: data, as: UTF8.self)
+                String(decoding: try readWholeFile(path, as: "model file"), as: UTF8.self)
             }
 
             let lines: [ReproWriter.Line]

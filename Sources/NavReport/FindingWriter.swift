@@ -161,13 +161,17 @@ public enum SummaryWriter {
         let counts = run.counts
         let errors = counts.findingsByRule.filter { $0.key.severity == .error }.values.reduce(0, +)
         let warnings = counts.findings - errors
+        // A file that could not be read (or not to its end) is not counted as if it had been.
+        let files =
+            counts.unreadableFiles == 0
+            ? "\(counts.files) file(s)" : "\(counts.files) file(s) (\(counts.unreadableFiles) not read in full)"
         var text =
             run.foldedSessions
-            ? "\(counts.files) file(s), \(counts.lines) line(s): \(counts.events) event(s) folded, "
+            ? "\(files), \(counts.lines) line(s): \(counts.events) event(s) folded, "
                 + "\(counts.blankLines) blank, \(counts.invalidLines) invalid, \(counts.redeliveries) redelivered, "
                 + "\(counts.duplicates) duplicate; \(counts.sessions) session(s); "
             // `validate`: lines checked one by one; no session, so no redelivery or duplicate.
-            : "\(counts.files) file(s), \(counts.lines) line(s): \(counts.events) valid event(s), "
+            : "\(files), \(counts.lines) line(s): \(counts.events) valid event(s), "
                 + "\(counts.blankLines) blank, \(counts.invalidLines) invalid (lines checked alone, not folded); "
         text += "\(counts.findings) finding(s) (\(errors) error(s), \(warnings) warning(s))"
         if !counts.findingsByRule.isEmpty {

@@ -57,7 +57,7 @@ public enum HTMLReport {
         page.append("</main>")
         page.append(
             "<footer>Written by navreplay \(Markup.escape(toolVersion)) from \(grouped(data.run.counts.files)) file(s). "
-                + "Rules and their explanations: <code>navreplay audit --help</code>, README “The rules”.</footer>")
+                + "Every rule, with its explanation, likely causes and an example: <code>navreplay rules</code>.</footer>")
         page.append("</body>\n</html>\n")
         return page.joined(separator: "\n")
     }

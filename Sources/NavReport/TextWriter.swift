@@ -36,10 +36,12 @@ public enum TextWriter {
             groups.append(group(findings[start..<end], files: run.files, style: style))
             start = end
         }
-        return groups.isEmpty ? noFindings : groups.joined(separator: "\n")
+        guard groups.isEmpty else { return groups.joined(separator: "\n") }
+        return run.inputErrors.isEmpty ? noFindings : ""
     }
 
-    /// What the text output says when there is nothing to report.
+    /// What the text output says when there is nothing to report. Not said when an input could
+    /// not be read: what it held is not known.
     public static let noFindings = "no findings\n"
 
     /// The findings of one session (or the unreadable lines), under a heading, each line

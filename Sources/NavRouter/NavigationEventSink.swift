@@ -1,19 +1,9 @@
 public import NavEvents
 
-/// Where a router writes the events it emits, one call per event, in `seq` order.
-///
-/// A sink is called on the router's isolation domain (the main actor, in an app), synchronously,
-/// at the moment the router decides a transition. Keep `write(_:)` cheap: hand the event to a
-/// buffer, a file (`NavLog.FileEventSink`) or an analytics client; never call back into the
-/// router from it.
-///
-/// Implementations in this module: `InMemoryEventSink` (keeps the events, for tests and
-/// in-app inspection), `MulticastSink` (several sinks at once) and `ClosureEventSink` (adapts
-/// any function, such as `FileEventSink.write(_:)`).
-public protocol NavigationEventSink: AnyObject {
-    /// Takes one event. Called once per event, in `seq` order.
-    func write(_ event: NavigationEvent)
-}
+/// The sink protocol lives in NavEvents, beneath both the router and the log writer, so that
+/// `NavLog.FileEventSink` conforms to it without NavLog depending on the router. This name
+/// keeps it reachable from code that imports NavRouter alone.
+public typealias NavigationEventSink = NavEvents.NavigationEventSink
 
 /// A sink that keeps every event in memory, in the order written.
 ///
@@ -51,14 +41,11 @@ public final class MulticastSink: NavigationEventSink {
     }
 }
 
-/// A sink that calls a function for each event.
-///
-/// Adapts writers that do not conform to `NavigationEventSink`, for example a
-/// `NavLog.FileEventSink`:
+/// A sink that calls a function for each event: adapts writers that do not conform to
+/// `NavigationEventSink`, such as an analytics client:
 ///
 /// ```swift
-/// let file = try FileEventSink(path: logPath, syncPolicy: .interval(events: 50))
-/// let router = NavigationRouter(appVersion: "1.4.0", sink: ClosureEventSink { file.write($0) })
+/// let router = NavigationRouter(appVersion: "1.4.0", sink: ClosureEventSink { analytics.track($0) })
 /// ```
 public final class ClosureEventSink: NavigationEventSink {
     private let body: (NavigationEvent) -> Void

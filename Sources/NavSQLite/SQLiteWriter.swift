@@ -69,6 +69,35 @@ public enum SQLiteWriter {
     static func removeFile(_ path: String) {
         _ = path.withCString { unlink($0) }
     }
+
+    /// The size of the file at `path`, or `nil` when there is none.
+    static func size(of path: String) -> Int64? {
+        var status = stat()
+        guard stat(path, &status) == 0 else { return nil }
+        return Int64(status.st_size)
+    }
+
+    /// Refuses a file that is not a sessions database of this schema version.
+    static func checkSessionsDatabase(_ database: SQLiteDatabase, path: String) throws(SQLiteError) {
+        let notOurs = SQLiteError(
+            "\(path) exists and is not a navreplay sessions database (no meta table naming navreplay)",
+            kind: .notASessionsDatabase)
+        let tables: Int64
+        do {
+            tables = try database.integer(
+                "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name IN ('meta', 'sessions', 'events', 'findings')")
+        } catch {
+            throw notOurs  // not a SQLite file at all
+        }
+        guard tables == 4,
+            try database.integer("SELECT count(*) FROM meta WHERE key = 'tool' AND value = 'navreplay'") == 1
+        else { throw notOurs }
+        let version = String(NavigationEvent.schemaVersion)
+        guard try database.integer("SELECT count(*) FROM meta WHERE key = 'schema_version' AND value = '\(version)'") == 1 else {
+            throw SQLiteError(
+                "\(path) holds events of another schema version than \(version)", kind: .notASessionsDatabase)
+        }
+    }
 }
 
 /// Writes the sessions database one session at a time, so that an audit streams into it with
@@ -81,15 +110,45 @@ public final class SQLiteSessionsWriter {
     private let findings: SQLiteStatement
     private let meta: SQLiteStatement
 
-    /// Creates the database at `path`, replacing any file there, and opens its transaction.
-    public init(path: String, toolVersion: String) throws(SQLiteError) {
-        SQLiteWriter.removeFile(path)
-        SQLiteWriter.removeFile(path + "-journal")
+    /// Sessions a database already held when this writer opened it, by rowid: a session of
+    /// this run found among them is refused. `nil` for a new database.
+    private let heldSession: SQLiteStatement?
+    private let heldUpTo: Int64
+
+    /// What to do with a database file that exists at the path.
+    public enum Existing: Sendable {
+        /// Remove it and create a new database.
+        case replace
+        /// Add this run's sessions to it, in one transaction; a session it holds already is
+        /// refused (`SQLiteError.Kind.sessionAlreadyHeld`) and nothing is added. An empty file
+        /// counts as no database.
+        case append
+    }
+
+    /// Creates the database at `path` (or opens it, to append) and opens its transaction.
+    public init(path: String, toolVersion: String, existing: Existing = .replace) throws(SQLiteError) {
+        let appending = existing == .append && SQLiteWriter.size(of: path).map { $0 > 0 } == true
+        if !appending {
+            SQLiteWriter.removeFile(path)
+            SQLiteWriter.removeFile(path + "-journal")
+        }
         database = try SQLiteDatabase(path: path)
-        try database.execute("PRAGMA journal_mode = MEMORY; PRAGMA synchronous = OFF;")
-        try database.execute(SQLiteWriter.schema)
-        try database.execute("BEGIN")
-        meta = try database.prepare("INSERT INTO meta VALUES (?, ?)")
+        if appending {
+            // A database with earlier runs in it keeps SQLite's rollback journal and syncs: a
+            // crash mid-run must leave it as it was, not half written.
+            try SQLiteWriter.checkSessionsDatabase(database, path: path)
+            try database.execute("BEGIN IMMEDIATE")
+            heldUpTo = try database.integer("SELECT coalesce(max(rowid), 0) FROM sessions")
+            heldSession = try database.prepare("SELECT 1 FROM sessions WHERE session_id = ? AND rowid <= ? LIMIT 1")
+        } else {
+            try database.execute("PRAGMA journal_mode = MEMORY; PRAGMA synchronous = OFF;")
+            try database.execute(SQLiteWriter.schema)
+            try database.execute("BEGIN")
+            heldUpTo = 0
+            heldSession = nil
+        }
+        self.path = path
+        meta = try database.prepare("INSERT OR REPLACE INTO meta VALUES (?, ?)")
         sessions = try database.prepare("INSERT INTO sessions VALUES (" + SQLiteWriter.placeholders(18) + ")")
         events = try database.prepare("INSERT INTO events VALUES (" + SQLiteWriter.placeholders(14) + ")")
         findings = try database.prepare("INSERT INTO findings VALUES (" + SQLiteWriter.placeholders(12) + ")")
@@ -97,6 +156,8 @@ public final class SQLiteSessionsWriter {
             try meta.run([.text(key), .text(value)])
         }
     }
+
+    private let path: String
 
     /// The findings of lines that are not events (they come before every session).
     public func insertInvalid(_ invalid: [Finding], files: [String]) throws(SQLiteError) {
@@ -112,7 +173,15 @@ public final class SQLiteSessionsWriter {
         var reader = RowReader(bytes: encoded)
         while let (table, values) = reader.next() {
             switch table {
-            case 0: try sessions.run(values)
+            case 0:
+                if let heldSession, case .text(let id)? = values.first,
+                    try heldSession.returnsRow([.text(id), .integer(heldUpTo)])
+                {
+                    throw SQLiteError(
+                        "\(path) already holds session \(JSONWriter.quoted(id)) from an earlier run; nothing was added",
+                        kind: .sessionAlreadyHeld(id))
+                }
+                try sessions.run(values)
             case 1: try events.run(values)
             case 2: try findings.run(values)
             default: throw SQLiteError("a session's rows do not decode")
@@ -121,7 +190,7 @@ public final class SQLiteSessionsWriter {
         guard reader.isAtEnd else { throw SQLiteError("a session's rows do not decode") }
     }
 
-    /// Adds the run's summary and commits.
+    /// Adds the run's summary (replacing an earlier run's, when appending) and commits.
     public func finish(_ run: AuditRun) throws(SQLiteError) {
         try meta.run([.text("summary"), .text(String(decoding: SummaryWriter.json(run).dropLast(), as: UTF8.self))])
         try database.execute("COMMIT")
@@ -262,8 +331,22 @@ struct RowReader {
 
 /// A SQLite call that failed: what was being done and SQLite's own message.
 public struct SQLiteError: Error, Sendable, CustomStringConvertible {
+    public enum Kind: Sendable, Equatable {
+        /// SQLite itself failed.
+        case sqlite
+        /// Appending: the database already holds this session, from an earlier run.
+        case sessionAlreadyHeld(String)
+        /// Appending: the file is not a sessions database this version writes.
+        case notASessionsDatabase
+    }
+
     public var description: String
-    init(_ description: String) { self.description = description }
+    public var kind: Kind
+
+    init(_ description: String, kind: Kind = .sqlite) {
+        self.description = description
+        self.kind = kind
+    }
 }
 
 /// A value to bind to a statement parameter.
@@ -303,6 +386,15 @@ final class SQLiteDatabase {
         }
     }
 
+    /// The first column of the first row of a query that returns one integer.
+    func integer(_ sql: String) throws(SQLiteError) -> Int64 {
+        let statement = try prepare(sql)
+        guard sqlite3_step(statement.statement) == SQLITE_ROW else {
+            throw SQLiteError("SQLite: \(String(cString: sqlite3_errmsg(handle)))")
+        }
+        return sqlite3_column_int64(statement.statement, 0)
+    }
+
     func prepare(_ sql: String) throws(SQLiteError) -> SQLiteStatement {
         var statement: OpaquePointer?
         guard sqlite3_prepare_v2(handle, sql, -1, &statement, nil) == SQLITE_OK, let statement else {
@@ -329,6 +421,21 @@ final class SQLiteStatement {
 
     /// Binds the values to the parameters, in order, and steps the statement once.
     func run(_ values: [SQLiteValue]) throws(SQLiteError) {
+        guard try step(values) == SQLITE_DONE else {
+            throw SQLiteError("SQLite: \(String(cString: sqlite3_errmsg(database)))")
+        }
+    }
+
+    /// Whether the query, with these values bound, returns a row.
+    func returnsRow(_ values: [SQLiteValue]) throws(SQLiteError) -> Bool {
+        let status = try step(values)
+        guard status == SQLITE_ROW || status == SQLITE_DONE else {
+            throw SQLiteError("SQLite: \(String(cString: sqlite3_errmsg(database)))")
+        }
+        return status == SQLITE_ROW
+    }
+
+    private func step(_ values: [SQLiteValue]) throws(SQLiteError) -> Int32 {
         sqlite3_reset(statement)
         sqlite3_clear_bindings(statement)
         for (index, value) in values.enumerated() {
@@ -343,9 +450,7 @@ final class SQLiteStatement {
             }
             guard status == SQLITE_OK else { throw SQLiteError("SQLite: \(String(cString: sqlite3_errmsg(database)))") }
         }
-        guard sqlite3_step(statement) == SQLITE_DONE else {
-            throw SQLiteError("SQLite: \(String(cString: sqlite3_errmsg(database)))")
-        }
+        return sqlite3_step(statement)
     }
 }
 

@@ -16,7 +16,7 @@ public enum ModularTabsSystem {
         {
           "model_version": 1,
           "name": "modular-tabs",
-          "description": "Seed 002: three tabs with independent stacks; sheets and covers with their own stacks; smart dismiss and close; deep links through a tab into a feature.",
+          "description": "Three tabs with independent stacks; sheets and covers with their own stacks; smart dismiss and close; deep links through a tab into a feature.",
           "initial": {"flow": "adult", "tab": "home"},
           "flows": {
             "adult": {"tabs": ["home", "routine", "library"]}

@@ -14,7 +14,7 @@ public enum PagesWidgetsSystem {
         {
           "model_version": 1,
           "name": "pages-widgets",
-          "description": "Seed 003: navigate, back and root over a page history; widgets overlay the page, one active at a time.",
+          "description": "Navigate, back and root over a page history; widgets overlay the page, one active at a time.",
           "initial": {"flow": "pages"},
           "flows": {
             "pages": {"stack": "pages", "max_modals": 1}

@@ -16,7 +16,7 @@ public enum RegistrySystem {
         {
           "model_version": 1,
           "name": "registry",
-          "description": "Seed 004: destinations resolved through a registry, pushed on the path or shown in the sheet; an unregistered destination is route.unknown.",
+          "description": "Destinations resolved through a registry, pushed on the path or shown in the sheet; an unregistered destination is route.unknown.",
           "initial": {"flow": "app"},
           "flows": {
             "app": {"stack": "main"}

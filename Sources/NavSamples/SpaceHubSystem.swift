@@ -16,7 +16,7 @@ public enum SpaceHubSystem {
         {
           "model_version": 1,
           "name": "space-hub",
-          "description": "Seed 000: a custom path whose root is the space hub; widgets and chats open once; the screen above the hub depends on the space's kind.",
+          "description": "A custom path whose root is the space hub; widgets and chats open once; the screen above the hub depends on the space's kind.",
           "initial": {"flow": "hub"},
           "flows": {
             "hub": {"stack": "path"},

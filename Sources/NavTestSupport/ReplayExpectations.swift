@@ -63,25 +63,36 @@ public func expectReplay(
     findings expectedRules: [Rule] = [], sourceLocation: SourceLocation = #_sourceLocation,
     _ update: (inout NavigationState) -> Void = { _ in }
 ) -> SessionAudit? {
+    let checked = checkReplay(events, model: model, from: start, findings: expectedRules, update)
+    for problem in checked.problems { Issue.record(Comment(rawValue: problem), sourceLocation: sourceLocation) }
+    return checked.audit
+}
+
+/// The replay `expectReplay` checks, with each difference from what is expected as one
+/// message (none when the replay is as expected).
+public func checkReplay(
+    _ events: [NavigationEvent], model: NavigationModel = .poc, from start: NavigationState? = nil,
+    findings expectedRules: [Rule] = [], _ update: (inout NavigationState) -> Void = { _ in }
+) -> (audit: SessionAudit?, problems: [String]) {
     let audit: SessionAudit
     do {
         audit = try auditSession(events, model: model)
     } catch {
-        Issue.record("an event does not survive its canonical line: \(error)", sourceLocation: sourceLocation)
-        return nil
+        return (nil, ["an event does not survive its canonical line: \(error)"])
     }
     var expected = start ?? model.initialState
     update(&expected)
+    var problems: [String] = []
     let rules = audit.findings.map(\.rule)
     if rules != expectedRules {
         let detail = audit.findings.map { "  \($0.rule.rawValue) at seq \($0.seq.map(String.init) ?? "-"): \($0.message)" }
         var message = "findings: expected [\(expectedRules.map(\.rawValue).joined(separator: ", "))], "
         message += "found [\(rules.map(\.rawValue).joined(separator: ", "))]"
         if !detail.isEmpty { message += "\n" + detail.joined(separator: "\n") }
-        Issue.record(Comment(rawValue: message), sourceLocation: sourceLocation)
+        problems.append(message)
     }
     if let difference = stateDifference(expected: expected, actual: audit.finalState) {
-        Issue.record("final state differs, \(difference)", sourceLocation: sourceLocation)
+        problems.append("final state differs, \(difference)")
     }
-    return audit
+    return (audit, problems)
 }

@@ -84,36 +84,45 @@ public final class RouterHarness {
     public func expectActionResult<Result>(
         sourceLocation: SourceLocation = #_sourceLocation, _ action: (NavigationRouter) -> Result
     ) -> (result: Result, events: [NavigationEvent]) {
+        let checked = checkAction(action)
+        for problem in checked.problems { Issue.record(Comment(rawValue: problem), sourceLocation: sourceLocation) }
+        return (checked.result, checked.events)
+    }
+
+    /// Runs one action and returns what it wrote and each broken envelope rule, one message
+    /// apiece (none for a correct action): what `expectAction` records as test issues.
+    public func checkAction<Result>(
+        _ action: (NavigationRouter) -> Result
+    ) -> (result: Result, events: [NavigationEvent], problems: [String]) {
         let before = sink.events.count
         let violationsBefore = router.violations.count
         let result = action(router)
         let written = Array(sink.events[before...])
+        var problems: [String] = []
         for (offset, event) in written.enumerated() where event.seq != Int64(before + offset) {
-            Issue.record("event \(event.name.rawValue) has seq \(event.seq), expected \(before + offset)", sourceLocation: sourceLocation)
+            problems.append("event \(event.name.rawValue) has seq \(event.seq), expected \(before + offset)")
         }
         if router.nextSeq != Int64(sink.events.count) {
-            Issue.record("router.nextSeq is \(router.nextSeq) after \(sink.events.count) events", sourceLocation: sourceLocation)
+            problems.append("router.nextSeq is \(router.nextSeq) after \(sink.events.count) events")
         }
         let correlations = Set(written.map(\.correlationID))
         if correlations.count > 1 {
-            Issue.record("one action wrote \(correlations.count) correlation ids: \(correlations.sorted())", sourceLocation: sourceLocation)
+            problems.append("one action wrote \(correlations.count) correlation ids: \(correlations.sorted())")
         }
         if let correlation = correlations.first, seenCorrelations.contains(correlation) {
-            Issue.record("correlation id \(correlation) was used by an earlier action", sourceLocation: sourceLocation)
+            problems.append("correlation id \(correlation) was used by an earlier action")
         }
         seenCorrelations.formUnion(correlations)
         if Set(written.map(\.timestamp)).count > 1 {
-            Issue.record("one action wrote several timestamps", sourceLocation: sourceLocation)
+            problems.append("one action wrote several timestamps")
         }
         for event in written where event.sessionID != router.sessionID {
-            Issue.record("event \(event.seq) has session \(event.sessionID)", sourceLocation: sourceLocation)
+            problems.append("event \(event.seq) has session \(event.sessionID)")
         }
         for violation in router.violations[violationsBefore...] {
-            Issue.record(
-                "live check: \(violation.rule.rawValue) at seq \(violation.seq.map(String.init) ?? "-"): \(violation.message)",
-                sourceLocation: sourceLocation)
+            problems.append("live check: \(violation.rule.rawValue) at seq \(violation.seq.map(String.init) ?? "-"): \(violation.message)")
         }
-        return (result, written)
+        return (result, written, problems)
     }
 
     /// Audits everything written so far, offline, and checks it has no findings and ends in

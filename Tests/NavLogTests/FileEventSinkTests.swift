@@ -84,7 +84,7 @@ struct FileEventSinkTests {
         let file = try FileEventSink(path: path, syncPolicy: policy)
         let memory = InMemoryEventSink()
         let router = NavigationRouter(
-            appVersion: "1.0.0", sink: MulticastSink([memory, ClosureEventSink { file.write($0) }]),
+            appVersion: "1.0.0", sink: MulticastSink([memory, file]),
             clock: TestClock().now, makeID: IncrementingIDs().next)
         router.start()
         router.push("welcome")
@@ -148,10 +148,44 @@ struct FileEventSinkTests {
         #expect(readLines(path) == [#"{"half":"line"}"#, #"{"next":1}"#])
     }
 
-    @Test func errorsAreReportedNotThrownOrFatal() throws {
-        #expect(throws: FileEventSink.WriteError.self) {
-            try FileEventSink(path: "/nonexistent-directory/navrouter/log.ndjson")
+    @Test func aRouterWritesToTheSinkAsItIs() throws {
+        let path = temporaryPath("router")
+        defer { unlink(path) }
+        let file = try FileEventSink(path: path)
+        let router = NavigationRouter(appVersion: "1.0.0", sink: file)
+        router.start()
+        router.push("welcome")
+        try file.close()
+        #expect(readLines(path).count == file.linesWritten && file.linesWritten >= 2)
+        let events = try readLines(path).map { try EventDecoder().decode($0).get().event }
+        #expect(try auditSession(events, model: .pocWithDeepLinks).findings.isEmpty)
+    }
+
+    @Test func itCreatesTheDirectoriesOfTheLog() throws {
+        let root = temporaryPath("directories")
+        let path = root + "/Library/NavigationLogs/./today.ndjson"
+        defer {
+            unlink(path)
+            for directory in [root + "/Library/NavigationLogs", root + "/Library", root] { rmdir(directory) }
         }
+        let sink = try FileEventSink(path: path)
+        sink.write(makeEvent(.sessionStart(snapshot: nil)))
+        try sink.close()
+        #expect(sink.errorCount == 0)
+        #expect(readLines(path).count == 1)
+        // Opening it again finds the directories there.
+        try FileEventSink(path: path).close()
+    }
+
+    @Test func aDirectoryThatCannotBeMadeIsAnOpeningError() throws {
+        // /dev/null is a file: nothing can be made under it.
+        let error = #expect(throws: FileEventSink.WriteError.self) {
+            try FileEventSink(path: "/dev/null/logs/navigation.ndjson")
+        }
+        #expect(error?.operation == "mkdir" && error?.path == "/dev/null/logs" && error?.code == ENOTDIR, "\(String(describing: error))")
+    }
+
+    @Test func errorsAreReportedNotThrownOrFatal() throws {
         let path = temporaryPath("closed")
         defer { unlink(path) }
         let reported = ErrorBox()

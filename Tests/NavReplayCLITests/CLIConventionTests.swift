@@ -5,7 +5,7 @@ import Testing
 /// What every command-line tool is expected to do: help with examples, a version, completions,
 /// errors on standard error with exit 2, colour only on a terminal and never with NO_COLOR.
 @Suite struct CLIConventionTests {
-    static let commands = ["audit", "validate", "sessions", "replay", "report", "repro", "schema"]
+    static let commands = ["audit", "validate", "sessions", "replay", "report", "repro", "rules", "schema"]
 
     @Test(arguments: commands)
     func everyCommandHasHelpWithAnExample(command: String) throws {

@@ -1,3 +1,4 @@
+import NavJSON
 import NavEvents
 import NavModel
 import NavReplay
@@ -14,6 +15,19 @@ struct LiveCheckTests {
         harness.router.apply(command: "logoutToOnboarding")
         #expect(harness.router.violations.isEmpty)
         harness.expectCleanReplay()
+    }
+
+    @Test func violationsPrintAsOneLineEach() throws {
+        let harness = RouterHarness()
+        harness.router.emitUnchecked([.flowSwitch(from: "onboarding", to: "authorized")])
+        let violation = try #require(harness.router.violations.first)
+        let sessionID = JSONWriter.quoted(violation.sessionID ?? "")
+        let eventID = JSONWriter.quoted(violation.eventID ?? "")
+        let seq = try #require(violation.seq)
+        let expected = "error flow.without_command, session \(sessionID) seq \(seq) (event \(eventID)): \(violation.message)"
+        #expect(violation.description == expected)
+        // As an array prints it (print, string interpolation, a debugger's po).
+        #expect("\(harness.router.violations)" == "[\(expected)]")
     }
 
     @Test func aBadEventIsCaughtAsItIsWritten() {

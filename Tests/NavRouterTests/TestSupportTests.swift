@@ -38,26 +38,25 @@ struct TestSupportTests {
     @Test func expectReplayReportsWrongStatesAndFindings() {
         var builder = EventBuilder()
         let events = [builder.start(), builder.make(.flowSwitch(from: "onboarding", to: "authorized"))]
-        withKnownIssue {
-            // Missing the expected finding and the expected flow: two issues.
-            expectReplay(events) { _ in }
-        } matching: { issue in
-            let text = issue.comments.map(\.rawValue).joined()
-            return text.hasPrefix("findings: expected [], found [flow.without_command]")
-                || text == "final state differs, expected → actual:\n  flow: onboarding → authorized"
-        }
+        // Missing the expected finding and the expected flow: two problems, which expectReplay
+        // records as test issues.
+        let problems = checkReplay(events) { _ in }.problems
+        #expect(problems.count == 2)
+        #expect(problems.first?.hasPrefix("findings: expected [], found [flow.without_command]") == true, "\(problems)")
+        #expect(problems.last == "final state differs, expected → actual:\n  flow: onboarding → authorized")
         expectReplay(events, findings: [.flowWithoutCommand]) { $0.flow = "authorized" }
     }
 
     @Test func theHarnessFlagsABrokenEnvelope() {
         let harness = RouterHarness()
-        withKnownIssue {
-            // Two actions inside one check: two correlation ids.
-            harness.expectAction {
-                $0.push("welcome")
-                $0.push("signup")
-            }
-        }
+        // Two actions inside one check: two correlation ids, which expectAction records as a
+        // test issue.
+        let problems = harness.checkAction {
+            $0.push("welcome")
+            $0.push("signup")
+        }.problems
+        #expect(problems.contains { $0.hasPrefix("one action wrote 2 correlation ids") }, "\(problems)")
+        #expect(harness.checkAction { $0.push("permissions") }.problems.isEmpty)
     }
 
     @Test func stateDifferenceNamesEachChange() {

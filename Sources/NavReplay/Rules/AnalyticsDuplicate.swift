@@ -1,0 +1,24 @@
+extension RuleDescription {
+    static let analyticsDuplicate = RuleDescription(
+        id: "analytics.duplicate", severity: .warning,
+        summary: "One action emitted the same event twice.",
+        explanation:
+            "One user action (one correlation group) should produce each event once. The same event twice in one group, under two event ids, inflates the analytics built on these logs.",
+        likelyCauses: [
+            "analytics emitted from two layers (the view and its coordinator)",
+            "an observer registered twice",
+        ],
+        triggeringExamples: [
+            ExampleLog.log(
+                ExampleLog.start(),
+                ExampleLog.event(1, "route_push", #""stack":"onboarding","from_route":null,"to_route":"welcome""#),
+                ExampleLog.event(2, "screen_view", #""stack":"onboarding","to_route":"welcome""#, group: "c1"),
+                ExampleLog.event(3, "screen_view", #""stack":"onboarding","to_route":"welcome""#, group: "c1")),
+        ],
+        nonTriggeringExamples: [
+            ExampleLog.log(
+                ExampleLog.start(),
+                ExampleLog.event(1, "route_push", #""stack":"onboarding","from_route":null,"to_route":"welcome""#),
+                ExampleLog.event(2, "screen_view", #""stack":"onboarding","to_route":"welcome""#, group: "c1")),
+        ])
+}
