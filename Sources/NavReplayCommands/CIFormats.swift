@@ -106,6 +106,16 @@ func sessionsDatabase(at path: String, replace: Bool) throws -> (sink: AuditSink
     return (.streaming(database), { run in try sqliteFailure { () throws(SQLiteError) in try database.finish(run) } })
 }
 
+/// Runs `body` (an audit whose sink is the database), phrasing the database's errors as
+/// `sqliteFailure` does.
+func phrasingSQLiteErrors<T>(_ body: () throws -> T) throws -> T {
+    do {
+        return try body()
+    } catch let error as SQLiteError {
+        return try sqliteFailure { () throws(SQLiteError) -> T in throw error }
+    }
+}
+
 /// A SQLite error, as the command's failure: when the database is refused, with the way out.
 func sqliteFailure<T>(_ body: () throws(SQLiteError) -> T) throws -> T {
     do {

@@ -201,7 +201,9 @@ extension NavReplayCommand {
             // Each session's rows are encoded as it folds and inserted in session order, so no
             // session is kept: the database of a large input needs no more memory than its audit.
             let database = try sessionsDatabase(at: output.output ?? "sessions.db", replace: replace)
-            let run = try runAudit(input, sessionOptions: SessionAuditOptions(recordSteps: true, keepStates: false), sink: database.sink)
+            let run = try phrasingSQLiteErrors {
+                try runAudit(input, sessionOptions: SessionAuditOptions(recordSteps: true, keepStates: false), sink: database.sink)
+            }
             try database.finish(run)
             try finish(run, output: output, quiet: input.quiet, failOnByDefault: .never)
         }

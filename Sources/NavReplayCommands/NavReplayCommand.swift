@@ -4,6 +4,7 @@ import NavJSON
 import NavModel
 import NavReplay
 import NavReport
+import NavSQLite
 import NavEngine
 import NavInput
 import NavResults
@@ -344,6 +345,9 @@ func runAudit(_ input: InputOptions, quarantine: String? = nil, sessionOptions: 
     let run: AuditRun
     do {
         run = try engine.run(inputs: inputs, models: models, sink: sink) { progress.update($0) }
+    } catch let error as SQLiteError {
+        progress.clear()
+        throw error  // the sessions database's own refusals are phrased by its command
     } catch {
         progress.clear()
         throw CommandFailure("\(error)")
