@@ -39,6 +39,8 @@ let package = Package(
         // I/O around the core.
         .systemLibrary(name: "CZlib", providers: [.apt(["zlib1g-dev"])]),
         .systemLibrary(name: "CNavSupport"),
+        // The executable's signal handlers, over CNavSupport's registries: no library links it.
+        .systemLibrary(name: "CNavProcess"),
         .systemLibrary(name: "CSQLite", providers: [.apt(["libsqlite3-dev"])]),
         // The app-side log writer: an app links it (with NavRouter) and nothing of the audit.
         .target(name: "NavLog", dependencies: ["CZlib", "NavJSON", "NavModel", "NavEvents"], swiftSettings: swiftSettings),
@@ -72,7 +74,7 @@ let package = Package(
                 "NavSQLite", .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: swiftSettings),
-        .executableTarget(name: "navreplay", dependencies: ["NavReplayCommands"], swiftSettings: swiftSettings),
+        .executableTarget(name: "navreplay", dependencies: ["CNavProcess", "NavReplayCommands"], swiftSettings: swiftSettings),
         // `swift package navreplay-validate <paths>` and `swift package navreplay-audit <paths>` in
         // an app's repository: they build and run the navreplay above.
         .plugin(

@@ -420,7 +420,8 @@ public struct AuditEngine {
             if let lost = unrepeatable.first(where: { copies[$0] == nil }) {
                 throw InputError(
                     code: .unreadable, path: lost,
-                    message: "sessions that share event ids must be read again, and this input could not be copied to the temporary directory (--temp-dir)")
+                    message: "sessions that share event ids must be read again, and this input could not be copied to the temporary directory",
+                    remedy: .chooseTemporaryDirectory)
             }
             func read(_ request: RefoldRequest) throws {
                 var again = runConfiguration
@@ -460,7 +461,7 @@ public struct AuditEngine {
                     ?? InputError(
                         code: .notGrouped, path: files[Int(problem.location.file)],
                         message: "session \(JSONWriter.quoted(problem.sessionID)) appears again at line \(problem.location.line) "
-                            + "after other sessions: the input is not grouped by session (run without --pre-grouped)")
+                            + "after other sessions: the input is not grouped by session", remedy: .readUngrouped)
             }
             counts.unreadableFiles = reports.filter { $0.error != nil }.count
         }

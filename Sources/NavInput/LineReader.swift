@@ -46,8 +46,17 @@ public struct InputError: Error, Sendable, Equatable, CustomStringConvertible {
         case unreadable
         case corruptGzip = "corrupt_gzip"
         case truncatedGzip = "truncated_gzip"
-        /// `--pre-grouped` input whose sessions are not contiguous.
+        /// Input declared grouped by session whose sessions are not contiguous.
         case notGrouped = "not_grouped"
+    }
+
+    /// What the user can do about it, as a fact: the command line phrases it (with its options'
+    /// names) into `message`, which a library leaves without one.
+    public enum Remedy: Sendable, Equatable {
+        /// The input is not grouped by session: audit it as ungrouped input.
+        case readUngrouped
+        /// A temporary file could not be made: choose another temporary directory.
+        case chooseTemporaryDirectory
     }
 
     public var code: Code
@@ -55,12 +64,15 @@ public struct InputError: Error, Sendable, Equatable, CustomStringConvertible {
     public var message: String
     /// The last line read before the error, when some lines were read.
     public var afterLine: Int64?
+    /// Not phrased into `message` yet.
+    public var remedy: Remedy?
 
-    public init(code: Code, path: String, message: String, afterLine: Int64? = nil) {
+    public init(code: Code, path: String, message: String, afterLine: Int64? = nil, remedy: Remedy? = nil) {
         self.code = code
         self.path = path
         self.message = message
         self.afterLine = afterLine
+        self.remedy = remedy
     }
 
     public var description: String {

@@ -263,9 +263,13 @@ func runAudit(_ input: InputOptions, quarantine: String? = nil, sessionOptions: 
             try given.writeInvalid(findings, files)
         }
     }
-    let run: AuditRun
+    var run: AuditRun
     do {
         run = try engine.run(inputs: inputs, models: models, stream: stream) { progress.update($0) }
+        run.phraseErrors()
+    } catch let error as InputError {
+        progress.clear()
+        throw CommandFailure("\(error.phrased)")
     } catch {
         progress.clear()
         throw CommandFailure("\(error)")
@@ -273,6 +277,28 @@ func runAudit(_ input: InputOptions, quarantine: String? = nil, sessionOptions: 
     progress.clear()
     for error in run.inputErrors { Terminal.writeError("navreplay: error: \(safe(error.description))\n") }
     return run
+}
+
+extension InputError {
+    /// The error with its remedy phrased in this command line's options (the libraries name
+    /// none).
+    var phrased: InputError {
+        guard let remedy else { return self }
+        var error = self
+        error.remedy = nil
+        switch remedy {
+        case .readUngrouped: error.message += " (run without --pre-grouped)"
+        case .chooseTemporaryDirectory: error.message += " (--temp-dir)"
+        }
+        return error
+    }
+}
+
+extension AuditRun {
+    /// Phrases every input error's remedy before any format writes it.
+    mutating func phraseErrors() {
+        for index in fileReports.indices { fileReports[index].error = fileReports[index].error?.phrased }
+    }
 }
 
 /// Writes bytes to a file, or to standard output, as `OutputFile` does: a regular file appears
