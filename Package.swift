@@ -25,6 +25,7 @@ let package = Package(
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-system", from: "1.8.1"),
     ],
     targets: [
         // The pure core: no Foundation, no files, no clock.
@@ -43,12 +44,12 @@ let package = Package(
         .systemLibrary(name: "CNavProcess"),
         .systemLibrary(name: "CSQLite", providers: [.apt(["libsqlite3-dev"])]),
         // The app-side log writer: an app links it (with NavRouter) and nothing of the audit.
-        .target(name: "NavLog", dependencies: ["CZlib", "NavJSON", "NavModel", "NavEvents"], swiftSettings: swiftSettings),
+        .target(name: "NavLog", dependencies: ["CZlib", "NavJSON", "NavModel", "NavEvents", .product(name: "SystemPackage", package: "swift-system")], swiftSettings: swiftSettings),
         // Reading inputs: files, directories, gzip, mapped files, standard input, located input, lines.
-        .target(name: "NavInput", dependencies: ["CZlib", "CNavSupport", "NavJSON"], swiftSettings: swiftSettings),
+        .target(name: "NavInput", dependencies: ["CZlib", "CNavSupport", "NavJSON", .product(name: "SystemPackage", package: "swift-system")], swiftSettings: swiftSettings),
         // On-disk runs and partitions: sorted run files, their records and merges, spill
         // directories and their cleanup registry. Knows nothing of audits.
-        .target(name: "NavRuns", dependencies: ["CNavSupport", "NavJSON", "NavInput"], swiftSettings: swiftSettings),
+        .target(name: "NavRuns", dependencies: ["CNavSupport", "NavJSON", "NavInput", .product(name: "SystemPackage", package: "swift-system")], swiftSettings: swiftSettings),
         // What an audit produces: counts, per-session results, finding streams, the sink protocol.
         .target(
             name: "NavResults", dependencies: ["NavJSON", "NavModel", "NavEvents", "NavReplay", "NavInput", "NavRuns"],
@@ -56,7 +57,10 @@ let package = Package(
         // The audit engine.
         .target(
             name: "NavEngine",
-            dependencies: ["CNavSupport", "NavJSON", "NavModel", "NavEvents", "NavReplay", "NavInput", "NavRuns", "NavResults"],
+            dependencies: [
+                "CNavSupport", "NavJSON", "NavModel", "NavEvents", "NavReplay", "NavInput", "NavRuns", "NavResults",
+                .product(name: "SystemPackage", package: "swift-system"),
+            ],
             swiftSettings: swiftSettings),
         // The output formats.
         .target(
@@ -72,6 +76,7 @@ let package = Package(
             dependencies: [
                 "NavJSON", "NavModel", "NavEvents", "NavReplay", "NavInput", "NavRuns", "NavResults", "NavEngine", "NavReport",
                 "NavSQLite", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "SystemPackage", package: "swift-system"),
             ],
             swiftSettings: swiftSettings),
         .executableTarget(name: "navreplay", dependencies: ["CNavProcess", "NavReplayCommands"], swiftSettings: swiftSettings),

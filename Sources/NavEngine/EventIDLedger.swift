@@ -10,6 +10,7 @@ import NavReplay
 public import NavInput
 public import NavResults
 public import NavRuns
+import SystemPackage
 
 /// Which sessions share an event id with another session, for audits whose sessions fold apart
 /// (partitions, pre-grouped input): CONTRACT §7 makes every occurrence of an id after the first,
@@ -47,7 +48,7 @@ final class EventIDLedger: @unchecked Sendable {
     private let memoryBudget: Int
     private let temporaryDirectory: String?
     private var scratch: (path: String, slot: Int32)?
-    private var descriptors: [Int32] = []
+    private var descriptors: [FileDescriptor] = []
     /// The first error writing the ledger, reported by `sharing(jobs:)`.
     private var failure: (any Error)?
     var recordedLines: Int64 { shards.reduce(0) { $0 + $1.lines } }
@@ -132,7 +133,7 @@ final class EventIDLedger: @unchecked Sendable {
                     }
                 }
                 for bucket in 0..<Self.bucketCount where !shard.buckets[bucket].isEmpty {
-                    try shard.buckets[bucket].withUnsafeBytes { try Descriptor.writeAll($0, to: descriptors[bucket], path: scratch!.path) }
+                    try shard.buckets[bucket].withUnsafeBytes { try descriptors[bucket].writeAll($0, path: scratch!.path) }
                     shard.buckets[bucket] = []
                 }
                 shard.heldBytes = 0
@@ -253,7 +254,7 @@ final class EventIDLedger: @unchecked Sendable {
 
     /// Removes the ledger's files, if it wrote any.
     func remove() {
-        for descriptor in descriptors { close(descriptor) }
+        for descriptor in descriptors { try? descriptor.close() }
         descriptors = []
         guard let scratch else { return }
         for bucket in 0..<Self.bucketCount { unlink(scratch.path + "/ids-" + String(bucket)) }

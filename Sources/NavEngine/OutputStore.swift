@@ -5,6 +5,7 @@
 #endif
 import NavInput
 import NavRuns
+import SystemPackage
 
 /// The formatted output of folded sessions, set aside in a temporary file until it is written
 /// in session order.
@@ -28,7 +29,7 @@ final class OutputStore: @unchecked Sendable {
     private let lock = NSLockLike()
     private var held = 0
     private var directory: (path: String, slot: Int32)?
-    private var descriptor: Int32 = -1
+    private var descriptor: FileDescriptor?
     private var end: Int64 = 0
     /// The file could not be made or written: outputs stay in memory from then on.
     private var unusable = false
@@ -53,7 +54,7 @@ final class OutputStore: @unchecked Sendable {
             }
             do {
                 try session.output.withUnsafeBytes { bytes in
-                    try Descriptor.writeAll(bytes, to: descriptor, path: path, what: "the output held for session order")
+                    try descriptor!.writeAll(bytes, path: path, what: "the output held for session order")
                 }
             } catch {
                 // A short write leaves the file's end unknown: the file is not used again.
@@ -73,13 +74,16 @@ final class OutputStore: @unchecked Sendable {
             var bytes = [UInt8](repeating: 0, count: place.count)
             var done = 0
             while done < place.count {
-                let count = bytes.withUnsafeMutableBytes {
-                    pread(descriptor, $0.baseAddress! + done, place.count - done, off_t(place.offset) + off_t(done))
+                let count: Int
+                do {
+                    count = try bytes.withUnsafeMutableBytes {
+                        try descriptor!.read(fromAbsoluteOffset: place.offset + Int64(done), into: UnsafeMutableRawBufferPointer(rebasing: $0[done...]))
+                    }
+                } catch {
+                    throw InputError(code: .unreadable, path: path, message: "cannot read back the output held for session order: \(error)")
                 }
-                if count < 0 && errno == EINTR { continue }
                 guard count > 0 else {
-                    let reason = count < 0 ? String(cString: strerror(errno)) : "it ended early"
-                    throw InputError(code: .unreadable, path: path, message: "cannot read back the output held for session order: \(reason)")
+                    throw InputError(code: .unreadable, path: path, message: "cannot read back the output held for session order: it ended early")
                 }
                 done += count
             }
@@ -89,7 +93,7 @@ final class OutputStore: @unchecked Sendable {
 
     /// Opens the file on first use; false if it cannot be (the outputs then stay in memory).
     private func prepareFile() -> Bool {
-        if descriptor >= 0 { return true }
+        if descriptor != nil { return true }
         guard let made = try? ScratchDirectory.make(in: temporaryDirectory, files: 1) else {
             unusable = true
             return false
@@ -106,11 +110,11 @@ final class OutputStore: @unchecked Sendable {
 
     private func remove() {
         guard let directory else { return }
-        if descriptor >= 0 { close(descriptor) }
+        try? descriptor?.close()
         unlink(directory.path + "/out-0")
         ScratchDirectory.remove(directory)
         self.directory = nil
-        descriptor = -1
+        descriptor = nil
     }
 }
 

@@ -7,6 +7,7 @@ import NavReport
 import NavEngine
 import NavInput
 import NavResults
+import SystemPackage
 
 /// The `navreplay` root command.
 public struct NavReplayCommand: ParsableCommand {
@@ -222,15 +223,7 @@ enum Terminal {
     /// not turn a run's exit status into a crash.
     static func writeError(_ text: String) {
         var text = text
-        text.withUTF8 { bytes in
-            var offset = 0
-            while offset < bytes.count {
-                let written = write(2, bytes.baseAddress! + offset, bytes.count - offset)
-                if written < 0 && errno == EINTR { continue }
-                if written <= 0 { return }
-                offset += written
-            }
-        }
+        text.withUTF8 { bytes in _ = try? FileDescriptor.standardError.writeAll(UnsafeRawBufferPointer(bytes)) }
     }
 }
 
@@ -380,20 +373,10 @@ final class OutputFile {
     }
 
     private func flush() throws {
-        try buffer.withUnsafeBytes { raw in
-            var offset = 0
-            while offset < raw.count {
-                #if canImport(Glibc)
-                    let written = Glibc.write(descriptor, raw.baseAddress! + offset, raw.count - offset)
-                #else
-                    let written = Darwin.write(descriptor, raw.baseAddress! + offset, raw.count - offset)
-                #endif
-                if written < 0 {
-                    if errno == EINTR { continue }
-                    throw CommandFailure("Cannot write \(path ?? "standard output"): \(String(cString: strerror(errno))).")
-                }
-                offset += written
-            }
+        do {
+            _ = try FileDescriptor(rawValue: descriptor).writeAll(buffer)
+        } catch {
+            throw CommandFailure("Cannot write \(path ?? "standard output"): \(error).")
         }
         buffer.removeAll(keepingCapacity: true)
     }
