@@ -63,19 +63,18 @@ final class SpillPartitions: @unchecked Sendable {
     // partitions are only read, each by one job, and output file `n` is written only by the
     // job folding partition `n`.
     let count: Int
-    let directory: String
-    /// Where the signal handler finds this directory (-1: not registered).
-    private var cleanupSlot: Int32 = -1
+    /// The scratch directory and its numbered files (`part-N`, `out-N`, `bad-N`, `bad-reading`).
+    private let files: ScratchFileSet
+    var directory: String { files.directory }
     private var writers: [SpillFileWriter]
     private let bufferBytes: Int
-    private var removed = false
     /// Whether the partitions are still kept in memory (full buffers kept, not written).
     private(set) var inMemory: Bool
     /// How many bytes of buffers the partitions may keep in memory before all go to files.
     private let memoryBudget: Int
     private var keptBytes = 0
     /// After `closeWriters()`, each partition's buffers when they stayed in memory.
-    private var resident: [ResidentPartition] = []
+    private var resident: [Locked<[ByteBuffer]>] = []
 
     /// `memoryBudget`: bytes of buffers the partitions may keep in memory; past it, every
     /// partition goes to its file (0: files from the start).
@@ -84,7 +83,7 @@ final class SpillPartitions: @unchecked Sendable {
         self.bufferBytes = bufferBytes
         self.memoryBudget = memoryBudget
         inMemory = memoryBudget > 0
-        (self.directory, cleanupSlot) = try ScratchDirectory.make(in: directory, files: count)
+        files = try ScratchFileSet(in: directory, count: count)
         writers = []
         do {
             for partition in 0..<count {
@@ -96,10 +95,10 @@ final class SpillPartitions: @unchecked Sendable {
         }
     }
 
-    func path(_ partition: Int) -> String { directory + "/part-" + String(partition) }
-    func outputPath(_ partition: Int) -> String { directory + "/out-" + String(partition) }
+    func path(_ partition: Int) -> String { files.path("part-", partition) }
+    func outputPath(_ partition: Int) -> String { files.path("out-", partition) }
     /// Quarantine records of a partition's lines found invalid while folding.
-    func quarantinePath(_ partition: Int) -> String { directory + "/bad-" + String(partition) }
+    func quarantinePath(_ partition: Int) -> String { files.path("bad-", partition) }
     /// Quarantine records of lines found invalid while reading.
     var readingQuarantinePath: String { directory + "/bad-reading" }
 
@@ -256,7 +255,7 @@ final class SpillPartitions: @unchecked Sendable {
 
     func closeWriters() throws {
         if inMemory {
-            resident = writers.map { ResidentPartition(buffers: $0.takeAll()) }
+            resident = writers.map { Locked($0.takeAll()) }
         } else {
             for writer in writers { try writer.close() }
         }
@@ -277,7 +276,10 @@ final class SpillPartitions: @unchecked Sendable {
         partition: Int, files: [String], mapped: [MappedInput?] = [], keepQuarantine: Bool, buffer bytes: inout [UInt8],
         fold: (SessionKey, inout [SessionLine]) throws -> Void
     ) throws -> [Finding] {
-        let kept = resident.isEmpty ? nil : resident[partition].take()
+        let kept = resident.isEmpty ? nil : resident[partition].withLock { buffers in
+            defer { buffers = [] }
+            return buffers
+        }
         if kept == nil {
             try LineReader.readWholeFile(path(partition), into: &bytes)
             // Gone as soon as it is read: its pages need never be written back to the disk (on
@@ -451,12 +453,7 @@ final class SpillPartitions: @unchecked Sendable {
         for session in folded {
             tally.add(session.tally)
             guard !session.output.isEmpty else { continue }
-            let id = Array(session.key.id.utf8)
-            writer.buffer.append(UInt32(id.count))
-            writer.buffer.append(id)
-            writer.buffer.append(Int32(session.key.model))
-            writer.buffer.append(UInt32(session.output.count))
-            writer.buffer.append(session.output)
+            RunRecord.append(key: session.key, payload: session.output, to: writer.buffer)
             try writer.flushIfFull()
         }
         try writer.close()
@@ -475,29 +472,9 @@ final class SpillPartitions: @unchecked Sendable {
 
     /// Removes the partition files, the output files and their directory.
     func remove() {
-        guard !removed else { return }
-        removed = true
         for writer in writers { writer.discard() }
         writers = []
         resident = []
-        for partition in 0..<count {
-            unlink(path(partition))
-            unlink(outputPath(partition))
-            unlink(quarantinePath(partition))
-        }
-        unlink(readingQuarantinePath)
-        rmdir(directory)
-        SpillCleanup.unregister(cleanupSlot)
-    }
-}
-
-/// One partition's records kept in memory, taken once by the job that folds it.
-final class ResidentPartition: @unchecked Sendable {
-    // @unchecked: only the job folding this partition touches `buffers`.
-    private var buffers: [ByteBuffer]
-    init(buffers: [ByteBuffer]) { self.buffers = buffers }
-    func take() -> [ByteBuffer] {
-        defer { buffers = [] }
-        return buffers
+        files.remove()
     }
 }

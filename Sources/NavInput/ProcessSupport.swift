@@ -188,3 +188,17 @@ extension FileDescriptor {
         }
     }
 }
+
+/// A value reached only under a lock: the one place where state shared between threads is
+/// checked by hand instead of by the compiler (Swift's `Mutex` needs macOS 15 and iOS 18).
+package final class Locked<Value>: @unchecked Sendable {
+    // @unchecked: `value` is read and written only inside `withLock`, under `lock`.
+    private let lock = NSLockLike()
+    private var value: Value
+
+    package init(_ value: Value) { self.value = value }
+
+    package func withLock<T>(_ body: (inout Value) throws -> T) rethrows -> T {
+        try lock.withLock { try body(&value) }
+    }
+}

@@ -6,7 +6,7 @@
 import NavInput
 import SystemPackage
 
-/// Reads the records of one partition's output file, in order, through a buffer.
+/// Reads the records of one run file (`RunRecord`'s framing), in order, through a buffer.
 package final class SpillOutputReader {
     private let path: String
     private var descriptor: FileDescriptor?
@@ -66,12 +66,13 @@ package final class SpillOutputReader {
         descriptor = nil
     }
 
-    /// A k-way merge of sorted record files over a binary heap, smallest key first.
+    /// A k-way merge of sorted record files over a binary heap, smallest key first; equal keys
+    /// in the order of their files.
     package static func merge(_ readers: [SpillOutputReader], _ deliver: (RunKey, [UInt8]) throws -> Void) throws {
         var heads: [(key: RunKey, output: [UInt8])?] = []
         for reader in readers { heads.append(try reader.next()) }
         // The heap holds the files whose next record is pending.
-        var heap = MinHeap<Int> { heads[$0]!.key < heads[$1]!.key }
+        var heap = MinHeap<Int> { heads[$0]!.key != heads[$1]!.key ? heads[$0]!.key < heads[$1]!.key : $0 < $1 }
         for index in readers.indices where heads[index] != nil { heap.push(index) }
         while let index = heap.pop() {
             let head = heads[index]!
