@@ -7,6 +7,8 @@ package import SystemPackage
 
 /// A pthread mutex, so the core of NavLog needs no Foundation.
 package final class NSLockLike: @unchecked Sendable {
+    // @unchecked: the mutex is the synchronisation itself (Swift's `Mutex` needs macOS 15 and
+    // iOS 18); its pointer never changes.
     private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
     package init() { pthread_mutex_init(mutex, nil) }
     deinit {

@@ -102,8 +102,9 @@ package final class SpillFileWriter {
 }
 
 extension UnsafeBufferPointer<UInt8> {
-    /// A little-endian integer at a byte offset, whatever its alignment.
-    package func load<T: FixedWidthInteger>(_ type: T.Type, at offset: Int) -> T {
+    /// A little-endian integer at a byte offset, whatever its alignment. `@inlinable`: read per
+    /// record field from other modules, where a generic call instantiated metadata each time.
+    @inlinable @inline(__always) package func load<T: FixedWidthInteger>(_ type: T.Type, at offset: Int) -> T {
         T(littleEndian: UnsafeRawPointer(baseAddress! + offset).loadUnaligned(as: T.self))
     }
 }

@@ -77,6 +77,23 @@ import Testing
         #expect(Self.files(under: spill).isEmpty, "left behind: \(Self.files(under: spill).prefix(5))")
     }
 
+    /// A signal ignored when the process started (`nohup`, `trap '' HUP`) stays ignored: the
+    /// run goes on to its end.
+    @Test func aSignalIgnoredAtStartStaysIgnored() throws {
+        let scratch = try TemporaryDirectory()
+        let log = try String(contentsOfFile: Repository.path("SampleLogs/clean/app-2026-11-20-upload1.ndjson"), encoding: .utf8)
+        let fifo = try HostileInputTests.FIFO(in: scratch)
+        let command = "trap '' HUP; exec '\(try Executables.navreplay())' validate -q -"
+        let child = try ChildProcess("/bin/sh", ["-c", command], stdinPath: fifo.path)
+        fifo.write(Array(log.utf8), reader: child.pid)
+        fifo.waitUntilBlockedReading(child.pid)
+        child.send(SIGHUP)
+        usleep(200_000)
+        fifo.hangUp()
+        let outcome = child.wait(killingAfter: 60)
+        #expect(outcome.signal == nil && outcome.exitStatus == 0, "\(outcome) \(outcome.stderrText)")
+    }
+
     /// Interrupted at any moment (reading, folding on every core, writing output files, or
     /// already done), an audit leaves nothing behind. Other threads go on creating partition
     /// and output files while the handler removes them; this is the race it must win.
