@@ -9,16 +9,20 @@ import SystemPackage
 /// A scratch directory of its own (registered for removal on a signal before it exists), and
 /// the numbered files in it: `<kind>N` for N below `count`, of the kinds the signal handler
 /// knows (`part-`, `out-`, `bad-`, `ids-`, `copy-`), and `bad-reading`. `remove()` (or the
-/// value going) removes them and the directory.
+/// value going) removes those of `kinds` and the directory.
 package final class ScratchFileSet {
     package let directory: String
     package let count: Int
+    /// The kinds of file the set's owner makes: only those are unlinked (an audit may have 4,096
+    /// partitions: unlinking names of every kind was 20,000 calls).
+    private let kinds: [String]
     private var slot: Int32
     private var removed = false
 
-    package init(in temporaryDirectory: String?, count: Int) throws {
+    package init(in temporaryDirectory: String?, count: Int, kinds: [String]) throws {
         (directory, slot) = try ScratchDirectory.make(in: temporaryDirectory, files: count)
         self.count = count
+        self.kinds = kinds
     }
 
     deinit { remove() }
@@ -30,9 +34,9 @@ package final class ScratchFileSet {
         guard !removed else { return }
         removed = true
         for number in 0..<count {
-            for kind in ["part-", "out-", "bad-", "ids-", "copy-"] { unlink(path(kind, number)) }
+            for kind in kinds { unlink(path(kind, number)) }
         }
-        unlink(directory + "/bad-reading")
+        if kinds.contains("bad-") { unlink(directory + "/bad-reading") }
         ScratchDirectory.remove((directory, slot))
     }
 }
@@ -49,7 +53,7 @@ package final class AppendFiles {
     /// `readable`: the files are read back at a place (`read(_:at:count:what:)`); `what` names
     /// them in an error.
     package init(in temporaryDirectory: String?, kind: String, count: Int, readable: Bool = false, what: String) throws {
-        files = try ScratchFileSet(in: temporaryDirectory, count: count)
+        files = try ScratchFileSet(in: temporaryDirectory, count: count, kinds: [kind])
         self.kind = kind
         ends = Array(repeating: 0, count: count)
         do {

@@ -19,10 +19,10 @@ package final class SortedRunFiles<Record: RunRecordCodable> {
     /// Folds a record into the one before it with the same key, when records of one key add up
     /// (counts); `nil` keeps every record.
     private let combine: ((inout Record, Record) -> Void)?
-    private var scratch: (path: String, slot: Int32)?
+    private var files: ScratchFileSet?
     package private(set) var runCount = 0
     /// The scratch directory, once a run is written.
-    package var directory: String? { scratch?.path }
+    package var directory: String? { files?.directory }
 
     package init(temporaryDirectory: String?, combine: ((inout Record, Record) -> Void)? = nil) {
         self.temporaryDirectory = temporaryDirectory
@@ -34,7 +34,7 @@ package final class SortedRunFiles<Record: RunRecordCodable> {
     /// Writes `records`, in key order, as the next run (merging the runs into one first, when
     /// there are `maximumRuns` of them already).
     package func write(sorted records: some Sequence<Record>) throws {
-        if scratch == nil { scratch = try ScratchDirectory.make(in: temporaryDirectory, files: Self.maximumRuns + 1) }
+        if files == nil { files = try ScratchFileSet(in: temporaryDirectory, count: Self.maximumRuns + 1, kinds: ["part-"]) }
         if runCount == Self.maximumRuns { try compact() }
         try write(records.makeIterator(), to: runPath(runCount))
         runCount += 1
@@ -48,14 +48,12 @@ package final class SortedRunFiles<Record: RunRecordCodable> {
 
     /// Removes the run files and the scratch directory (idempotent).
     package func remove() {
-        guard let directory = scratch else { return }
-        for run in 0...Self.maximumRuns { unlink(runPath(run)) }
-        ScratchDirectory.remove(directory)
-        scratch = nil
+        files?.remove()
+        files = nil
         runCount = 0
     }
 
-    private func runPath(_ run: Int) -> String { scratch!.path + "/part-" + String(run) }
+    private func runPath(_ run: Int) -> String { files!.path("part-", run) }
 
     private func write(_ records: some IteratorProtocol<Record>, to path: String) throws {
         var records = records
