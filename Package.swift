@@ -25,6 +25,7 @@ let package = Package(
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-system", from: "1.8.1"),
     ],
     targets: [
         // The pure core: no Foundation, no files, no clock.
@@ -39,14 +40,16 @@ let package = Package(
         // I/O around the core.
         .systemLibrary(name: "CZlib", providers: [.apt(["zlib1g-dev"])]),
         .systemLibrary(name: "CNavSupport"),
+        // The executable's signal handlers, over CNavSupport's registries: no library links it.
+        .systemLibrary(name: "CNavProcess"),
         .systemLibrary(name: "CSQLite", providers: [.apt(["libsqlite3-dev"])]),
         // The app-side log writer: an app links it (with NavRouter) and nothing of the audit.
-        .target(name: "NavLog", dependencies: ["CZlib", "NavJSON", "NavModel", "NavEvents"], swiftSettings: swiftSettings),
+        .target(name: "NavLog", dependencies: ["CZlib", "NavJSON", "NavModel", "NavEvents", .product(name: "SystemPackage", package: "swift-system")], swiftSettings: swiftSettings),
         // Reading inputs: files, directories, gzip, mapped files, standard input, located input, lines.
-        .target(name: "NavInput", dependencies: ["CZlib", "CNavSupport", "NavJSON"], swiftSettings: swiftSettings),
+        .target(name: "NavInput", dependencies: ["CZlib", "CNavSupport", "NavJSON", .product(name: "SystemPackage", package: "swift-system")], swiftSettings: swiftSettings),
         // On-disk runs and partitions: sorted run files, their records and merges, spill
         // directories and their cleanup registry. Knows nothing of audits.
-        .target(name: "NavRuns", dependencies: ["CNavSupport", "NavJSON", "NavInput"], swiftSettings: swiftSettings),
+        .target(name: "NavRuns", dependencies: ["CNavSupport", "NavJSON", "NavInput", .product(name: "SystemPackage", package: "swift-system")], swiftSettings: swiftSettings),
         // What an audit produces: counts, per-session results, finding streams, the sink protocol.
         .target(
             name: "NavResults", dependencies: ["NavJSON", "NavModel", "NavEvents", "NavReplay", "NavInput", "NavRuns"],
@@ -54,7 +57,10 @@ let package = Package(
         // The audit engine.
         .target(
             name: "NavEngine",
-            dependencies: ["CNavSupport", "NavJSON", "NavModel", "NavEvents", "NavReplay", "NavInput", "NavRuns", "NavResults"],
+            dependencies: [
+                "CNavSupport", "NavJSON", "NavModel", "NavEvents", "NavReplay", "NavInput", "NavRuns", "NavResults",
+                .product(name: "SystemPackage", package: "swift-system"),
+            ],
             swiftSettings: swiftSettings),
         // The output formats.
         .target(
@@ -70,6 +76,7 @@ let package = Package(
             dependencies: [
                 "NavJSON", "NavModel", "NavEvents", "NavReplay", "NavInput", "NavRuns", "NavResults", "NavEngine", "NavReport",
                 "NavSQLite", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "SystemPackage", package: "swift-system"),
             ],
             // `navreplay schema` prints the schemas from the binary itself (`Schemas` here is a link to
             // the repository's `Schemas/`).
@@ -79,7 +86,7 @@ let package = Package(
                 .embedInCode("Schemas/navigation-model.v1.schema.json"),
             ],
             swiftSettings: swiftSettings),
-        .executableTarget(name: "navreplay", dependencies: ["NavReplayCommands"], swiftSettings: swiftSettings),
+        .executableTarget(name: "navreplay", dependencies: ["CNavProcess", "NavReplayCommands"], swiftSettings: swiftSettings),
         // `swift package navreplay-validate <paths>` and `swift package navreplay-audit <paths>` in
         // an app's repository: they build and run the navreplay above.
         .plugin(

@@ -16,18 +16,20 @@ static inline void navreplay_prefetch(const void *address, long count) {
 }
 
 
-// MARK: Spill cleanup on a signal
+// MARK: The spill cleanup registry
 
-/// Removing spill partitions when a signal ends the run (Ctrl-C, SIGTERM, a closed output pipe).
-/// It is in C because a signal handler may call only async-signal-safe functions: it must not
-/// allocate (the interrupted thread may hold malloc's lock) nor touch Swift's runtime (metadata,
-/// retains). Here it only reads this fixed registry and calls `unlink`, `rmdir`, `nanosleep` and
-/// `_exit`. Other threads go on running meanwhile, so creators of spill files and the handler
-/// meet at a gate: a creator enters before its `mkdir` or `open` (and its registration) and
-/// leaves after; the handler closes the gate, which no creator enters again, and waits until
-/// none is inside before it unlinks: so no file appears after its unlink, and the registry does
-/// not change under it. Entering and closing are sequentially consistent, so a creator and the
-/// handler cannot both miss each other.
+/// The spill directories to remove when a signal ends the process (Ctrl-C, SIGTERM, a closed
+/// output pipe, a hangup). Libraries register their directories here and never install a
+/// handler: the executable installs one (`navreplay`'s `SignalHandlers`), which calls
+/// `navreplay_spill_remove_all`. In C because a signal handler may call only async-signal-safe
+/// functions: it must not allocate (the interrupted thread may hold malloc's lock) nor touch
+/// Swift's runtime (metadata, retains). Removing only reads this fixed registry and calls
+/// `unlink`, `rmdir` and `nanosleep`. Other threads go on running meanwhile, so creators of spill
+/// files and the handler meet at a gate: a creator enters before its `mkdir` or `open` (and its
+/// registration) and leaves after; the handler closes the gate, which no creator enters again,
+/// and waits until none is inside before it unlinks: so no file appears after its unlink, and
+/// the registry does not change under it. Entering and closing are sequentially consistent, so
+/// a creator and the handler cannot both miss each other.
 
 #include <time.h>
 #include <unistd.h>
@@ -46,9 +48,9 @@ struct navreplay_spill_registry {
 
 /// The one registry of the process. A weak function, emitted into every object file that calls
 /// it and merged into one by the linker, and never inlined: so its `static` is one. (A `static
-/// inline` one was a copy per object file: the optimized build inlines these functions across
-/// Swift files, and the handler, reading its copy, removed nothing that another copy had
-/// registered: a run ended by a shrinking file left its spill directory.)
+/// inline` one would be a copy per object file: the optimized build inlines these functions
+/// across Swift files, and a handler reading its copy would remove nothing that another copy
+/// had registered.)
 __attribute__((weak, noinline)) struct navreplay_spill_registry *navreplay_spill_registry(void) {
     static struct navreplay_spill_registry registry;  // zero pages until a run spills
     return &registry;
@@ -70,8 +72,9 @@ static inline void navreplay_spill_leave(void) {
     __atomic_sub_fetch(&navreplay_spill_registry()->inside, 1, __ATOMIC_SEQ_CST);
 }
 
-/// Registers a directory and how many partitions it holds; call it inside the gate, one thread
-/// at a time. Returns its slot, or -1 when every slot is taken or the path is too long.
+/// Registers a directory and how many numbered files of each kind it holds; call it inside the
+/// gate, one thread at a time. Returns its slot, or -1 when every slot is taken or the path is
+/// too long.
 static inline int navreplay_spill_register(const char *directory, long partitions) {
     struct navreplay_spill_registry *registry = navreplay_spill_registry();
     long length = 0;
@@ -108,9 +111,9 @@ static inline void navreplay_spill_path(char *path, const char *directory, const
 }
 
 /// Closes the gate for good, waits (a second at most: the creator inside may be the very
-/// thread this handler interrupted) until no creator is inside, then removes every registered
-/// directory: its partition, output, quarantine, event-id ledger and input copy files,
-/// then itself.
+/// thread a handler interrupted) until no creator is inside, then removes every registered
+/// directory: its numbered files of every kind (`part-`, `out-`, `bad-`, `ids-`, `copy-`),
+/// `bad-reading`, then itself. Async-signal-safe.
 static inline void navreplay_spill_remove_all(void) {
     struct navreplay_spill_registry *registry = navreplay_spill_registry();
     __atomic_store_n(&registry->closed, 1, __ATOMIC_SEQ_CST);
@@ -140,36 +143,24 @@ static inline void navreplay_spill_remove_all(void) {
     }
 }
 
-/// The handler for SIGINT, SIGTERM and SIGPIPE: removes the partitions and exits with
-/// 128 + the signal, as a shell reports it.
-static inline void navreplay_spill_on_signal(int signal) {
-    navreplay_spill_remove_all();
-    _exit(128 + signal);
-}
+// MARK: The mapped-file fault registry
 
-// MARK: A mapped input that shrinks
-
-/// A page past a mapped file's new end raises SIGBUS. The handler finds the mapped input the
-/// faulting address lies in, writes that input's message (which names the file), removes the
-/// spill partitions (`navreplay_spill_remove_all`), and exits with status 2 (an input that cannot be read
-/// completely) instead of a crash. In C for the reasons the spill handler above is: the
-/// registry is fixed memory that registering never moves, so the handler reads no Swift array
-/// that another thread may be growing.
-
-#include <signal.h>
+/// A page past a mapped file's new end raises SIGBUS. The inputs mapped are registered here
+/// (their address range and path), so that a SIGBUS handler, which the executable installs, can
+/// tell a shrunk input from a real fault and name it. Fixed memory that registering never
+/// moves, for the reasons the spill registry above is: the handler reads no Swift array that
+/// another thread may be growing.
 
 #define NAVREPLAY_MAPPED_SLOTS 64
-#define NAVREPLAY_MAPPED_MESSAGE 4608
+#define NAVREPLAY_MAPPED_PATH 4608
 
 struct navreplay_mapped_registry {
-    int installed;
-    int claimed;
     /// 1 while a slot holds a mapped input.
     int active[NAVREPLAY_MAPPED_SLOTS];
     unsigned long start[NAVREPLAY_MAPPED_SLOTS];
     unsigned long end[NAVREPLAY_MAPPED_SLOTS];
     long length[NAVREPLAY_MAPPED_SLOTS];
-    char message[NAVREPLAY_MAPPED_SLOTS][NAVREPLAY_MAPPED_MESSAGE];
+    char path[NAVREPLAY_MAPPED_SLOTS][NAVREPLAY_MAPPED_PATH];
 };
 
 /// One registry for the process, as the spill registry above.
@@ -178,59 +169,16 @@ __attribute__((weak, noinline)) struct navreplay_mapped_registry *navreplay_mapp
     return &registry;
 }
 
-static inline void navreplay_mapped_on_bus(int signal, siginfo_t *info, void *context) {
-    (void)signal;
-    (void)context;
-    struct navreplay_mapped_registry *registry = navreplay_mapped_registry();
-    unsigned long address = (unsigned long)info->si_addr;
-    int found = -1;
-    for (int slot = 0; slot < NAVREPLAY_MAPPED_SLOTS && found < 0; slot++) {
-        if (__atomic_load_n(&registry->active[slot], __ATOMIC_ACQUIRE) && address >= registry->start[slot]
-            && address < registry->end[slot])
-            found = slot;
-    }
-    if (found < 0) {
-        // Not a mapped input: the default action, when the instruction runs again.
-        struct sigaction action;
-        sigemptyset(&action.sa_mask);
-        action.sa_flags = 0;
-        action.sa_handler = SIG_DFL;
-        sigaction(SIGBUS, &action, 0);
-        return;
-    }
-    // Threads that fault at once: one reports and exits, the others wait for it.
-    if (__atomic_exchange_n(&registry->claimed, 1, __ATOMIC_SEQ_CST) != 0) {
-        for (;;) pause();
-    }
-    const char *message = registry->message[found];
-    for (long written = 0, count = 0; written < registry->length[found]; written += count) {
-        count = write(2, message + written, (size_t)(registry->length[found] - written));
-        if (count <= 0) break;
-    }
-    navreplay_spill_remove_all();
-    _exit(2);
-}
-
-/// Registers the mapping of `count` bytes at `start` and the message naming its file (installing
-/// the handler the first time). Call it one thread at a
-/// time. Returns the slot, or -1 when every slot is taken or the message is too long (a SIGBUS
-/// in that file then takes the default action: the process dies of the signal).
-static inline int navreplay_mapped_register(const void *start, long count, const char *message) {
+/// Registers the mapping of `count` bytes at `start` and the path of its file. Call it one
+/// thread at a time. Returns the slot, or -1 when every slot is taken or the path is too long.
+static inline int navreplay_mapped_register(const void *start, long count, const char *path) {
     struct navreplay_mapped_registry *registry = navreplay_mapped_registry();
     long length = 0;
-    while (message[length] != 0) length++;
-    if (length >= NAVREPLAY_MAPPED_MESSAGE) return -1;
-    if (!registry->installed) {
-        registry->installed = 1;
-        struct sigaction action;
-        sigemptyset(&action.sa_mask);
-        action.sa_flags = SA_SIGINFO;
-        action.sa_sigaction = navreplay_mapped_on_bus;
-        sigaction(SIGBUS, &action, 0);
-    }
+    while (path[length] != 0) length++;
+    if (length >= NAVREPLAY_MAPPED_PATH) return -1;
     for (int slot = 0; slot < NAVREPLAY_MAPPED_SLOTS; slot++) {
         if (__atomic_load_n(&registry->active[slot], __ATOMIC_ACQUIRE)) continue;
-        for (long index = 0; index < length; index++) registry->message[slot][index] = message[index];
+        for (long index = 0; index < length; index++) registry->path[slot][index] = path[index];
         registry->length[slot] = length;
         registry->start[slot] = (unsigned long)start;
         registry->end[slot] = (unsigned long)start + (unsigned long)count;
@@ -243,6 +191,17 @@ static inline int navreplay_mapped_register(const void *start, long count, const
 /// Call it one thread at a time, before the mapping goes.
 static inline void navreplay_mapped_unregister(int slot) {
     if (slot >= 0) __atomic_store_n(&navreplay_mapped_registry()->active[slot], 0, __ATOMIC_RELEASE);
+}
+
+/// The slot of the mapped input `address` lies in, or -1. Async-signal-safe.
+static inline int navreplay_mapped_find(const void *address) {
+    struct navreplay_mapped_registry *registry = navreplay_mapped_registry();
+    unsigned long at = (unsigned long)address;
+    for (int slot = 0; slot < NAVREPLAY_MAPPED_SLOTS; slot++) {
+        if (__atomic_load_n(&registry->active[slot], __ATOMIC_ACQUIRE) && at >= registry->start[slot] && at < registry->end[slot])
+            return slot;
+    }
+    return -1;
 }
 
 #endif

@@ -93,7 +93,7 @@ extension AuditPipeline {
                     ?? InputError(
                         code: .notGrouped, path: plan.files[file],
                         message: "session \(JSONWriter.quoted(problem.sessionID)) appears again at line \(problem.location.line) "
-                            + "after other sessions: the input is not grouped by session (run without --pre-grouped)")
+                            + "after other sessions: the input is not grouped by session", remedy: .readUngrouped)
             }
             counts.unreadableFiles = reports.filter { $0.error != nil }.count
         }

@@ -46,8 +46,8 @@ final class EventIDLedger: @unchecked Sendable {
     private let shards: [Shard]
     private let memoryBudget: Int
     private let temporaryDirectory: String?
-    private var scratch: (path: String, slot: Int32)?
-    private var descriptors: [Int32] = []
+    /// The bucket files (`ids-N`), made on the first write.
+    private var files: AppendFiles?
     /// The first error writing the ledger, reported by `sharing(jobs:)`.
     private var failure: (any Error)?
     var recordedLines: Int64 { shards.reduce(0) { $0 + $1.lines } }
@@ -124,15 +124,13 @@ final class EventIDLedger: @unchecked Sendable {
         lock.withLock {
             guard failure == nil else { return }
             do {
-                if scratch == nil {
-                    let made = try ScratchDirectory.make(in: temporaryDirectory, files: Self.bucketCount)
-                    scratch = made
-                    for bucket in 0..<Self.bucketCount {
-                        descriptors.append(try ScratchDirectory.createFile(made.path + "/ids-" + String(bucket), what: "the event-id ledger"))
-                    }
+                if files == nil {
+                    files = try AppendFiles(in: temporaryDirectory, kind: "ids-", count: Self.bucketCount, what: "the event-id ledger")
                 }
                 for bucket in 0..<Self.bucketCount where !shard.buckets[bucket].isEmpty {
-                    try shard.buckets[bucket].withUnsafeBytes { try Descriptor.writeAll($0, to: descriptors[bucket], path: scratch!.path) }
+                    try shard.buckets[bucket].withUnsafeBytes {
+                        try files!.append($0, to: bucket, errorPath: files!.directory, what: "a temporary file")
+                    }
                     shard.buckets[bucket] = []
                 }
                 shard.heldBytes = 0
@@ -196,11 +194,9 @@ final class EventIDLedger: @unchecked Sendable {
     /// A bucket's entries, from its file and `held` (`takeHeld(ofBucket:)`); the file is removed.
     private func entries(ofBucket bucket: Int, held: [[Entry]]) throws -> [Entry] {
         var entries: [Entry] = []
-        if let scratch {
+        if let files {
             var bytes: [UInt8] = []
-            let path = scratch.path + "/ids-" + String(bucket)
-            try LineReader.readWholeFile(path, into: &bytes)
-            unlink(path)
+            try files.take(bucket, into: &bytes)
             let count = bytes.count / MemoryLayout<Entry>.stride
             entries = [Entry](unsafeUninitializedCapacity: count) { buffer, initialized in
                 bytes.withUnsafeBytes { UnsafeMutableRawBufferPointer(buffer).copyMemory(from: UnsafeRawBufferPointer(rebasing: $0[..<(count * MemoryLayout<Entry>.stride)])) }
@@ -253,11 +249,7 @@ final class EventIDLedger: @unchecked Sendable {
 
     /// Removes the ledger's files, if it wrote any.
     func remove() {
-        for descriptor in descriptors { close(descriptor) }
-        descriptors = []
-        guard let scratch else { return }
-        for bucket in 0..<Self.bucketCount { unlink(scratch.path + "/ids-" + String(bucket)) }
-        ScratchDirectory.remove(scratch)
-        self.scratch = nil
+        files?.remove()
+        files = nil
     }
 }

@@ -4,6 +4,7 @@
     import Darwin
 #endif
 import NavRuns
+import SystemPackage
 
 /// Copies of the inputs that cannot be read twice (standard input, a pipe, a FIFO, a device),
 /// written as they are read, so that a refold (`Refold`) reads the same lines again.
@@ -28,7 +29,7 @@ final class InputCopies {
             let path = directory.path + "/copy-" + String(index)
             let descriptor: Int32
             do {
-                descriptor = try ScratchDirectory.createFile(path, what: "a copy of \(input)")
+                descriptor = try ScratchDirectory.createFile(path, what: "a copy of \(input)").rawValue
             } catch {
                 remove()
                 throw error

@@ -5,6 +5,7 @@
 #endif
 import NavInput
 import NavRuns
+import SystemPackage
 
 /// The formatted output of folded sessions, set aside in a temporary file until it is written
 /// in session order.
@@ -16,101 +17,67 @@ import NavRuns
 /// the run. Past `budget` bytes held, outputs go to a file (`out-0` in a scratch directory of
 /// its own, removed when the store goes and on Ctrl-C) and only their place is kept. If the
 /// temporary directory cannot be used, they stay in memory: the audit goes on.
-final class OutputStore: @unchecked Sendable {
-    // @unchecked: the variables are touched under `lock` only (fold jobs set aside at once).
+final class OutputStore: Sendable {
     struct Place: Sendable {
         var offset: Int64
         var count: Int
     }
 
+    /// What the lock guards.
+    private struct State {
+        var held = 0
+        var file: AppendFiles?
+        /// The file could not be made or written: outputs stay in memory from then on.
+        var unusable = false
+    }
+
+    private static let what = "the output held for session order"
     private let budget: Int
     private let temporaryDirectory: String?
-    private let lock = NSLockLike()
-    private var held = 0
-    private var directory: (path: String, slot: Int32)?
-    private var descriptor: Int32 = -1
-    private var end: Int64 = 0
-    /// The file could not be made or written: outputs stay in memory from then on.
-    private var unusable = false
+    private let state = Locked(State())
 
     init(budget: Int, temporaryDirectory: String?) {
         self.budget = budget
         self.temporaryDirectory = temporaryDirectory
     }
 
-    deinit { remove() }
-
-    private var path: String { (directory?.path ?? "") + "/out-0" }
-
     /// Moves the session's output to the file once `budget` bytes are held in memory.
     func setAside(_ session: inout FoldedSession) {
         let count = session.output.count
         guard count > 0 else { return }
-        lock.withLock {
-            if held + count <= budget || unusable || !prepareFile() {
-                held += count
+        state.withLock { state in
+            guard state.held + count > budget, !state.unusable, let file = prepareFile(&state) else {
+                state.held += count
                 return
             }
             do {
-                try session.output.withUnsafeBytes { bytes in
-                    try Descriptor.writeAll(bytes, to: descriptor, path: path, what: "the output held for session order")
-                }
+                let offset = try session.output.withUnsafeBytes { try file.append($0, to: 0, what: Self.what) }
+                session.stored = (self, Place(offset: offset, count: count))
+                session.output = []
             } catch {
                 // A short write leaves the file's end unknown: the file is not used again.
-                unusable = true
-                held += count
-                return
+                state.unusable = true
+                state.held += count
             }
-            session.stored = (self, Place(offset: end, count: count))
-            end += Int64(count)
-            session.output = []
         }
     }
 
     /// Bytes set aside, read back.
     func read(_ place: Place) throws -> [UInt8] {
-        try lock.withLock {
-            var bytes = [UInt8](repeating: 0, count: place.count)
-            var done = 0
-            while done < place.count {
-                let count = bytes.withUnsafeMutableBytes {
-                    pread(descriptor, $0.baseAddress! + done, place.count - done, off_t(place.offset) + off_t(done))
-                }
-                if count < 0 && errno == EINTR { continue }
-                guard count > 0 else {
-                    let reason = count < 0 ? String(cString: strerror(errno)) : "it ended early"
-                    throw InputError(code: .unreadable, path: path, message: "cannot read back the output held for session order: \(reason)")
-                }
-                done += count
-            }
-            return bytes
+        try state.withLock { state in
+            try state.file!.read(0, at: place.offset, count: place.count, what: Self.what)
         }
     }
 
-    /// Opens the file on first use; false if it cannot be (the outputs then stay in memory).
-    private func prepareFile() -> Bool {
-        if descriptor >= 0 { return true }
-        guard let made = try? ScratchDirectory.make(in: temporaryDirectory, files: 1) else {
-            unusable = true
-            return false
+    /// The file, made on first use; `nil` if it cannot be (the outputs then stay in memory).
+    private func prepareFile(_ state: inout State) -> AppendFiles? {
+        if let file = state.file { return file }
+        guard let made = try? AppendFiles(in: temporaryDirectory, kind: "out-", count: 1, readable: true, what: "a temporary file") else {
+            state.unusable = true
+            return nil
         }
-        guard let opened = try? ScratchDirectory.createFile(made.path + "/out-0", readable: true) else {
-            ScratchDirectory.remove(made)
-            unusable = true
-            return false
-        }
-        directory = made
-        descriptor = opened
-        return true
-    }
-
-    private func remove() {
-        guard let directory else { return }
-        if descriptor >= 0 { close(descriptor) }
-        unlink(directory.path + "/out-0")
-        ScratchDirectory.remove(directory)
-        self.directory = nil
-        descriptor = -1
+        state.file = made
+        return made
     }
 }
 

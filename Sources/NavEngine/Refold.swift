@@ -98,7 +98,8 @@ struct Refolder {
         if let lost = unrepeatable.first(where: { copies[$0] == nil }) {
             throw InputError(
                 code: .unreadable, path: lost,
-                message: "sessions that share event ids must be read again, and this input could not be copied to the temporary directory (--temp-dir)")
+                message: "sessions that share event ids must be read again, and this input could not be copied to the temporary directory",
+                remedy: .chooseTemporaryDirectory)
         }
         let configuration = plan.configuration
         let gather = RefoldRequest(pass: .gather, sharing: sharing, sink: sink)

@@ -18,35 +18,61 @@ public import NavRuns
 /// Ctrl-C), and `drain` merges the runs. A record is a session's key, the line where it began
 /// (a session met twice is found here: the input was not grouped), its counts and its output.
 final class SessionRuns {
-    struct Record {
+    struct Record: RunRecordCodable {
         var key: SessionKey
         var start: LineLocation
         var tally: SessionTally
         var output: [UInt8]
+
+        var runKey: RunKey { key }
+
+        /// The payload: the start, the counts, then the session's output.
+        func encodePayload(into buffer: ByteBuffer) {
+            var payload: [UInt8] = []
+            payload.reserveCapacity(64)
+            SessionRuns.put(Int64(start.file), &payload)
+            SessionRuns.put(start.line, &payload)
+            tally.encode(into: &payload)
+            buffer.append(payload)
+            buffer.append(output)
+        }
+
+        init(key: SessionKey, start: LineLocation, tally: SessionTally, output: [UInt8]) {
+            self.key = key
+            self.start = start
+            self.tally = tally
+            self.output = output
+        }
+
+        init(runKey: RunKey, payload: [UInt8]) throws {
+            var offset = 0
+            guard let file = SessionTally.int(payload, &offset), let line = SessionTally.int(payload, &offset),
+                let narrow = Int32(exactly: file), let tally = SessionTally(decoding: payload, at: &offset)
+            else { throw Corrupt() }
+            self.init(key: runKey, start: LineLocation(file: narrow, line: line), tally: tally, output: Array(payload[offset...]))
+        }
     }
 
-    /// Run files written before they are merged into one (as `SpillingCounter`).
-    static let maximumRuns = 64
+    private struct Corrupt: Error {}
+
+    /// Run files written before they are merged into one (`SortedRunFiles`).
+    static var maximumRuns: Int { SortedRunFiles<Record>.maximumRuns }
     /// What one held record costs beside its output and id: the record, its array slot, the
     /// id's heap object and the tally's dictionaries, rounded up.
     static let recordOverhead = 256
 
     private let budgetBytes: Int
-    private let temporaryDirectory: String?
     private var held: [Record] = []
     private var heldBytes = 0
-    private var scratch: (path: String, slot: Int32)?
-    private var runs = 0
+    private let runs: SortedRunFiles<Record>
 
     init(budgetBytes: Int, temporaryDirectory: String?) {
         self.budgetBytes = budgetBytes
-        self.temporaryDirectory = temporaryDirectory
+        runs = SortedRunFiles(temporaryDirectory: temporaryDirectory)
     }
 
-    deinit { remove() }
-
     /// How many run files have been written so far (for tests).
-    var runCount: Int { runs }
+    var runCount: Int { runs.runCount }
 
     func add(_ record: Record) throws {
         heldBytes += record.output.count + record.key.id.utf8.count + Self.recordOverhead
@@ -57,8 +83,11 @@ final class SessionRuns {
     /// Every record in session order (records of one session in the order they came), then
     /// removes the run files.
     func drain(_ deliver: (Record) throws -> Void) throws {
-        defer { remove() }
-        if runs == 0 {
+        defer {
+            held = []
+            runs.remove()
+        }
+        if runs.runCount == 0 {
             sortHeld()
             let records = held
             held = []
@@ -66,7 +95,11 @@ final class SessionRuns {
             return
         }
         if !held.isEmpty { try spill() }
-        try merge(runs: 0..<runs, deliver)
+        do {
+            try runs.merge(deliver)
+        } catch is Corrupt {
+            throw InputError(code: .unreadable, path: runs.directory ?? "", message: "a spill record of sessions does not decode")
+        }
     }
 
     private func sortHeld() {
@@ -74,93 +107,19 @@ final class SessionRuns {
     }
 
     private func spill() throws {
-        if scratch == nil { scratch = try ScratchDirectory.make(in: temporaryDirectory, files: Self.maximumRuns + 1) }
-        if runs == Self.maximumRuns { try compact() }
         sortHeld()
         let records = held
         held = []
         heldBytes = 0
-        let writer = try SpillFileWriter(path: runPath(runs), bufferBytes: 1 << 16)
-        defer { writer.discard() }
-        for record in records { try append(record, to: writer) }
-        try writer.close()
-        runs += 1
-    }
-
-    /// Merges every run into one, written under the spare name and renamed to the first.
-    private func compact() throws {
-        let writer = try SpillFileWriter(path: runPath(Self.maximumRuns), bufferBytes: 1 << 16)
-        defer { writer.discard() }
-        try merge(runs: 0..<runs) { record in try append(record, to: writer) }
-        try writer.close()
-        for run in 0..<runs { unlink(runPath(run)) }
-        guard rename(runPath(Self.maximumRuns), runPath(0)) == 0 else {
-            throw InputError(code: .unreadable, path: runPath(0), message: "cannot rename a spill file: \(String(cString: strerror(errno)))")
+        do {
+            try runs.write(sorted: records)
+        } catch is Corrupt {
+            throw InputError(code: .unreadable, path: runs.directory ?? "", message: "a spill record of sessions does not decode")
         }
-        runs = 1
-    }
-
-    /// A k-way merge of the runs, smallest key first; equal keys by run, so in the order they came.
-    private func merge(runs range: Range<Int>, _ deliver: (Record) throws -> Void) throws {
-        var readers: [SpillOutputReader] = []
-        defer { for reader in readers { reader.close() } }
-        for run in range { readers.append(try SpillOutputReader(path: runPath(run), bufferBytes: 1 << 16)) }
-        var heads: [Record?] = []
-        for reader in readers { heads.append(try reader.next().map(record)) }
-        var heap = MinHeap<Int> { heads[$0]!.key != heads[$1]!.key ? heads[$0]!.key < heads[$1]!.key : $0 < $1 }
-        for index in readers.indices where heads[index] != nil { heap.push(index) }
-        while let index = heap.pop() {
-            try deliver(heads[index]!)
-            heads[index] = try readers[index].next().map(record)
-            if heads[index] != nil { heap.push(index) }
-        }
-    }
-
-    /// One record in the partitions' output format (`SpillOutputReader`): the key, and as its
-    /// output the start, the counts, then the session's output.
-    private func append(_ record: Record, to writer: SpillFileWriter) throws {
-        var payload: [UInt8] = []
-        payload.reserveCapacity(64 + record.output.count)
-        Self.put(Int64(record.start.file), &payload)
-        Self.put(record.start.line, &payload)
-        record.tally.encode(into: &payload)
-        payload += record.output
-        let id = Array(record.key.id.utf8)
-        writer.buffer.append(UInt32(id.count))
-        writer.buffer.append(id)
-        writer.buffer.append(Int32(truncatingIfNeeded: record.key.model))
-        writer.buffer.append(UInt32(payload.count))
-        writer.buffer.append(payload)
-        try writer.flushIfFull()
-    }
-
-    private func record(_ entry: (key: SessionKey, output: [UInt8])) throws -> Record {
-        var offset = 0
-        guard let file = SessionTally.int(entry.output, &offset), let line = SessionTally.int(entry.output, &offset),
-            let narrow = Int32(exactly: file), let tally = SessionTally(decoding: entry.output, at: &offset)
-        else { throw corrupt() }
-        return Record(
-            key: entry.key, start: LineLocation(file: narrow, line: line), tally: tally, output: Array(entry.output[offset...]))
     }
 
     static func put(_ value: Int64, _ bytes: inout [UInt8]) {
         withUnsafeBytes(of: value.littleEndian) { bytes.append(contentsOf: $0) }
-    }
-
-    private func corrupt() -> InputError {
-        InputError(code: .unreadable, path: scratch?.path ?? "", message: "a spill record of sessions does not decode")
-    }
-
-    private func runPath(_ run: Int) -> String { scratch!.path + "/part-" + String(run) }
-
-    /// Removes the run files and the scratch directory (idempotent).
-    private func remove() {
-        held = []
-        guard let directory = scratch else { return }
-        for run in 0...Self.maximumRuns { unlink(runPath(run)) }
-        ScratchDirectory.remove(directory)
-        scratch = nil
-        runs = 0
     }
 }
 

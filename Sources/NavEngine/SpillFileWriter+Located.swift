@@ -6,12 +6,7 @@ extension SpillFileWriter {
     /// orders it: the key is the location as fixed-width digits (file, then line), which sort
     /// as the location does.
     func appendLocated(_ record: [UInt8], at location: LineLocation) throws {
-        let key = Array(SpillFileWriter.sortKey(location).utf8)
-        buffer.append(UInt32(key.count))
-        buffer.append(key)
-        buffer.append(Int32(0))
-        buffer.append(UInt32(record.count))
-        buffer.append(record)
+        RunRecord.append(key: RunKey(group: 0, label: SpillFileWriter.sortKey(location)), payload: record, to: buffer)
         try flushIfFull()
     }
 

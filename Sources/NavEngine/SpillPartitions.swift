@@ -63,19 +63,18 @@ final class SpillPartitions: @unchecked Sendable {
     // partitions are only read, each by one job, and output file `n` is written only by the
     // job folding partition `n`.
     let count: Int
-    let directory: String
-    /// Where the signal handler finds this directory (-1: not registered).
-    private var cleanupSlot: Int32 = -1
+    /// The scratch directory and its numbered files (`part-N`, `out-N`, `bad-N`, `bad-reading`).
+    private let files: ScratchFileSet
+    var directory: String { files.directory }
     private var writers: [SpillFileWriter]
     private let bufferBytes: Int
-    private var removed = false
     /// Whether the partitions are still kept in memory (full buffers kept, not written).
     private(set) var inMemory: Bool
     /// How many bytes of buffers the partitions may keep in memory before all go to files.
     private let memoryBudget: Int
     private var keptBytes = 0
     /// After `closeWriters()`, each partition's buffers when they stayed in memory.
-    private var resident: [ResidentPartition] = []
+    private var resident: [Locked<[ByteBuffer]>] = []
 
     /// `memoryBudget`: bytes of buffers the partitions may keep in memory; past it, every
     /// partition goes to its file (0: files from the start).
@@ -84,7 +83,7 @@ final class SpillPartitions: @unchecked Sendable {
         self.bufferBytes = bufferBytes
         self.memoryBudget = memoryBudget
         inMemory = memoryBudget > 0
-        (self.directory, cleanupSlot) = try ScratchDirectory.make(in: directory, files: count)
+        files = try ScratchFileSet(in: directory, count: count, kinds: ["part-", "out-", "bad-"])
         writers = []
         do {
             for partition in 0..<count {
@@ -96,10 +95,10 @@ final class SpillPartitions: @unchecked Sendable {
         }
     }
 
-    func path(_ partition: Int) -> String { directory + "/part-" + String(partition) }
-    func outputPath(_ partition: Int) -> String { directory + "/out-" + String(partition) }
+    func path(_ partition: Int) -> String { files.path("part-", partition) }
+    func outputPath(_ partition: Int) -> String { files.path("out-", partition) }
     /// Quarantine records of a partition's lines found invalid while folding.
-    func quarantinePath(_ partition: Int) -> String { directory + "/bad-" + String(partition) }
+    func quarantinePath(_ partition: Int) -> String { files.path("bad-", partition) }
     /// Quarantine records of lines found invalid while reading.
     var readingQuarantinePath: String { directory + "/bad-reading" }
 
@@ -256,7 +255,7 @@ final class SpillPartitions: @unchecked Sendable {
 
     func closeWriters() throws {
         if inMemory {
-            resident = writers.map { ResidentPartition(buffers: $0.takeAll()) }
+            resident = writers.map { Locked($0.takeAll()) }
         } else {
             for writer in writers { try writer.close() }
         }
@@ -277,7 +276,10 @@ final class SpillPartitions: @unchecked Sendable {
         partition: Int, files: [String], mapped: [MappedInput?] = [], keepQuarantine: Bool, buffer bytes: inout [UInt8],
         fold: (SessionKey, inout [SessionLine]) throws -> Void
     ) throws -> [Finding] {
-        let kept = resident.isEmpty ? nil : resident[partition].take()
+        let kept = resident.isEmpty ? nil : resident[partition].withLock { buffers in
+            defer { buffers = [] }
+            return buffers
+        }
         if kept == nil {
             try LineReader.readWholeFile(path(partition), into: &bytes)
             // Gone as soon as it is read: its pages need never be written back to the disk (on
@@ -285,138 +287,21 @@ final class SpillPartitions: @unchecked Sendable {
             // the fold).
             unlink(path(partition))
         }
-        var invalid: [Finding] = []
-        var quarantined: [(location: LineLocation, record: [UInt8])] = []
-        let decoder = EventDecoder()
-        let strings = StringCache()
-        // The mappings' bytes, not the `MappedInput`s (which `mapped` keeps alive): retaining
-        // one per line, from every job at once, was 2.4% of a 1 GB audit.
-        let mappedBytes = mapped.map { $0?.bytes }
-        let expanded = ByteBuffer(capacity: 4096)
-
-        /// The body of a mapped line's reference record (form 4), if it lies inside its input.
-        func mappedLine(_ record: SpillRecord) -> UnsafeBufferPointer<UInt8>? {
-            let file = Int(record.location.file)
-            let fields = SpillRecord.fieldsOffset
-            let offset = Int(truncatingIfNeeded: record.bytes.load(UInt64.self, at: fields))
-            let count = Int(record.bytes.load(UInt32.self, at: fields + 8))
-            guard record.bytes.count == 4 + SpillPartitions.referenceBytes, mappedBytes.indices.contains(file), let input = mappedBytes[file],
-                offset >= 0, offset <= input.count, count <= input.count - offset
-            else { return nil }
-            return UnsafeBufferPointer(rebasing: input[offset..<(offset + count)])
-        }
-
-        /// The event of one record (length field included), or `nil` for a routed line that is
-        /// not a valid event (then recorded as a finding).
-        func decode(_ spilled: SpillRecord, location: LineLocation) throws -> DecodedEvent? {
-            let record = spilled.bytes
-            let form = spilled.form
-            let fields = SpillRecord.fieldsOffset
-            var body = UnsafeBufferPointer(rebasing: record[fields...])
-            if form == 0 || form == 1 {
-                guard record.count >= fields + SpillPartitions.hashBytes else { throw corrupt(partition) }
-                body = UnsafeBufferPointer(rebasing: record[(fields + SpillPartitions.hashBytes)...])
-            } else if form == 5 {
-                // A line in shorthand, expanded to its own bytes.
-                expanded.removeAll()
-                guard expanded.append(upTo: LineShorthand.expandedCapacity(body.count), { LineShorthand.expand(body, into: $0) }) != nil
-                else { throw corrupt(partition) }
-                body = expanded.byteBuffer
-            } else if form == 4 {
-                // A line of a mapped input, decoded in place.
-                guard let line = mappedLine(spilled) else { throw corrupt(partition) }
-                body = line
-            }
-            switch form {
-            case 1:
-                guard let event = SpillCodec.decode(body, strings: strings) else { throw corrupt(partition) }
-                return DecodedEvent(
-                    event, identity: record.load(UInt64.self, at: fields), contentIdentity: record.load(UInt64.self, at: fields + 8),
-                    eventIDHash: record.load(UInt64.self, at: fields + 16), correlationIDHash: record.load(UInt64.self, at: fields + 24))
-            case 0:
-                guard case .success(var event) = decoder.decode(body, names: strings) else { throw corrupt(partition) }
-                event.identity = record.load(UInt64.self, at: fields)
-                event.contentIdentity = record.load(UInt64.self, at: fields + 8)
-                return event
-            case 2, 3, 4, 5:
-                switch decoder.decode(body, names: strings) {
-                case .success(let event): return event
-                case .failure(let error):
-                    let reason = InvalidLine.reason(error, unterminated: form == 3)
-                    invalid.append(InvalidLine.finding(at: location, message: reason.message))
-                    if keepQuarantine {
-                        let file = files.indices.contains(Int(location.file)) ? files[Int(location.file)] : ""
-                        quarantined.append(
-                            (location, QuarantineWriter.record(file: file, line: location.line, field: reason.field, reason: reason.message, raw: body)))
-                    }
-                    return nil
-                }
-            default: throw corrupt(partition)
-            }
-        }
-
-        /// Every record, by where it starts (its length field), in the partition's order.
-        func records(in buffer: UnsafeBufferPointer<UInt8>, into records: inout [UnsafePointer<UInt8>]) {
-            var offset = 0
-            while offset + 4 + SpillPartitions.headerBytes <= buffer.count {
-                let length = Int(buffer.load(UInt32.self, at: offset))
-                guard length >= SpillPartitions.headerBytes, offset + 4 + length <= buffer.count else { break }
-                records.append(buffer.baseAddress! + offset)
-                offset += 4 + length
-            }
-        }
-
-        func foldAll(_ records: [UnsafePointer<UInt8>]) throws {
-            @inline(__always) func record(_ index: Int32) -> SpillRecord { SpillRecord(startingAt: records[Int(index)]) }
-            let groups = SessionTagGroups(records.map { SpillRecord(startingAt: $0).tag })
-            var lines: [SessionLine] = []
-            var others: [SessionKey: [SessionLine]] = [:]
-            for group in 0..<groups.count {
-                let members = groups.members(of: group)
-                lines.reserveCapacity(members.count)
-                var key: SessionKey?
-                for position in members.indices {
-                    // The mapped lines a few records on are loaded meanwhile: they lie far apart.
-                    let ahead = position + SpillPartitions.prefetchDistance
-                    if ahead < members.endIndex {
-                        let next = record(members[ahead])
-                        if next.form == 4, let line = mappedLine(next) {
-                            navreplay_prefetch(line.baseAddress!, min(512, line.count))
-                        }
-                    }
-                    let current = record(members[position])
-                    let location = current.location
-                    guard let decoded = try decode(current, location: location) else { continue }
-                    // Moved, not copied, into its session (a copy retained and released every string).
-                    let lineKey = SessionKey(model: current.model, id: decoded.event.sessionID)
-                    if key == nil { key = lineKey }
-                    if lineKey == key {
-                        lines.append(SessionLine(decoded: consume decoded, location: location))
-                    } else {
-                        // Another session with the same tag (or the same id under another model).
-                        others[lineKey, default: []].append(SessionLine(decoded: consume decoded, location: location))
-                    }
-                }
-                if let key { try fold(key, &lines) }
-                lines.removeAll(keepingCapacity: true)
-                for (otherKey, var otherLines) in others { try fold(otherKey, &otherLines) }
-                others.removeAll()
-            }
-        }
-
+        let decoder = PartitionDecoder(corrupt: corrupt(partition), files: files, mapped: mapped, keepQuarantine: keepQuarantine)
         var starts: [UnsafePointer<UInt8>] = []
         if let kept {
             // Each kept buffer ends at a record's end.
             try withExtendedLifetime(kept) {
                 for chunk in kept { records(in: chunk.byteBuffer, into: &starts) }
-                try foldAll(starts)
+                try foldAll(starts, decoder, fold: fold)
             }
         } else {
             try bytes.withUnsafeBufferPointer {
                 records(in: $0, into: &starts)
-                try foldAll(starts)
+                try foldAll(starts, decoder, fold: fold)
             }
         }
+        var quarantined = decoder.quarantined
         if !quarantined.isEmpty {
             // Sessions fold in tag order; the quarantine keeps line order.
             quarantined.sort { $0.location < $1.location }
@@ -425,7 +310,59 @@ final class SpillPartitions: @unchecked Sendable {
             for (location, record) in quarantined { try quarantine.appendLocated(record, at: location) }
             try quarantine.close()
         }
-        return invalid
+        return decoder.invalid
+    }
+
+    /// Every record, by where it starts (its length field), in the partition's order.
+    private func records(in buffer: UnsafeBufferPointer<UInt8>, into records: inout [UnsafePointer<UInt8>]) {
+        var offset = 0
+        while offset + 4 + SpillPartitions.headerBytes <= buffer.count {
+            let length = Int(buffer.load(UInt32.self, at: offset))
+            guard length >= SpillPartitions.headerBytes, offset + 4 + length <= buffer.count else { break }
+            records.append(buffer.baseAddress! + offset)
+            offset += 4 + length
+        }
+    }
+
+    /// Groups the records by session tag and folds each session's decoded lines.
+    private func foldAll(
+        _ records: [UnsafePointer<UInt8>], _ decoder: PartitionDecoder, fold: (SessionKey, inout [SessionLine]) throws -> Void
+    ) throws {
+        @inline(__always) func record(_ index: Int32) -> SpillRecord { SpillRecord(startingAt: records[Int(index)]) }
+        let groups = SessionTagGroups(records.map { SpillRecord(startingAt: $0).tag })
+        var lines: [SessionLine] = []
+        var others: [SessionKey: [SessionLine]] = [:]
+        for group in 0..<groups.count {
+            let members = groups.members(of: group)
+            lines.reserveCapacity(members.count)
+            var key: SessionKey?
+            for position in members.indices {
+                // The mapped lines a few records on are loaded meanwhile: they lie far apart.
+                let ahead = position + SpillPartitions.prefetchDistance
+                if ahead < members.endIndex {
+                    let next = record(members[ahead])
+                    if next.form == 4, let line = decoder.mappedLine(next) {
+                        navreplay_prefetch(line.baseAddress!, min(512, line.count))
+                    }
+                }
+                let current = record(members[position])
+                let location = current.location
+                guard let decoded = try decoder.decode(current, location: location) else { continue }
+                // Moved, not copied, into its session (a copy retained and released every string).
+                let lineKey = SessionKey(model: current.model, id: decoded.event.sessionID)
+                if key == nil { key = lineKey }
+                if lineKey == key {
+                    lines.append(SessionLine(decoded: consume decoded, location: location))
+                } else {
+                    // Another session with the same tag (or the same id under another model).
+                    others[lineKey, default: []].append(SessionLine(decoded: consume decoded, location: location))
+                }
+            }
+            if let key { try fold(key, &lines) }
+            lines.removeAll(keepingCapacity: true)
+            for (otherKey, var otherLines) in others { try fold(otherKey, &otherLines) }
+            others.removeAll()
+        }
     }
 
     private func corrupt(_ partition: Int) -> InputError {
@@ -451,12 +388,7 @@ final class SpillPartitions: @unchecked Sendable {
         for session in folded {
             tally.add(session.tally)
             guard !session.output.isEmpty else { continue }
-            let id = Array(session.key.id.utf8)
-            writer.buffer.append(UInt32(id.count))
-            writer.buffer.append(id)
-            writer.buffer.append(Int32(session.key.model))
-            writer.buffer.append(UInt32(session.output.count))
-            writer.buffer.append(session.output)
+            RunRecord.append(key: session.key, payload: session.output, to: writer.buffer)
             try writer.flushIfFull()
         }
         try writer.close()
@@ -475,29 +407,9 @@ final class SpillPartitions: @unchecked Sendable {
 
     /// Removes the partition files, the output files and their directory.
     func remove() {
-        guard !removed else { return }
-        removed = true
         for writer in writers { writer.discard() }
         writers = []
         resident = []
-        for partition in 0..<count {
-            unlink(path(partition))
-            unlink(outputPath(partition))
-            unlink(quarantinePath(partition))
-        }
-        unlink(readingQuarantinePath)
-        rmdir(directory)
-        SpillCleanup.unregister(cleanupSlot)
-    }
-}
-
-/// One partition's records kept in memory, taken once by the job that folds it.
-final class ResidentPartition: @unchecked Sendable {
-    // @unchecked: only the job folding this partition touches `buffers`.
-    private var buffers: [ByteBuffer]
-    init(buffers: [ByteBuffer]) { self.buffers = buffers }
-    func take() -> [ByteBuffer] {
-        defer { buffers = [] }
-        return buffers
+        files.remove()
     }
 }

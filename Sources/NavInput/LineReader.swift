@@ -7,6 +7,7 @@
 #endif
 import CZlib
 import Dispatch
+import SystemPackage
 
 /// How a line ended.
 public enum LineEnding: Sendable, Equatable {
@@ -46,8 +47,17 @@ public struct InputError: Error, Sendable, Equatable, CustomStringConvertible {
         case unreadable
         case corruptGzip = "corrupt_gzip"
         case truncatedGzip = "truncated_gzip"
-        /// `--pre-grouped` input whose sessions are not contiguous.
+        /// Input declared grouped by session whose sessions are not contiguous.
         case notGrouped = "not_grouped"
+    }
+
+    /// What the user can do about it, as a fact: the command line phrases it (with its options'
+    /// names) into `message`, which a library leaves without one.
+    public enum Remedy: Sendable, Equatable {
+        /// The input is not grouped by session: audit it as ungrouped input.
+        case readUngrouped
+        /// A temporary file could not be made: choose another temporary directory.
+        case chooseTemporaryDirectory
     }
 
     public var code: Code
@@ -55,12 +65,15 @@ public struct InputError: Error, Sendable, Equatable, CustomStringConvertible {
     public var message: String
     /// The last line read before the error, when some lines were read.
     public var afterLine: Int64?
+    /// Not phrased into `message` yet.
+    public var remedy: Remedy?
 
-    public init(code: Code, path: String, message: String, afterLine: Int64? = nil) {
+    public init(code: Code, path: String, message: String, afterLine: Int64? = nil, remedy: Remedy? = nil) {
         self.code = code
         self.path = path
         self.message = message
         self.afterLine = afterLine
+        self.remedy = remedy
     }
 
     public var description: String {
@@ -98,16 +111,11 @@ public struct LineReader {
     /// The same, writing every byte read (before gzip is inflated) to `copy` as well: how
     /// standard input is kept, to be read again (`AuditEngine`, sessions folded twice).
     package func readLines(of path: String, copyingTo copy: Int32?, _ body: (RawLine) throws -> Void) throws -> Int64 {
-        let descriptor: Int32
-        if path == "-" {
-            descriptor = 0
-        } else {
-            descriptor = open(path, O_RDONLY | O_CLOEXEC)
-            if descriptor < 0 { throw InputError.opening(path, errno: errno) }
-        }
-        defer { if descriptor != 0 { close(descriptor) } }
+        let descriptor = path == "-" ? FileDescriptor.standardInput : try FileDescriptor.opening(path)
+        defer { if path != "-" { try? descriptor.close() } }
+        let copy = copy.map(FileDescriptor.init(rawValue:))
         var status = stat()
-        if fstat(descriptor, &status) == 0, (status.st_mode & S_IFMT) == S_IFDIR {
+        if fstat(descriptor.rawValue, &status) == 0, (status.st_mode & S_IFMT) == S_IFDIR {
             throw InputError(code: .isDirectory, path: path, message: InputResolver.directoryMessage(path))
         }
         var splitter = LineSplitter(maxLineBytes: maxLineBytes)
@@ -116,16 +124,8 @@ public struct LineReader {
         // the first byte alone.
         var firstCount = try readChunk(descriptor, into: &buffer, path: path, copy: copy)
         while firstCount == 1 {
-            let more = try buffer.withUnsafeMutableBytes { raw -> Int in
-                while true {
-                    let count = read(descriptor, raw.baseAddress! + 1, raw.count - 1)
-                    if count >= 0 {
-                        if let copy { try Descriptor.writeAll(UnsafeRawBufferPointer(rebasing: raw[1..<(1 + count)]), to: copy, path: path) }
-                        return count
-                    }
-                    if errno == EINTR { continue }
-                    throw InputError.opening(path, errno: errno)
-                }
+            let more = try buffer.withUnsafeMutableBytes { raw in
+                try read(descriptor, into: UnsafeMutableRawBufferPointer(rebasing: raw[1...]), path: path, copy: copy)
             }
             if more == 0 { break }
             firstCount += more
@@ -181,18 +181,16 @@ public struct LineReader {
         return splitter.lineNumber
     }
 
-    private func readChunk(_ descriptor: Int32, into buffer: inout [UInt8], path: String, copy: Int32?) throws -> Int {
-        try buffer.withUnsafeMutableBytes { raw in
-            while true {
-                let count = read(descriptor, raw.baseAddress, raw.count)
-                if count >= 0 {
-                    if let copy { try Descriptor.writeAll(UnsafeRawBufferPointer(rebasing: raw[..<count]), to: copy, path: path) }
-                    return count
-                }
-                if errno == EINTR { continue }
-                throw InputError.opening(path, errno: errno)
-            }
-        }
+    private func readChunk(_ descriptor: FileDescriptor, into buffer: inout [UInt8], path: String, copy: FileDescriptor?) throws -> Int {
+        try buffer.withUnsafeMutableBytes { try read(descriptor, into: $0, path: path, copy: copy) }
+    }
+
+    /// One `read(2)` (retried when interrupted), and what it read written to `copy` too.
+    @inline(__always)
+    private func read(_ descriptor: FileDescriptor, into raw: UnsafeMutableRawBufferPointer, path: String, copy: FileDescriptor?) throws -> Int {
+        let count = try descriptor.readOrThrow(into: raw, path: path)
+        if let copy { try copy.writeAll(UnsafeRawBufferPointer(rebasing: raw[..<count]), path: path) }
+        return count
     }
 }
 

@@ -38,8 +38,8 @@ package final class MappedInput: @unchecked Sendable {
             return nil
         }
         // A file whose shrinking could not be reported (the registry's 64 slots are taken, or
-        // the path is too long for its message) is read, not mapped: a SIGBUS there would kill
-        // the run with no word.
+        // the path is too long for it) is read, not mapped: a SIGBUS there would kill the run
+        // with no word.
         let slot = MappedInput.register(path: path, bytes: mapped)
         guard slot >= 0 else {
             munmap(base, size)
@@ -100,17 +100,16 @@ package final class MappedInput: @unchecked Sendable {
 
     // MARK: A file that shrinks while mapped
 
-    // A page past a mapped file's new end raises SIGBUS. The handler (in C, `shim.h`) names the
-    // file and ends the run with status 2 (an input that cannot be read completely) instead of
-    // a crash, removing the spill partitions first.
+    // A page past a mapped file's new end raises SIGBUS. The mapping is registered (in C,
+    // `shim.h`) with its path, so that the process's SIGBUS handler, if it installed one, can
+    // name the file and end the run instead of crashing.
     private static let lock = NSLockLike()
     private let slot: Int32
 
     /// The registry's slot for the mapping, or -1 when it has no room for it.
     private static func register(path: String, bytes: UnsafeBufferPointer<UInt8>) -> Int32 {
-        let message = "navreplay: \(path): the file shrank while it was being audited, so the audit stopped (run it again, or with --no-mmap)\n"
-        return lock.withLock {
-            navreplay_mapped_register(bytes.baseAddress!, bytes.count, message)
+        lock.withLock {
+            navreplay_mapped_register(bytes.baseAddress!, bytes.count, path)
         }
     }
 

@@ -3,9 +3,12 @@
 #elseif canImport(Darwin)
     import Darwin
 #endif
+package import SystemPackage
 
 /// A pthread mutex, so the core of NavLog needs no Foundation.
 package final class NSLockLike: @unchecked Sendable {
+    // @unchecked: the mutex is the synchronisation itself (Swift's `Mutex` needs macOS 15 and
+    // iOS 18); its pointer never changes.
     private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
     package init() { pthread_mutex_init(mutex, nil) }
     deinit {
@@ -42,26 +45,23 @@ package enum InputSize {
 extension LineReader {
     /// Reads a whole (small) file into `bytes`.
     package static func readWholeFile(_ path: String, into bytes: inout [UInt8]) throws {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { throw InputError.opening(path, errno: errno) }
-        defer { close(fd) }
+        let file = try FileDescriptor.opening(path)
+        defer { try? file.close() }
         var status = stat()
-        let expected = fstat(fd, &status) == 0 ? max(0, Int(status.st_size)) : 0
+        let expected = fstat(file.rawValue, &status) == 0 ? max(0, Int(status.st_size)) : 0
         // Read straight into `bytes`, reusing its storage (a partition is read into the same
         // buffer as the last one of its job: no new pages to fault in; a fresh buffer each time
-        // peaked 10 to 20 MB higher on the 1 GB bench log with --no-mmap). It grows by appending
-        // zeros from `zeros`, 64 KiB at a time: a contiguous source is a copy, where a debug
-        // build's `append(contentsOf: repeatElement(...))` went element by element (minutes
-        // under ThreadSanitizer for the partitions of one test).
+        // peaked 10 to 20 MB higher on the 1 GB bench log when inputs were read, not mapped).
+        // It grows by appending zeros from `zeros`, 64 KiB at a time: a contiguous source is a
+        // copy, where a debug build's `append(contentsOf: repeatElement(...))` went element by
+        // element (minutes under ThreadSanitizer for the partitions of one test).
         bytes.removeAll(keepingCapacity: true)
         grow(&bytes, by: max(4096, expected + 1))
         var length = 0
         while true {
             if length == bytes.count { grow(&bytes, by: bytes.count) }
-            let count = bytes.withUnsafeMutableBytes { read(fd, $0.baseAddress! + length, $0.count - length) }
-            if count < 0 {
-                if errno == EINTR { continue }
-                throw InputError.opening(path, errno: errno)
+            let count = try bytes.withUnsafeMutableBytes { raw in
+                try file.readOrThrow(into: UnsafeMutableRawBufferPointer(rebasing: raw[length...]), path: path)
             }
             if count == 0 { break }
             length += count
@@ -155,14 +155,52 @@ package enum System {
 package enum Descriptor {
     /// Writes every byte (a `write` may take fewer, or be interrupted); an error names `what`.
     package static func writeAll(_ bytes: UnsafeRawBufferPointer, to descriptor: Int32, path: String, what: String = "a temporary file") throws {
-        var offset = 0
-        while offset < bytes.count {
-            let written = write(descriptor, bytes.baseAddress! + offset, bytes.count - offset)
-            if written < 0 {
-                if errno == EINTR { continue }
-                throw InputError(code: .unreadable, path: path, message: "cannot write \(what): \(String(cString: strerror(errno)))")
-            }
-            offset += written
+        try FileDescriptor(rawValue: descriptor).writeAll(bytes, path: path, what: what)
+    }
+}
+
+extension FileDescriptor {
+    /// Opens `path` for reading (as given: not normalised as a `FilePath` would be, so that
+    /// `file/` still fails as `open(2)` fails it); an error is the input's.
+    package static func opening(_ path: String) throws(InputError) -> FileDescriptor {
+        do {
+            return try path.withCString { try FileDescriptor.open($0, .readOnly, options: .closeOnExec) }
+        } catch {
+            throw InputError.opening(path, errno: (error as? Errno)?.rawValue ?? EIO)
         }
+    }
+
+    /// `read(2)` into `buffer`, retried when interrupted; 0 at the end. An error is the input's.
+    @inline(__always)
+    package func readOrThrow(into buffer: UnsafeMutableRawBufferPointer, path: String) throws(InputError) -> Int {
+        do {
+            return try read(into: buffer)
+        } catch {
+            throw InputError.opening(path, errno: (error as? Errno)?.rawValue ?? EIO)
+        }
+    }
+
+    /// Writes every byte; an error names `what`.
+    package func writeAll(_ bytes: UnsafeRawBufferPointer, path: String, what: String = "a temporary file") throws(InputError) {
+        do {
+            _ = try writeAll(bytes)
+        } catch {
+            let reason = (error as? Errno)?.description ?? "\(error)"
+            throw InputError(code: .unreadable, path: path, message: "cannot write \(what): \(reason)")
+        }
+    }
+}
+
+/// A value reached only under a lock: the one place where state shared between threads is
+/// checked by hand instead of by the compiler (Swift's `Mutex` needs macOS 15 and iOS 18).
+package final class Locked<Value>: @unchecked Sendable {
+    // @unchecked: `value` is read and written only inside `withLock`, under `lock`.
+    private let lock = NSLockLike()
+    private var value: Value
+
+    package init(_ value: Value) { self.value = value }
+
+    package func withLock<T>(_ body: (inout Value) throws -> T) rethrows -> T {
+        try lock.withLock { try body(&value) }
     }
 }

@@ -6,6 +6,7 @@ import Glibc
 import Musl
 #endif
 public import NavEvents
+import SystemPackage
 
 /// An append-only NDJSON file of navigation events: the log `navreplay` reads.
 ///
@@ -69,7 +70,7 @@ public final class FileEventSink: NavigationEventSink, @unchecked Sendable {
     private let mutex: UnsafeMutablePointer<pthread_mutex_t>
     private let onError: (@Sendable (WriteError) -> Void)?
     // Guarded by `mutex`.
-    private var descriptor: Int32
+    private var descriptor: FileDescriptor?
     private var unsyncedLines = 0
     private var written = 0
     private var errors = 0
@@ -89,9 +90,14 @@ public final class FileEventSink: NavigationEventSink, @unchecked Sendable {
         onError: (@Sendable (WriteError) -> Void)? = nil
     ) throws(WriteError) {
         try FileEventSink.createDirectories(containing: path)
-        let fd = systemOpen(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, mode_t(permissions))
-        guard fd >= 0 else {
-            let code = errno
+        let fd: FileDescriptor
+        do {
+            fd = try path.withCString {
+                try FileDescriptor.open(
+                    $0, .writeOnly, options: [.append, .create, .closeOnExec], permissions: FilePermissions(rawValue: mode_t(permissions)))
+            }
+        } catch {
+            let code = (error as? Errno)?.rawValue ?? EIO
             throw WriteError(path: path, operation: "open", code: code, message: errorMessage(code))
         }
         self.path = path
@@ -123,23 +129,22 @@ public final class FileEventSink: NavigationEventSink, @unchecked Sendable {
     /// its own instead of being glued to the torn piece. Checked under an exclusive `flock(2)`:
     /// other sinks write each line under a shared one, so a line one of them is writing is
     /// finished before the check sees it (without it, CI once saw a blank line here).
-    private static func closeTornLastLine(path: String, descriptor: Int32) {
-        let reader = systemOpen(path, O_RDONLY | O_CLOEXEC, 0)
-        guard reader >= 0 else { return }
-        defer { _ = systemClose(reader) }
+    private static func closeTornLastLine(path: String, descriptor: FileDescriptor) {
+        guard let reader = try? path.withCString({ try FileDescriptor.open($0, .readOnly, options: .closeOnExec) }) else { return }
+        defer { try? reader.close() }
         let locked = fileLock(descriptor, LOCK_EX)
         defer { if locked { _ = fileLock(descriptor, LOCK_UN) } }
         var status = stat()
-        guard fstat(reader, &status) == 0, status.st_size > 0 else { return }
+        guard fstat(reader.rawValue, &status) == 0, status.st_size > 0 else { return }
         var last: UInt8 = 0
-        guard pread(reader, &last, 1, off_t(status.st_size - 1)) == 1, last != 0x0A else { return }
-        var newline: UInt8 = 0x0A
-        _ = systemWrite(descriptor, &newline, 1)
+        let read = try? withUnsafeMutableBytes(of: &last) { try reader.read(fromAbsoluteOffset: Int64(status.st_size - 1), into: $0) }
+        guard read == 1, last != 0x0A else { return }
+        _ = try? descriptor.writeAll(CollectionOfOne(UInt8(0x0A)))
     }
 
     /// Releasing the sink without `close()` closes the file without a final sync.
     deinit {
-        if descriptor >= 0 { _ = systemClose(descriptor) }
+        try? descriptor?.close()
         pthread_mutex_destroy(mutex)
         mutex.deinitialize(count: 1)
         mutex.deallocate()
@@ -157,7 +162,7 @@ public final class FileEventSink: NavigationEventSink, @unchecked Sendable {
         let hasLineFeed = bytes.contains(UInt8(ascii: "\n"))
         bytes.append(UInt8(ascii: "\n"))
         let failure: WriteError? = locked { () -> WriteError? in
-            guard descriptor >= 0 else {
+            guard let descriptor else {
                 return record(WriteError(path: path, operation: "write", code: 0, message: "the sink is closed"))
             }
             if hasLineFeed {
@@ -170,7 +175,7 @@ public final class FileEventSink: NavigationEventSink, @unchecked Sendable {
             // (200,000 short lines: 1.34 to 1.51 s with them, 1.14 to 1.18 s without).
             let shared = fileLock(descriptor, LOCK_SH)
             defer { if shared { _ = fileLock(descriptor, LOCK_UN) } }
-            if let error = writeAll(bytes) { return record(error) }
+            if let error = writeAll(bytes, to: descriptor) { return record(error) }
             written += 1
             unsyncedLines += 1
             let due: Bool
@@ -188,7 +193,7 @@ public final class FileEventSink: NavigationEventSink, @unchecked Sendable {
     /// Flushes every line written so far to stable storage (`fsync(2)`), whatever the policy.
     public func sync() throws(WriteError) {
         let failure: WriteError? = locked { () -> WriteError? in
-            guard descriptor >= 0 else { return nil }
+            guard descriptor != nil else { return nil }
             return syncLocked().map(record)
         }
         if let failure { throw failure }
@@ -198,14 +203,16 @@ public final class FileEventSink: NavigationEventSink, @unchecked Sendable {
     /// Later writes fail with "the sink is closed". Closing twice does nothing.
     public func close() throws(WriteError) {
         let failure: WriteError? = locked { () -> WriteError? in
-            guard descriptor >= 0 else { return nil }
+            guard let descriptor else { return nil }
             var failure: WriteError?
             if syncPolicy != .none, unsyncedLines > 0 { failure = syncLocked().map(record) }
-            if systemClose(descriptor) != 0, failure == nil {
-                let code = errno
-                failure = record(WriteError(path: path, operation: "close", code: code, message: errorMessage(code)))
+            do {
+                try descriptor.close()
+            } catch {
+                let code = (error as? Errno)?.rawValue ?? EIO
+                if failure == nil { failure = record(WriteError(path: path, operation: "close", code: code, message: errorMessage(code))) }
             }
-            descriptor = -1
+            self.descriptor = nil
             return failure
         }
         if let failure { throw failure }
@@ -234,21 +241,20 @@ public final class FileEventSink: NavigationEventSink, @unchecked Sendable {
         return error
     }
 
-    /// One `write(2)` for the whole line; more only to finish a short write.
-    private func writeAll(_ bytes: [UInt8]) -> WriteError? {
+    /// One `write(2)` for the whole line (retried when interrupted); more only to finish a
+    /// short write.
+    private func writeAll(_ bytes: [UInt8], to descriptor: FileDescriptor) -> WriteError? {
         bytes.withUnsafeBytes { buffer -> WriteError? in
-            guard let base = buffer.baseAddress else { return nil }
             var offset = 0
             while offset < buffer.count {
-                let result = systemWrite(descriptor, base + offset, buffer.count - offset)
-                if result < 0 {
-                    let code = errno
-                    if code == EINTR { continue }
+                do {
+                    offset += try descriptor.write(UnsafeRawBufferPointer(rebasing: buffer[offset...]))
+                } catch {
+                    let code = (error as? Errno)?.rawValue ?? EIO
                     return WriteError(
                         path: path, operation: "write", code: code,
                         message: errorMessage(code) + (offset > 0 ? " (after \(offset) bytes of the line: a torn line)" : ""))
                 }
-                offset += result
             }
             return nil
         }
@@ -256,9 +262,9 @@ public final class FileEventSink: NavigationEventSink, @unchecked Sendable {
 
     private func syncLocked() -> WriteError? {
         unsyncedLines = 0
-        while systemFsync(descriptor) != 0 {
+        guard let descriptor else { return nil }
+        if retryingInterrupted({ fsync(descriptor.rawValue) }) != 0 {
             let code = errno
-            if code == EINTR { continue }
             return WriteError(path: path, operation: "fsync", code: code, message: errorMessage(code))
         }
         return nil
@@ -270,52 +276,18 @@ private func errorMessage(_ code: Int32) -> String {
     return String(cString: text) + " (errno \(code))"
 }
 
-private func systemOpen(_ path: String, _ flags: Int32, _ mode: mode_t) -> Int32 {
-    #if canImport(Darwin)
-    Darwin.open(path, flags, mode)
-    #elseif canImport(Glibc)
-    Glibc.open(path, flags, mode)
-    #else
-    Musl.open(path, flags, mode)
-    #endif
-}
-
-func systemWrite(_ fd: Int32, _ bytes: UnsafeRawPointer, _ count: Int) -> Int {
-    #if canImport(Darwin)
-    Darwin.write(fd, bytes, count)
-    #elseif canImport(Glibc)
-    Glibc.write(fd, bytes, count)
-    #else
-    Musl.write(fd, bytes, count)
-    #endif
-}
-
-/// `flock(2)`, retried when a signal interrupts it; `false` when the lock was not taken.
-private func fileLock(_ fd: Int32, _ operation: Int32) -> Bool {
+/// `flock(2)`; `false` when the lock was not taken.
+private func fileLock(_ descriptor: FileDescriptor, _ operation: Int32) -> Bool {
     // Named by its type: a plain `flock(fd, operation)` is taken for `struct flock` (fcntl's).
     let lock: (Int32, Int32) -> Int32 = flock
+    return retryingInterrupted { lock(descriptor.rawValue, operation) } == 0
+}
+
+/// A call that returns -1 and sets `errno`, made again while a signal interrupts it: for the
+/// calls swift-system does not wrap (`fsync`, `flock`), as its `retryOnInterrupt` does.
+private func retryingInterrupted(_ call: () -> Int32) -> Int32 {
     while true {
-        if lock(fd, operation) == 0 { return true }
-        if errno != EINTR { return false }
+        let result = call()
+        if result != -1 || errno != EINTR { return result }
     }
-}
-
-private func systemFsync(_ fd: Int32) -> Int32 {
-    #if canImport(Darwin)
-    Darwin.fsync(fd)
-    #elseif canImport(Glibc)
-    Glibc.fsync(fd)
-    #else
-    Musl.fsync(fd)
-    #endif
-}
-
-private func systemClose(_ fd: Int32) -> Int32 {
-    #if canImport(Darwin)
-    Darwin.close(fd)
-    #elseif canImport(Glibc)
-    Glibc.close(fd)
-    #else
-    Musl.close(fd)
-    #endif
 }

@@ -8,6 +8,7 @@ import NavSQLite
 import NavEngine
 import NavInput
 import NavResults
+import SystemPackage
 
 /// The `navreplay` root command.
 public struct NavReplayCommand: ParsableCommand {
@@ -301,15 +302,7 @@ enum Terminal {
     /// not turn a run's exit status into a crash.
     static func writeError(_ text: String) {
         var text = text
-        text.withUTF8 { bytes in
-            var offset = 0
-            while offset < bytes.count {
-                let written = write(2, bytes.baseAddress! + offset, bytes.count - offset)
-                if written < 0 && errno == EINTR { continue }
-                if written <= 0 { return }
-                offset += written
-            }
-        }
+        text.withUTF8 { bytes in _ = try? FileDescriptor.standardError.writeAll(UnsafeRawBufferPointer(bytes)) }
     }
 }
 
@@ -342,12 +335,16 @@ func runAudit(_ input: InputOptions, quarantine: String? = nil, sessionOptions: 
         // The progress line goes before the first output, which may share the terminal.
         sink = .streaming(ProgressClearing(formatter, progress: progress))
     }
-    let run: AuditRun
+    var run: AuditRun
     do {
         run = try engine.run(inputs: inputs, models: models, sink: sink) { progress.update($0) }
+        run.phraseErrors()
     } catch let error as SQLiteError {
         progress.clear()
         throw error  // the sessions database's own refusals are phrased by its command
+    } catch let error as InputError {
+        progress.clear()
+        throw CommandFailure("\(error.phrased)")
     } catch {
         progress.clear()
         throw CommandFailure("\(error)")
@@ -381,6 +378,28 @@ final class ProgressClearing: StreamingFormatter {
     }
 
     func write(_ bytes: [UInt8]) throws { try formatter.write(bytes) }
+}
+
+extension InputError {
+    /// The error with its remedy phrased in this command line's options (the libraries name
+    /// none).
+    var phrased: InputError {
+        guard let remedy else { return self }
+        var error = self
+        error.remedy = nil
+        switch remedy {
+        case .readUngrouped: error.message += " (run without --pre-grouped)"
+        case .chooseTemporaryDirectory: error.message += " (--temp-dir)"
+        }
+        return error
+    }
+}
+
+extension AuditRun {
+    /// Phrases every input error's remedy before any format writes it.
+    mutating func phraseErrors() {
+        for index in fileReports.indices { fileReports[index].error = fileReports[index].error?.phrased }
+    }
 }
 
 /// Writes bytes to a file, or to standard output, as `OutputFile` does: a regular file appears
@@ -462,20 +481,10 @@ final class OutputFile: OrderedOutput {
     }
 
     private func flush() throws {
-        try buffer.withUnsafeBytes { raw in
-            var offset = 0
-            while offset < raw.count {
-                #if canImport(Glibc)
-                    let written = Glibc.write(descriptor, raw.baseAddress! + offset, raw.count - offset)
-                #else
-                    let written = Darwin.write(descriptor, raw.baseAddress! + offset, raw.count - offset)
-                #endif
-                if written < 0 {
-                    if errno == EINTR { continue }
-                    throw CommandFailure("Cannot write \(path ?? "standard output"): \(String(cString: strerror(errno))).")
-                }
-                offset += written
-            }
+        do {
+            _ = try FileDescriptor(rawValue: descriptor).writeAll(buffer)
+        } catch {
+            throw CommandFailure("Cannot write \(path ?? "standard output"): \(error).")
         }
         buffer.removeAll(keepingCapacity: true)
     }

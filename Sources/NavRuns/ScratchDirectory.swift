@@ -4,6 +4,7 @@
     import Darwin
 #endif
 import NavInput
+package import SystemPackage
 
 /// A private directory for temporary files, registered before it exists for removal on Ctrl-C
 /// (`SpillCleanup`: the signal handler removes the files it knows by name, `part-N`, `out-N`,
@@ -23,7 +24,7 @@ package enum ScratchDirectory {
             }
             if result == 0 { return (candidate, slot) }
             if failure != EEXIST {
-                throw InputError(code: .unreadable, path: base, message: "cannot create a spill directory: \(String(cString: strerror(failure)))")
+                throw InputError(code: .unreadable, path: base, message: "cannot create a spill directory: \(Errno(rawValue: failure))")
             }
         }
         throw InputError(code: .unreadable, path: base, message: "cannot create a spill directory: every name tried exists")
@@ -37,13 +38,16 @@ package enum ScratchDirectory {
 
     /// Creates (or empties) a file of a scratch directory, behind the Ctrl-C gate
     /// (`SpillCleanup.creating`: no file appears after the handler's unlinks).
-    package static func createFile(_ path: String, readable: Bool = false, what: String = "a temporary file") throws -> Int32 {
+    package static func createFile(_ path: String, readable: Bool = false, what: String = "a temporary file") throws -> FileDescriptor {
+        var failure: Int32 = 0
         let descriptor = SpillCleanup.creating {
-            open(path, (readable ? O_RDWR : O_WRONLY) | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
+            let result = open(path, (readable ? O_RDWR : O_WRONLY) | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
+            failure = errno
+            return result
         }
         guard descriptor >= 0 else {
-            throw InputError(code: .unreadable, path: path, message: "cannot create \(what): \(String(cString: strerror(errno)))")
+            throw InputError(code: .unreadable, path: path, message: "cannot create \(what): \(Errno(rawValue: failure))")
         }
-        return descriptor
+        return FileDescriptor(rawValue: descriptor)
     }
 }

@@ -6,12 +6,12 @@
 import CNavSupport
 import NavInput
 
-/// Removes spill partitions when the process is interrupted (Ctrl-C, SIGTERM) or its output
-/// pipe closes (SIGPIPE). The handler and the registry it reads are in C (`shim.h`): a handler
-/// may not allocate nor enter Swift's runtime, since the thread it interrupts may hold a lock.
+/// The registry of spill directories that a signal handler removes (`shim.h`; the handler is
+/// the executable's to install, not a library's). Directories are registered before they exist,
+/// and files are created behind a gate that the handler closes, so nothing appears after it has
+/// removed what it knows.
 package enum SpillCleanup {
     private static let lock = NSLockLike()
-    nonisolated(unsafe) private static var installed = false
 
     /// Makes a spill directory with `mkdir` (which returns 0 when it made it), registered for
     /// removal before it exists, so that no signal can come in between; returns the result and
@@ -19,7 +19,6 @@ package enum SpillCleanup {
     /// interrupt, as a `kill -9` leaves them).
     package static func makeDirectory(_ path: String, partitions: Int, _ mkdir: () -> Int32) -> (result: Int32, slot: Int32) {
         lock.withLock {
-            installHandlers()
             var slot: Int32 = -1
             let result = creating {
                 slot = navreplay_spill_register(path, partitions)
@@ -36,20 +35,6 @@ package enum SpillCleanup {
 
     package static func unregister(_ slot: Int32) {
         lock.withLock { _ = creating { navreplay_spill_unregister(slot); return 0 } }
-    }
-
-    private static func installHandlers() {
-        guard !installed else { return }
-        installed = true
-        signal(SIGINT, navreplay_spill_on_signal)
-        signal(SIGTERM, navreplay_spill_on_signal)
-        // Output is streamed while partitions exist: a reader that goes away (`| head`) ends
-        // the run, and the partitions go with it. An ignored SIGPIPE stays ignored (then the
-        // write fails and the run unwinds normally).
-        let previous = signal(SIGPIPE, navreplay_spill_on_signal)
-        if let previous, unsafeBitCast(previous, to: UnsafeRawPointer.self) == unsafeBitCast(SIG_IGN, to: UnsafeRawPointer.self) {
-            signal(SIGPIPE, SIG_IGN)
-        }
     }
 
     /// Creates a spill file or directory, unless the process is exiting: then the calling

@@ -5,13 +5,14 @@
 #endif
 import CNavSupport
 import NavInput
+import SystemPackage
 
 /// An append-only temporary file written through a buffer; or, for a partition that is kept
 /// in memory, its full buffers kept in order instead of written.
 package final class SpillFileWriter {
     package let path: String
     package private(set) var buffer: ByteBuffer
-    private var descriptor: Int32 = -1
+    private var descriptor: FileDescriptor?
     private let bufferBytes: Int
     /// Full buffers kept in memory instead of written, in order; each ends at a record's end.
     package private(set) var kept: [ByteBuffer] = []
@@ -61,7 +62,7 @@ package final class SpillFileWriter {
     /// Writes the kept buffers to the file (created even if there are none), in order, and
     /// lets them go.
     package func writeKept() throws {
-        if descriptor < 0 { try create() }
+        if descriptor == nil { try create() }
         for chunk in kept { try write(chunk.bytes) }
         kept = []
     }
@@ -82,8 +83,8 @@ package final class SpillFileWriter {
 
     private func write(_ raw: UnsafeRawBufferPointer) throws {
         guard raw.count > 0 else { return }
-        if descriptor < 0 { try create() }
-        try Descriptor.writeAll(raw, to: descriptor, path: path, what: "a spill file")
+        if descriptor == nil { try create() }
+        try descriptor!.writeAll(raw, path: path, what: "a spill file")
     }
 
     package func close() throws {
@@ -93,21 +94,17 @@ package final class SpillFileWriter {
 
     /// Closes without writing what is buffered or kept.
     package func discard() {
-        if descriptor >= 0 { systemClose(descriptor) }
-        descriptor = -1
+        try? descriptor?.close()
+        descriptor = nil
         buffer.removeAll()
         kept = []
     }
 }
 
-// File-scope wrappers: inside a type with its own `close()`, the C call would not resolve.
-private func systemClose(_ descriptor: Int32) { _ = close(descriptor) }
-private func systemRead(_ descriptor: Int32, _ bytes: UnsafeMutableRawPointer, _ count: Int) -> Int { read(descriptor, bytes, count) }
-
 extension UnsafeBufferPointer<UInt8> {
-    /// A little-endian integer at a byte offset, whatever its alignment. Inlinable: called
-    /// for every field of every record read back, it must be specialized where it is used.
-    @inlinable package func load<T: FixedWidthInteger>(_ type: T.Type, at offset: Int) -> T {
+    /// A little-endian integer at a byte offset, whatever its alignment. `@inlinable`: read per
+    /// record field from other modules, where a generic call instantiated metadata each time.
+    @inlinable @inline(__always) package func load<T: FixedWidthInteger>(_ type: T.Type, at offset: Int) -> T {
         T(littleEndian: UnsafeRawPointer(baseAddress! + offset).loadUnaligned(as: T.self))
     }
 }

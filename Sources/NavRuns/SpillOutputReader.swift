@@ -4,19 +4,19 @@
     import Darwin
 #endif
 import NavInput
+import SystemPackage
 
-/// Reads the records of one partition's output file, in order, through a buffer.
+/// Reads the records of one run file (`RunRecord`'s framing), in order, through a buffer.
 package final class SpillOutputReader {
     private let path: String
-    private var descriptor: Int32
+    private var descriptor: FileDescriptor?
     private var buffer: [UInt8]
     private var start = 0
     private var end = 0
 
     package init(path: String, bufferBytes: Int) throws {
         self.path = path
-        descriptor = open(path, O_RDONLY | O_CLOEXEC)
-        guard descriptor >= 0 else { throw InputError.opening(path, errno: errno) }
+        descriptor = try FileDescriptor.opening(path)
         buffer = [UInt8](repeating: 0, count: bufferBytes)
     }
 
@@ -31,11 +31,10 @@ package final class SpillOutputReader {
             start = 0
         }
         if buffer.count < count { buffer += [UInt8](repeating: 0, count: count - buffer.count) }
+        guard let descriptor else { return false }
         while end < count {
-            let read = buffer.withUnsafeMutableBytes { systemRead(descriptor, $0.baseAddress! + end, $0.count - end) }
-            if read < 0 {
-                if errno == EINTR { continue }
-                throw InputError.opening(path, errno: errno)
+            let read = try buffer.withUnsafeMutableBytes { raw in
+                try descriptor.readOrThrow(into: UnsafeMutableRawBufferPointer(rebasing: raw[end...]), path: path)
             }
             if read == 0 { return false }
             end += read
@@ -63,16 +62,17 @@ package final class SpillOutputReader {
     }
 
     package func close() {
-        if descriptor >= 0 { systemClose(descriptor) }
-        descriptor = -1
+        try? descriptor?.close()
+        descriptor = nil
     }
 
-    /// A k-way merge of sorted record files over a binary heap, smallest key first.
+    /// A k-way merge of sorted record files over a binary heap, smallest key first; equal keys
+    /// in the order of their files.
     package static func merge(_ readers: [SpillOutputReader], _ deliver: (RunKey, [UInt8]) throws -> Void) throws {
         var heads: [(key: RunKey, output: [UInt8])?] = []
         for reader in readers { heads.append(try reader.next()) }
         // The heap holds the files whose next record is pending.
-        var heap = MinHeap<Int> { heads[$0]!.key < heads[$1]!.key }
+        var heap = MinHeap<Int> { heads[$0]!.key != heads[$1]!.key ? heads[$0]!.key < heads[$1]!.key : $0 < $1 }
         for index in readers.indices where heads[index] != nil { heap.push(index) }
         while let index = heap.pop() {
             let head = heads[index]!
@@ -82,7 +82,3 @@ package final class SpillOutputReader {
         }
     }
 }
-
-// File-scope wrappers: inside a type with its own `close()`, the C call would not resolve.
-private func systemClose(_ descriptor: Int32) { _ = close(descriptor) }
-private func systemRead(_ descriptor: Int32, _ bytes: UnsafeMutableRawPointer, _ count: Int) -> Int { read(descriptor, bytes, count) }

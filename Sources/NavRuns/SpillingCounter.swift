@@ -15,27 +15,45 @@ import NavInput
 ///
 /// Why: a nightly report counts one path per session, and paths are nearly all distinct (a
 /// 4 GB log's 100,000 paths took 140 MB past the audit's own memory, kept in a dictionary).
-public final class SpillingCounter: @unchecked Sendable {
-    // @unchecked: not thread-safe; its owner calls it under its own lock (`ReportAccumulator`).
+public final class SpillingCounter {
+    // Not Sendable: not thread-safe; its owner calls it under its own lock (`ReportAccumulator`).
 
     public struct Entry: Sendable, Equatable {
         public var label: String
         public var count: Int
     }
 
-    /// Run files written before they are merged into one: a bound on open files at the end
-    /// and on the names the Ctrl-C handler removes (`part-0` to `part-<maximumRuns>`).
-    package static let maximumRuns = 64
+    /// One label's count, as a run file holds it: the label and group as the key, the count as
+    /// an 8-byte payload.
+    struct Counted: RunRecordCodable {
+        var runKey: RunKey
+        var count: Int
+
+        init(runKey: RunKey, count: Int) {
+            self.runKey = runKey
+            self.count = count
+        }
+
+        func encodePayload(into buffer: ByteBuffer) { buffer.append(Int64(count)) }
+
+        init(runKey: RunKey, payload: [UInt8]) throws {
+            guard payload.count == 8 else {
+                throw InputError(code: .unreadable, path: "", message: "a spill record of counts does not decode")
+            }
+            self.init(runKey: runKey, count: payload.withUnsafeBufferPointer { Int(truncatingIfNeeded: $0.load(Int64.self, at: 0)) })
+        }
+    }
+
+    /// Run files written before they are merged into one (`SortedRunFiles`).
+    package static var maximumRuns: Int { SortedRunFiles<Counted>.maximumRuns }
     /// What one held label costs beside its UTF-8 bytes: the dictionary slot (a 24-byte key,
     /// an 8-byte count, at 3/4 load) and the string's heap object, rounded up.
     package static let entryOverhead = 96
 
     private let budgetBytes: Int
-    private let temporaryDirectory: String?
     private var counts: [RunKey: Int] = [:]
     private var heldBytes = 0
-    private var scratch: (path: String, slot: Int32)?
-    private var runs = 0
+    private let runs: SortedRunFiles<Counted>
     /// The first error writing a run: `top` throws it (`add` is called where nothing throws).
     private var failure: (any Error)?
 
@@ -45,13 +63,11 @@ public final class SpillingCounter: @unchecked Sendable {
     ///   - temporaryDirectory: where the scratch directory goes (`nil`: `$TMPDIR` or `/tmp`).
     public init(budgetBytes: Int = .max, temporaryDirectory: String? = nil) {
         self.budgetBytes = budgetBytes
-        self.temporaryDirectory = temporaryDirectory
+        runs = SortedRunFiles(temporaryDirectory: temporaryDirectory) { held, next in held.count += next.count }
     }
 
-    deinit { remove() }
-
     /// How many run files have been written so far (for tests).
-    package var runCount: Int { runs }
+    package var runCount: Int { runs.runCount }
 
     /// Adds `count` to `label` in `group` (any number; groups are kept apart).
     public func add(_ label: String, count: Int = 1, group: Int) {
@@ -70,7 +86,7 @@ public final class SpillingCounter: @unchecked Sendable {
     /// highest first, then by label; removes the run files. Throws the error that stopped a
     /// run from being written (a full disk).
     public func top(_ limits: [Int: Int]) throws -> [Int: [Entry]] {
-        defer { remove() }
+        defer { runs.remove() }
         if let failure { throw failure }
         var best: [Int: [Entry]] = [:]
         func offer(_ key: RunKey, _ count: Int) {
@@ -83,11 +99,11 @@ public final class SpillingCounter: @unchecked Sendable {
             if entries.count > limit { entries.removeLast() }
             best[key.group] = entries
         }
-        if runs == 0 {
+        if runs.runCount == 0 {
             for (key, count) in counts { offer(key, count) }
         } else {
             if !counts.isEmpty { try spill() }
-            try merge(runs: 0..<runs) { key, count in offer(key, count) }
+            try runs.merge { offer($0.runKey, $0.count) }
         }
         return best
     }
@@ -97,72 +113,11 @@ public final class SpillingCounter: @unchecked Sendable {
         a.count != b.count ? a.count > b.count : a.label.utf8Precedes(b.label)
     }
 
-    /// Writes the held counts, sorted, to the next run file (merging the runs into one first,
-    /// when there are `maximumRuns` of them already) and lets them go.
+    /// Writes the held counts, sorted, as the next run and lets them go.
     private func spill() throws {
-        if scratch == nil { scratch = try ScratchDirectory.make(in: temporaryDirectory, files: Self.maximumRuns + 1) }
-        if runs == Self.maximumRuns { try compact() }
         let sorted = counts.sorted { $0.key < $1.key }
         counts = [:]
         heldBytes = 0
-        let writer = try SpillFileWriter(path: runPath(runs), bufferBytes: 1 << 16)
-        defer { writer.discard() }
-        for (key, count) in sorted { try append(key, count, to: writer) }
-        try writer.close()
-        runs += 1
-    }
-
-    /// Merges every run into one, written under the spare name and renamed to the first.
-    private func compact() throws {
-        let writer = try SpillFileWriter(path: runPath(Self.maximumRuns), bufferBytes: 1 << 16)
-        defer { writer.discard() }
-        try merge(runs: 0..<runs) { key, count in try append(key, count, to: writer) }
-        try writer.close()
-        for run in 0..<runs { unlink(runPath(run)) }
-        guard rename(runPath(Self.maximumRuns), runPath(0)) == 0 else {
-            throw InputError(code: .unreadable, path: runPath(0), message: "cannot rename a spill file: \(String(cString: strerror(errno)))")
-        }
-        runs = 1
-    }
-
-    /// Each label of the runs once, in label order, with its counts summed.
-    private func merge(runs range: Range<Int>, _ deliver: (RunKey, Int) throws -> Void) throws {
-        var readers: [SpillOutputReader] = []
-        defer { for reader in readers { reader.close() } }
-        for run in range { readers.append(try SpillOutputReader(path: runPath(run), bufferBytes: 1 << 16)) }
-        var pending: (key: RunKey, count: Int)?
-        try SpillOutputReader.merge(readers) { key, output in
-            let count = output.withUnsafeBufferPointer { Int(truncatingIfNeeded: $0.load(Int64.self, at: 0)) }
-            if let held = pending, held.key == key {
-                pending = (key, held.count + count)
-            } else {
-                if let held = pending { try deliver(held.key, held.count) }
-                pending = (key, count)
-            }
-        }
-        if let held = pending { try deliver(held.key, held.count) }
-    }
-
-    /// One record in the partitions' output format (`SpillOutputReader`): the label as the
-    /// key, the group as the model, the count as the 8-byte output.
-    private func append(_ key: RunKey, _ count: Int, to writer: SpillFileWriter) throws {
-        let label = Array(key.label.utf8)
-        writer.buffer.append(UInt32(label.count))
-        writer.buffer.append(label)
-        writer.buffer.append(Int32(truncatingIfNeeded: key.group))
-        writer.buffer.append(UInt32(8))
-        writer.buffer.append(Int64(count))
-        try writer.flushIfFull()
-    }
-
-    private func runPath(_ run: Int) -> String { scratch!.path + "/part-" + String(run) }
-
-    /// Removes the run files and the scratch directory (idempotent).
-    private func remove() {
-        guard let directory = scratch else { return }
-        for run in 0...Self.maximumRuns { unlink(runPath(run)) }
-        ScratchDirectory.remove(directory)
-        scratch = nil
-        runs = 0
+        try runs.write(sorted: sorted.lazy.map { Counted(runKey: $0.key, count: $0.value) })
     }
 }

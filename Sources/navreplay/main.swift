@@ -1,3 +1,4 @@
 import NavReplayCommands
 
+SignalHandlers.install()
 NavReplayCommand.mainWithContractExitCodes()

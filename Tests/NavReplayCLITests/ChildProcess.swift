@@ -72,8 +72,7 @@ final class ChildProcess {
         posix_spawnattr_setsigmask(&attributes, &empty)
         var defaults = sigset_t()
         sigemptyset(&defaults)
-        sigaddset(&defaults, SIGINT)
-        sigaddset(&defaults, SIGTERM)
+        for signal in SpillCleanupTests.endingSignals + [SIGPIPE] { sigaddset(&defaults, signal) }
         posix_spawnattr_setsigdefault(&attributes, &defaults)
         posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
         var child = pid_t()
