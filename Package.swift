@@ -54,11 +54,20 @@ let package = Package(
         .target(
             name: "NavResults", dependencies: ["NavJSON", "NavModel", "NavEvents", "NavReplay", "NavInput", "NavRuns"],
             swiftSettings: swiftSettings),
+        // Sessions' lines on their way to the fold: routed undecoded by session into partitions, in
+        // the compact forms they take there; the quarantine, the event-id ledger, held output.
+        .target(
+            name: "NavPartitions",
+            dependencies: [
+                "CNavSupport", "NavJSON", "NavModel", "NavEvents", "NavReplay", "NavInput", "NavRuns", "NavResults",
+                .product(name: "SystemPackage", package: "swift-system"),
+            ],
+            swiftSettings: swiftSettings),
         // The audit engine.
         .target(
             name: "NavEngine",
             dependencies: [
-                "CNavSupport", "NavJSON", "NavModel", "NavEvents", "NavReplay", "NavInput", "NavRuns", "NavResults",
+                "CNavSupport", "NavJSON", "NavModel", "NavEvents", "NavReplay", "NavInput", "NavRuns", "NavResults", "NavPartitions",
                 .product(name: "SystemPackage", package: "swift-system"),
             ],
             swiftSettings: swiftSettings),
@@ -133,7 +142,8 @@ let package = Package(
         .testTarget(name: "NavInputTests", dependencies: ["NavJSON", "NavInput", "NavLog", "NavTestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "NavRunsTests", dependencies: ["NavJSON", "NavInput", "NavRuns", "NavTestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "NavResultsTests", dependencies: ["NavJSON", "NavModel", "NavEvents", "NavReplay", "NavResults", "NavEngine", "NavTestSupport"], swiftSettings: swiftSettings),
-        .testTarget(name: "NavEngineTests", dependencies: ["NavJSON", "NavModel", "NavEvents", "NavReplay", "NavInput", "NavRuns", "NavResults", "NavEngine", "NavReport", "NavTestSupport"], swiftSettings: swiftSettings),
+        .testTarget(name: "NavPartitionsTests", dependencies: ["NavJSON", "NavModel", "NavEvents", "NavReplay", "NavInput", "NavRuns", "NavResults", "NavPartitions", "NavTestSupport"], swiftSettings: swiftSettings),
+        .testTarget(name: "NavEngineTests", dependencies: ["NavJSON", "NavModel", "NavEvents", "NavReplay", "NavInput", "NavRuns", "NavResults", "NavPartitions", "NavEngine", "NavReport", "NavTestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "NavReportTests", dependencies: ["NavJSON", "NavModel", "NavEvents", "NavReplay", "NavResults", "NavEngine", "NavReport", "NavTestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "NavSQLiteTests", dependencies: ["NavJSON", "NavModel", "NavEvents", "NavReplay", "NavResults", "NavEngine", "NavSQLite", "NavTestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "NavSamplesTests", dependencies: ["NavJSON", "NavModel", "NavEvents", "NavReplay", "NavRouter", "NavSamples", "NavTestSupport"], swiftSettings: swiftSettings),

@@ -5,6 +5,7 @@ public import NavModel
 public import NavReplay
 public import NavInput
 public import NavResults
+import NavPartitions
 
 /// What an audit reads and how.
 public struct AuditConfiguration: Sendable {

@@ -5,6 +5,7 @@ public import NavModel
 public import NavReplay
 public import NavInput
 public import NavResults
+import NavPartitions
 
 /// Reads log files, groups their events into sessions and audits each session.
 ///

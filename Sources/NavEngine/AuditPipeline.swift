@@ -5,6 +5,7 @@ import NavModel
 import NavReplay
 import NavInput
 import NavResults
+import NavPartitions
 
 /// The modes of a run, each one pipeline: source → decode or route → group → fold → sink.
 enum AuditMode {

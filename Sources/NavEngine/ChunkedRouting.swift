@@ -10,6 +10,7 @@ import NavEvents
 import NavReplay
 public import NavInput
 public import NavRuns
+import NavPartitions
 
 /// The reading pass over a mapped input, on every core: the file is cut into chunks at line
 /// ends, and each chunk is split into lines and its lines routed to their partitions on a

@@ -4,6 +4,7 @@ import NavJSON
 import NavReplay
 import NavInput
 import NavResults
+import NavPartitions
 
 extension InputSource {
     /// A mapped file read on every core (`ChunkRouter`): with routing on, its chunks are

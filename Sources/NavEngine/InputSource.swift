@@ -5,6 +5,7 @@ import NavModel
 import NavReplay
 import NavInput
 import NavResults
+import NavPartitions
 
 /// What a run reads, fixed before it starts: the inputs in sorted path order (so locations and
 /// output never depend on argument order), the files that locations name (with located input,

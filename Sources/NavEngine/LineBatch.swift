@@ -4,6 +4,7 @@ import NavJSON
 import NavModel
 import NavReplay
 public import NavInput
+import NavPartitions
 
 /// Writes routed lines to their partitions on a serial queue of its own, at most two batches
 /// behind the reading thread.
@@ -233,17 +234,5 @@ enum LineOutcome: Sendable {
             return .routed(sessionHash: StableHash.string(UnsafeBufferPointer(rebasing: line[session])))
         }
         return .decoded(decoder.decode(line, names: names))
-    }
-}
-
-/// Why a line is unreadable, as its `schema.invalid` finding says.
-enum InvalidLine {
-    static func reason(_ error: EventDecodingError, unterminated: Bool) -> (field: String?, message: String) {
-        if unterminated { return (error.field, "torn line: the last line has no line end and is not a valid event (\(error))") }
-        return (error.field, error.description)
-    }
-
-    static func finding(at location: LineLocation, message: String) -> Finding {
-        Finding(rule: .schemaInvalid, sessionID: nil, seq: nil, eventID: nil, location: location, message: message)
     }
 }

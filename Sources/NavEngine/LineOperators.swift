@@ -4,6 +4,7 @@ import NavModel
 import NavReplay
 import NavInput
 import NavResults
+import NavPartitions
 
 /// `validate`: lines are checked only; every valid one is counted as it is read.
 final class CheckOnly: LineOperator {

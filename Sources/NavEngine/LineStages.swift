@@ -5,6 +5,7 @@ import NavModel
 import NavReplay
 import NavInput
 import NavResults
+import NavPartitions
 
 /// What a run gathers as its stages go, on the run's thread: its counts, the unreadable lines'
 /// findings, each file's report and the progress line's figures.

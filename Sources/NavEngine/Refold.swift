@@ -3,6 +3,7 @@ import NavModel
 import NavReplay
 public import NavInput
 public import NavResults
+import NavPartitions
 
 /// What a run over the same inputs is asked for when sessions that share event ids are folded
 /// again (`Refold`), in two passes that each hold little: `gather` finds the owner of every

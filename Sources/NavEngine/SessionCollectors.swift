@@ -11,6 +11,7 @@ import NavModel
 import NavReplay
 public import NavInput
 public import NavResults
+import NavPartitions
 
 /// Where decoded lines go until their sessions are folded. Three strategies, one per way of
 /// reading: everything in memory, spilled to disk partitions past a memory budget, or streamed
@@ -91,11 +92,6 @@ func foldSession(
     _ key: SessionKey, _ lines: inout [SessionLine], models: [NavigationModel], options: SessionAuditOptions, job: any FoldJob
 ) -> FoldedSession {
     job.folded(key, SessionAuditor.audit(sessionID: key.id, lines: &lines, model: model(of: key, in: models), options: options))
-}
-
-/// A session's model: the one its app's files named (the PoC model if the index is off).
-func model(of key: SessionKey, in models: [NavigationModel]) -> NavigationModel {
-    models.indices.contains(key.model) ? models[key.model] : .poc
 }
 
 /// Counts folded partitions across jobs and reports each step, one report at a time.

@@ -4,36 +4,7 @@ import NavModel
 public import NavReplay
 public import NavInput
 public import NavResults
-
-/// One folded session as a fold job hands it on: its counts, and either the whole audit
-/// (collected for reports) or only its formatted output (streamed).
-struct FoldedSession: Sendable {
-    var key: SessionKey
-    var tally: SessionTally
-    /// Boxed: a `SessionAudit` is some 300 bytes inline, and a run that folds every session
-    /// again (they all share event ids) holds one `FoldedSession` per session until it merges.
-    private let auditBox: AuditBox?
-    var audit: SessionAudit? { auditBox?.audit }
-    /// Empty once set aside (`stored`): read it with `loadedOutput()`.
-    var output: [UInt8]
-    /// For a session folded again (`Refold`): the tally of its first fold, which this replaces.
-    var previous: SessionTally?
-    /// Where `output` went if it was set aside until it is written (`OutputStore`).
-    var stored: (store: OutputStore, place: OutputStore.Place)?
-
-    init(key: SessionKey, tally: SessionTally, audit: SessionAudit?, output: [UInt8], previous: SessionTally? = nil) {
-        self.key = key
-        self.tally = tally
-        auditBox = audit.map(AuditBox.init)
-        self.output = output
-        self.previous = previous
-    }
-
-    private final class AuditBox: Sendable {
-        let audit: SessionAudit
-        init(_ audit: SessionAudit) { self.audit = audit }
-    }
-}
+import NavPartitions
 
 /// The sink's end on one fold job (its local state): what each session folded there becomes.
 protocol FoldJob: AnyObject {
@@ -168,31 +139,4 @@ final class SessionResults {
         self.tally.subtract(previous)
         self.tally.add(tally)
     }
-}
-
-/// A fixed number of result slots that parallel jobs fill, each its own slot.
-final class ParallelResults<Value>: @unchecked Sendable {
-    // @unchecked: every slot is written by exactly one job and read only after all have
-    // joined; the slots live in raw memory, so no job touches a shared Swift property.
-    private let slots: UnsafeMutableBufferPointer<Value?>
-
-    init(count: Int) {
-        slots = .allocate(capacity: count)
-        slots.initialize(repeating: nil)
-    }
-
-    deinit {
-        slots.deinitialize()
-        slots.deallocate()
-    }
-
-    subscript(index: Int) -> Value? {
-        get { slots[index] }
-        set { slots[index] = newValue }
-    }
-
-    /// Moves a slot's value out, leaving it empty.
-    func take(_ index: Int) -> Value? { slots[index].take() }
-
-    var values: [Value] { slots.compactMap { $0 } }
 }

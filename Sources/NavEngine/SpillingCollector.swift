@@ -6,6 +6,7 @@ import NavReplay
 public import NavInput
 public import NavResults
 public import NavRuns
+import NavPartitions
 
 /// Holds sessions in memory up to a budget; past it, writes the held lines to hash partitions
 /// on disk (by session), and at the end folds one partition at a time per job. Peak memory

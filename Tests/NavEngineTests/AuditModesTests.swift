@@ -10,6 +10,7 @@ import NavReplay
 import NavReport
 import NavTestSupport
 import Testing
+import NavPartitions
 
 /// Spilling to disk and pre-grouped streaming give exactly the in-memory audit's output.
 @Suite struct AuditModesTests {

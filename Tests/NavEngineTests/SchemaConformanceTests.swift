@@ -6,6 +6,7 @@ import NavRuns
 import NavResults
 import NavTestSupport
 import Testing
+import NavPartitions
 
 /// The Swift reader and decoder and the JSON Schema (checked by Python's `jsonschema`) must give
 /// every line of the conformance corpus the same verdict.

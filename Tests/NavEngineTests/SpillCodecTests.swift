@@ -3,13 +3,15 @@ import Foundation
     import Glibc
 #endif
 import NavEvents
-import NavJSON
 @testable import NavEngine
+import NavJSON
+
 import NavInput
 import NavRuns
 import NavResults
 import NavTestSupport
 import Testing
+import NavPartitions
 
 /// Spilled lines are stored in `SpillCodec`'s binary form and read back with no parsing: every
 /// event must come back equal, field by field, whatever its kind.

@@ -4,9 +4,9 @@
     import Darwin
 #endif
 import Dispatch
-import NavEvents
-import NavJSON
-import NavReplay
+package import NavEvents
+package import NavJSON
+package import NavReplay
 public import NavInput
 public import NavResults
 public import NavRuns
@@ -22,24 +22,29 @@ public import NavRuns
 /// goes to files. What it returns is a superset, by hash only; the sessions it names are read
 /// again, and their shared ids resolved exactly (`RefoldRequest`, `EarlierOccurrence.Owners`).
 /// It misses a shared id only if two sessions' 64-bit hashes are equal.
-final class EventIDLedger: @unchecked Sendable {
+package final class EventIDLedger: @unchecked Sendable {
     // @unchecked: a shard is touched by its one job only; the files and `failure` under `lock`;
     // the rest after the last `record` call.
-    static let bucketBits = 6
-    static var bucketCount: Int { 1 << bucketBits }
+    package static let bucketBits = 6
+    package static var bucketCount: Int { 1 << bucketBits }
 
     /// An event id's hash and its session's.
-    struct Entry {
-        var id: UInt64
-        var session: UInt64
+    package struct Entry {
+        package var id: UInt64
+        package var session: UInt64
+
+        package init(id: UInt64, session: UInt64) {
+            self.id = id
+            self.session = session
+        }
     }
 
     /// One fold job's entries: jobs record without a lock (under one, the jobs took turns).
-    final class Shard {
+    package final class Shard {
         /// Per bucket, the entries not yet written.
-        var buckets: [[Entry]] = Array(repeating: [], count: EventIDLedger.bucketCount)
-        var heldBytes = 0
-        var lines: Int64 = 0
+        package var buckets: [[Entry]] = Array(repeating: [], count: EventIDLedger.bucketCount)
+        package var heldBytes = 0
+        package var lines: Int64 = 0
     }
 
     private let lock = NSLockLike()
@@ -50,12 +55,12 @@ final class EventIDLedger: @unchecked Sendable {
     private var files: AppendFiles?
     /// The first error writing the ledger, reported by `sharing(jobs:)`.
     private var failure: (any Error)?
-    var recordedLines: Int64 { shards.reduce(0) { $0 + $1.lines } }
+    package var recordedLines: Int64 { shards.reduce(0) { $0 + $1.lines } }
 
     /// `memoryBudget`: bytes of entries held in memory; past it, the buckets go to files in a
     /// directory of their own under `temporaryDirectory` (`nil`: `$TMPDIR` or `/tmp`). `jobs`:
     /// how many jobs record at once, each with its own `worker` number below it.
-    init(memoryBudget: Int, temporaryDirectory: String?, jobs: Int = 1) {
+    package init(memoryBudget: Int, temporaryDirectory: String?, jobs: Int = 1) {
         shards = (0..<max(1, jobs)).map { _ in Shard() }
         self.memoryBudget = max(1 << 16, memoryBudget)
         self.temporaryDirectory = temporaryDirectory
@@ -65,7 +70,7 @@ final class EventIDLedger: @unchecked Sendable {
 
     /// Makes room for about `lines` entries, when they fit the budget: growing the buckets by
     /// doubling copied and first touched about twice the memory.
-    func reserve(lines: Int64) {
+    package func reserve(lines: Int64) {
         guard lines > 0, lines * 16 <= Int64(memoryBudget) else { return }
         let each = Int(lines) / (shards.count * Self.bucketCount) * 9 / 8 + 16
         for shard in shards {
@@ -74,25 +79,25 @@ final class EventIDLedger: @unchecked Sendable {
     }
 
     /// The hash a session is recorded under: its id's bytes and its model.
-    static func hash(_ key: SessionKey) -> UInt64 {
+    package static func hash(_ key: SessionKey) -> UInt64 {
         var id = key.id
         return id.withUTF8 { hash(sessionBytes: $0, model: key.model) }
     }
 
     /// The same, from the id's bytes as a line holds them (with no escape).
-    static func hash(sessionBytes: UnsafeBufferPointer<UInt8>, model: Int) -> UInt64 {
+    package static func hash(sessionBytes: UnsafeBufferPointer<UInt8>, model: Int) -> UInt64 {
         StableHash.mix(StableHash.string(sessionBytes) &+ UInt64(truncatingIfNeeded: model))
     }
 
     /// An event id's hash as the ledger keeps it: an app's ids are its own, so two models'
     /// sessions never share one.
     @inline(__always)
-    static func idHash(_ eventIDHash: UInt64, model: Int) -> UInt64 {
+    package static func idHash(_ eventIDHash: UInt64, model: Int) -> UInt64 {
         model == 0 ? eventIDHash : StableHash.mix(eventIDHash &+ UInt64(truncatingIfNeeded: model))
     }
 
     /// Records the event ids of one session's lines, from job `worker` (one call at a time per worker).
-    func record(_ key: SessionKey, lines: UnsafeBufferPointer<SessionLine>, worker: Int = 0) {
+    package func record(_ key: SessionKey, lines: UnsafeBufferPointer<SessionLine>, worker: Int = 0) {
         guard !lines.isEmpty else { return }
         let session = Self.hash(key)
         let shift = UInt64(64 - Self.bucketBits)
@@ -111,7 +116,7 @@ final class EventIDLedger: @unchecked Sendable {
     }
 
     /// Records one line's event id (by hash) under a session's hash, from job `worker`.
-    func record(eventIDHash: UInt64, session: UInt64, worker: Int = 0) {
+    package func record(eventIDHash: UInt64, session: UInt64, worker: Int = 0) {
         let shard = shards[worker]
         shard.buckets[Int(truncatingIfNeeded: eventIDHash >> UInt64(64 - Self.bucketBits))].append(Entry(id: eventIDHash, session: session))
         shard.lines += 1
@@ -141,15 +146,20 @@ final class EventIDLedger: @unchecked Sendable {
     }
 
     /// The sessions that share event ids, and those ids, by hash (the ledger's `hash` and `idHash`).
-    struct Sharing: Sendable, Equatable {
-        var sessions = Set<UInt64>()
-        var ids = Set<UInt64>()
-        var isEmpty: Bool { sessions.isEmpty }
+    package struct Sharing: Sendable, Equatable {
+        package var sessions = Set<UInt64>()
+        package var ids = Set<UInt64>()
+        package var isEmpty: Bool { sessions.isEmpty }
+
+        package init(sessions: Set<UInt64> = [], ids: Set<UInt64> = []) {
+            self.sessions = sessions
+            self.ids = ids
+        }
     }
 
     /// The sessions that share an event id (by hash) with another session, and the ids, found on
     /// `jobs` cores. Call once, after the last `record`.
-    func sharing(jobs: Int) throws -> Sharing {
+    package func sharing(jobs: Int) throws -> Sharing {
         if let failure { throw failure }
         guard recordedLines > 0 else { return Sharing() }
         let results = ParallelResults<Result<Sharing, any Error>>(count: Self.bucketCount)
@@ -172,7 +182,7 @@ final class EventIDLedger: @unchecked Sendable {
     }
 
     /// The sessions recorded with any of these event id hashes. Call once, after the last `record`.
-    func sessions(withAnyOf ids: Set<UInt64>) throws -> Set<UInt64> {
+    package func sessions(withAnyOf ids: Set<UInt64>) throws -> Set<UInt64> {
         if let failure { throw failure }
         var sessions = Set<UInt64>()
         for bucket in 0..<Self.bucketCount {
@@ -208,7 +218,7 @@ final class EventIDLedger: @unchecked Sendable {
     }
 
     /// The ids met with two sessions or more, and their sessions.
-    static func sharing(_ entries: [Entry]) -> Sharing {
+    package static func sharing(_ entries: [Entry]) -> Sharing {
         let pairs = entries.count
         guard pairs > 1 else { return Sharing() }
         var capacity = 16
@@ -248,7 +258,7 @@ final class EventIDLedger: @unchecked Sendable {
     }
 
     /// Removes the ledger's files, if it wrote any.
-    func remove() {
+    package func remove() {
         files?.remove()
         files = nil
     }

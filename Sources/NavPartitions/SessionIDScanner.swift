@@ -18,8 +18,8 @@
 /// escape, no `session_id`, broken JSON before it) it returns `nil`, and the line is decoded
 /// at once instead. A line it routes may still be invalid; the decoder says so when the
 /// partition folds, with the same finding.
-enum SessionIDScanner {
-    static func sessionID(in line: UnsafeBufferPointer<UInt8>) -> Range<Int>? {
+package enum SessionIDScanner {
+    package static func sessionID(in line: UnsafeBufferPointer<UInt8>) -> Range<Int>? {
         canonicalSessionID(in: line) ?? scannedSessionID(in: line)
     }
 
@@ -29,7 +29,7 @@ enum SessionIDScanner {
     /// literally, with no key or value scanned; `nil` for any other line, which
     /// `scannedSessionID` then walks. On such a line both give the same range: the walk reads
     /// the same members.
-    static func canonicalSessionID(in line: UnsafeBufferPointer<UInt8>) -> Range<Int>? {
+    package static func canonicalSessionID(in line: UnsafeBufferPointer<UInt8>) -> Range<Int>? {
         guard let base = line.baseAddress else { return nil }
         let count = line.count
         var position = 0
@@ -62,7 +62,7 @@ enum SessionIDScanner {
     }
 
     /// The session of any line: a walk over its top-level members.
-    static func scannedSessionID(in line: UnsafeBufferPointer<UInt8>) -> Range<Int>? {
+    package static func scannedSessionID(in line: UnsafeBufferPointer<UInt8>) -> Range<Int>? {
         var scan = Scan(bytes: line)
         scan.skipSpace()
         guard scan.take(UInt8(ascii: "{")) else { return nil }

@@ -6,13 +6,13 @@
 /// by the tag (already the high half of a hash: no hashing again, no `Dictionary`), a second
 /// places the record indices group by group. A group usually holds one session; two sessions
 /// whose tags collide share a group, and the caller tells them apart once decoded.
-struct SessionTagGroups {
+package struct SessionTagGroups {
     /// Record indices, group by group.
     private var order: [Int32]
     /// Where each group's indices begin in `order`, and, last, `order.count`.
     private var starts: [Int]
 
-    init(_ tags: [UInt32]) {
+    package init(_ tags: [UInt32]) {
         precondition(tags.count < Int(Int32.max), "a partition holds fewer than 2^31 records")
         var table = TagTable()
         var groupOf = [Int32](repeating: 0, count: tags.count)
@@ -39,10 +39,10 @@ struct SessionTagGroups {
         }
     }
 
-    var count: Int { starts.count - 1 }
+    package var count: Int { starts.count - 1 }
 
     /// The record indices of group `group`, in their original order.
-    func members(of group: Int) -> ArraySlice<Int32> { order[starts[group]..<starts[group + 1]] }
+    package func members(of group: Int) -> ArraySlice<Int32> { order[starts[group]..<starts[group + 1]] }
 }
 
 /// Tag to group number, by linear probing in a table kept at most half full.
@@ -53,7 +53,7 @@ private struct TagTable {
     private var used = 0
 
     /// The group of `tag`; `next` (and a new slot) if the tag is new.
-    mutating func group(of tag: UInt32, next: Int32) -> Int32 {
+    package mutating func group(of tag: UInt32, next: Int32) -> Int32 {
         var slot = Int(tag) & (tags.count - 1)
         while groups[slot] != 0 {
             if tags[slot] == tag { return groups[slot] - 1 }

@@ -1,12 +1,13 @@
 import CNavSupport
 import Foundation
 import NavEvents
-@testable import NavEngine
+
 import NavInput
 import NavRuns
 import NavResults
 import NavTestSupport
 import Testing
+import NavPartitions
 
 /// Lines copied to partition files are kept in `LineShorthand`: every line must expand back to
 /// exactly its own bytes, valid event or not.

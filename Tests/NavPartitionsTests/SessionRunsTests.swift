@@ -3,10 +3,11 @@ import NavReplay
 import NavTestSupport
 import Testing
 
-@testable import NavEngine
+
 import NavInput
 import NavRuns
 import NavResults
+import NavPartitions
 
 @Suite("Pre-grouped sessions put back in order")
 struct SessionRunsTests {

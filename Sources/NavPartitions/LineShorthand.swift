@@ -1,5 +1,5 @@
 import CNavSupport
-import NavEvents
+package import NavEvents
 
 /// A lossless shorthand for the lines copied to partition files: each `"key":` of the event
 /// schema (and `"event_name":"<name>"` whole) becomes two bytes, a marker and the entry's
@@ -15,11 +15,11 @@ import NavEvents
 /// the decoder sees the original line (valid or not, its errors and their columns unchanged).
 /// A line that holds the marker byte itself (never a valid event: it is a control character)
 /// is not shortened.
-enum LineShorthand {
-    static let marker = UInt8(NAVREPLAY_SHORTHAND_MARKER)
+package enum LineShorthand {
+    package static let marker = UInt8(NAVREPLAY_SHORTHAND_MARKER)
 
     /// The room each pattern takes when expanded (they are stored as whole words).
-    static let patternRoom = Int(NAVREPLAY_SHORTHAND_ROOM)
+    package static let patternRoom = Int(NAVREPLAY_SHORTHAND_ROOM)
 
     /// The patterns, by entry number: every key the decoder knows, then every event name with
     /// its key. The loops that use them are C (`CNavSupport/shorthand.h`, which says why).
@@ -45,7 +45,7 @@ enum LineShorthand {
     /// Writes the shorthand of `line` to `out` (room for `line.count` bytes: it is never
     /// longer, and nothing past them is touched) and returns its length; `nil` when the line
     /// holds the marker byte.
-    static func shorten(_ line: UnsafeBufferPointer<UInt8>, into out: UnsafeMutablePointer<UInt8>) -> Int? {
+    package static func shorten(_ line: UnsafeBufferPointer<UInt8>, into out: UnsafeMutablePointer<UInt8>) -> Int? {
         guard let base = line.baseAddress, line.count > 0 else { return nil }
         let length = navreplay_shorten(table.pointer, base, line.count, out)
         return length < 0 ? nil : length
@@ -53,12 +53,12 @@ enum LineShorthand {
 
     /// The most bytes the line that `count` bytes of shorthand expand to may take, with the
     /// room `expand` needs to store whole patterns.
-    static func expandedCapacity(_ count: Int) -> Int { count / 2 * patternRoom + count + patternRoom + 8 }
+    package static func expandedCapacity(_ count: Int) -> Int { count / 2 * patternRoom + count + patternRoom + 8 }
 
     /// Writes the line that `short` is the shorthand of to `out` (room for
     /// `expandedCapacity(short.count)` bytes) and returns its length; `nil` when `short` is not
     /// one (a marker with no known entry after it).
-    static func expand(_ short: UnsafeBufferPointer<UInt8>, into out: UnsafeMutablePointer<UInt8>) -> Int? {
+    package static func expand(_ short: UnsafeBufferPointer<UInt8>, into out: UnsafeMutablePointer<UInt8>) -> Int? {
         guard let base = short.baseAddress else { return 0 }
         let length = navreplay_expand(table.pointer, base, short.count, out)
         return length < 0 ? nil : length

@@ -1,27 +1,27 @@
-import NavEvents
-import NavInput
-import NavJSON
-import NavReplay
-import NavResults
-import NavRuns
+package import NavEvents
+public import NavInput
+package import NavJSON
+package import NavReplay
+public import NavResults
+public import NavRuns
 
 /// Decodes the records of one partition as it is read back (`SpillPartitions.read`): the
 /// decoder, string cache and expansion buffer of one job, and the lines found invalid.
-final class PartitionDecoder {
-    let corrupt: InputError
-    let files: [String]
-    let keepQuarantine: Bool
+package final class PartitionDecoder {
+    package let corrupt: InputError
+    package let files: [String]
+    package let keepQuarantine: Bool
     // The mappings' bytes, not the `MappedInput`s (which the caller keeps alive): retaining one
     // per line, from every job at once, was 2.4% of a 1 GB audit.
-    let mappedBytes: [UnsafeBufferPointer<UInt8>?]
-    let decoder = EventDecoder()
-    let strings = StringCache()
-    let expanded = ByteBuffer(capacity: 4096)
+    package let mappedBytes: [UnsafeBufferPointer<UInt8>?]
+    package let decoder = EventDecoder()
+    package let strings = StringCache()
+    package let expanded = ByteBuffer(capacity: 4096)
     /// Routed lines that are not valid events, as findings and quarantine records.
-    var invalid: [Finding] = []
-    var quarantined: [(location: LineLocation, record: [UInt8])] = []
+    package var invalid: [Finding] = []
+    package var quarantined: [(location: LineLocation, record: [UInt8])] = []
 
-    init(corrupt: InputError, files: [String], mapped: [MappedInput?], keepQuarantine: Bool) {
+    package init(corrupt: InputError, files: [String], mapped: [MappedInput?], keepQuarantine: Bool) {
         self.corrupt = corrupt
         self.files = files
         self.keepQuarantine = keepQuarantine
@@ -29,7 +29,7 @@ final class PartitionDecoder {
     }
 
     /// The body of a mapped line's reference record (form 4), if it lies inside its input.
-    func mappedLine(_ record: SpillRecord) -> UnsafeBufferPointer<UInt8>? {
+    package func mappedLine(_ record: SpillRecord) -> UnsafeBufferPointer<UInt8>? {
         let file = Int(record.location.file)
         let fields = SpillRecord.fieldsOffset
         let offset = Int(truncatingIfNeeded: record.bytes.load(UInt64.self, at: fields))
@@ -42,7 +42,7 @@ final class PartitionDecoder {
 
     /// The event of one record (length field included), or `nil` for a routed line that is
     /// not a valid event (then recorded as a finding).
-    func decode(_ spilled: SpillRecord, location: LineLocation) throws(InputError) -> DecodedEvent? {
+    package func decode(_ spilled: SpillRecord, location: LineLocation) throws(InputError) -> DecodedEvent? {
         let record = spilled.bytes
         let form = spilled.form
         let fields = SpillRecord.fieldsOffset

@@ -3,9 +3,9 @@
 #elseif canImport(Darwin)
     import Darwin
 #endif
-import NavInput
-import NavRuns
-import SystemPackage
+package import NavInput
+package import NavRuns
+package import SystemPackage
 
 /// The formatted output of folded sessions, set aside in a temporary file until it is written
 /// in session order.
@@ -17,10 +17,10 @@ import SystemPackage
 /// the run. Past `budget` bytes held, outputs go to a file (`out-0` in a scratch directory of
 /// its own, removed when the store goes and on Ctrl-C) and only their place is kept. If the
 /// temporary directory cannot be used, they stay in memory: the audit goes on.
-final class OutputStore: Sendable {
-    struct Place: Sendable {
-        var offset: Int64
-        var count: Int
+package final class OutputStore: Sendable {
+    package struct Place: Sendable {
+        package var offset: Int64
+        package var count: Int
     }
 
     /// What the lock guards.
@@ -36,13 +36,13 @@ final class OutputStore: Sendable {
     private let temporaryDirectory: String?
     private let state = Locked(State())
 
-    init(budget: Int, temporaryDirectory: String?) {
+    package init(budget: Int, temporaryDirectory: String?) {
         self.budget = budget
         self.temporaryDirectory = temporaryDirectory
     }
 
     /// Moves the session's output to the file once `budget` bytes are held in memory.
-    func setAside(_ session: inout FoldedSession) {
+    package func setAside(_ session: inout FoldedSession) {
         let count = session.output.count
         guard count > 0 else { return }
         state.withLock { state in
@@ -63,7 +63,7 @@ final class OutputStore: Sendable {
     }
 
     /// Bytes set aside, read back.
-    func read(_ place: Place) throws -> [UInt8] {
+    package func read(_ place: Place) throws -> [UInt8] {
         try state.withLock { state in
             try state.file!.read(0, at: place.offset, count: place.count, what: Self.what)
         }
@@ -83,7 +83,7 @@ final class OutputStore: Sendable {
 
 extension FoldedSession {
     /// The session's output, read back if it was set aside (`OutputStore`).
-    func loadedOutput() throws -> [UInt8] {
+    package func loadedOutput() throws -> [UInt8] {
         guard let (store, place) = stored else { return output }
         return try store.read(place)
     }

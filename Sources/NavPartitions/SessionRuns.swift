@@ -3,7 +3,7 @@
 #elseif canImport(Darwin)
     import Darwin
 #endif
-import NavReplay
+package import NavReplay
 public import NavInput
 public import NavResults
 public import NavRuns
@@ -17,17 +17,17 @@ public import NavRuns
 /// are sorted and written as a run file of a scratch directory (removed at the end and on
 /// Ctrl-C), and `drain` merges the runs. A record is a session's key, the line where it began
 /// (a session met twice is found here: the input was not grouped), its counts and its output.
-final class SessionRuns {
-    struct Record: RunRecordCodable {
-        var key: SessionKey
-        var start: LineLocation
-        var tally: SessionTally
-        var output: [UInt8]
+package final class SessionRuns {
+    package struct Record: RunRecordCodable {
+        package var key: SessionKey
+        package var start: LineLocation
+        package var tally: SessionTally
+        package var output: [UInt8]
 
-        var runKey: RunKey { key }
+        package var runKey: RunKey { key }
 
         /// The payload: the start, the counts, then the session's output.
-        func encodePayload(into buffer: ByteBuffer) {
+        package func encodePayload(into buffer: ByteBuffer) {
             var payload: [UInt8] = []
             payload.reserveCapacity(64)
             SessionRuns.put(Int64(start.file), &payload)
@@ -37,14 +37,14 @@ final class SessionRuns {
             buffer.append(output)
         }
 
-        init(key: SessionKey, start: LineLocation, tally: SessionTally, output: [UInt8]) {
+        package init(key: SessionKey, start: LineLocation, tally: SessionTally, output: [UInt8]) {
             self.key = key
             self.start = start
             self.tally = tally
             self.output = output
         }
 
-        init(runKey: RunKey, payload: [UInt8]) throws {
+        package init(runKey: RunKey, payload: [UInt8]) throws {
             var offset = 0
             guard let file = SessionTally.int(payload, &offset), let line = SessionTally.int(payload, &offset),
                 let narrow = Int32(exactly: file), let tally = SessionTally(decoding: payload, at: &offset)
@@ -56,25 +56,25 @@ final class SessionRuns {
     private struct Corrupt: Error {}
 
     /// Run files written before they are merged into one (`SortedRunFiles`).
-    static var maximumRuns: Int { SortedRunFiles<Record>.maximumRuns }
+    package static var maximumRuns: Int { SortedRunFiles<Record>.maximumRuns }
     /// What one held record costs beside its output and id: the record, its array slot, the
     /// id's heap object and the tally's dictionaries, rounded up.
-    static let recordOverhead = 256
+    package static let recordOverhead = 256
 
     private let budgetBytes: Int
     private var held: [Record] = []
     private var heldBytes = 0
     private let runs: SortedRunFiles<Record>
 
-    init(budgetBytes: Int, temporaryDirectory: String?) {
+    package init(budgetBytes: Int, temporaryDirectory: String?) {
         self.budgetBytes = budgetBytes
         runs = SortedRunFiles(temporaryDirectory: temporaryDirectory)
     }
 
     /// How many run files have been written so far (for tests).
-    var runCount: Int { runs.runCount }
+    package var runCount: Int { runs.runCount }
 
-    func add(_ record: Record) throws {
+    package func add(_ record: Record) throws {
         heldBytes += record.output.count + record.key.id.utf8.count + Self.recordOverhead
         held.append(record)
         if heldBytes > budgetBytes { try spill() }
@@ -82,7 +82,7 @@ final class SessionRuns {
 
     /// Every record in session order (records of one session in the order they came), then
     /// removes the run files.
-    func drain(_ deliver: (Record) throws -> Void) throws {
+    package func drain(_ deliver: (Record) throws -> Void) throws {
         defer {
             held = []
             runs.remove()
@@ -118,14 +118,14 @@ final class SessionRuns {
         }
     }
 
-    static func put(_ value: Int64, _ bytes: inout [UInt8]) {
+    package static func put(_ value: Int64, _ bytes: inout [UInt8]) {
         withUnsafeBytes(of: value.littleEndian) { bytes.append(contentsOf: $0) }
     }
 }
 
 /// The indices `0..<count` in the session order of their keys; a session met twice keeps the
 /// order it came in.
-func sessionOrder(_ count: Int, key: (Int) -> SessionKey) -> [Int] {
+package func sessionOrder(_ count: Int, key: (Int) -> SessionKey) -> [Int] {
     var order = Array(0..<count)
     order.sort { key($0) != key($1) ? key($0) < key($1) : $0 < $1 }
     return order
@@ -134,7 +134,7 @@ func sessionOrder(_ count: Int, key: (Int) -> SessionKey) -> [Int] {
 extension SessionTally {
     /// The counts as bytes (`SessionRuns`): five integers, then each rule's and each severity's
     /// count by the rule's and severity's place in `allCases`.
-    func encode(into bytes: inout [UInt8]) {
+    package func encode(into bytes: inout [UInt8]) {
         for value in [Int64(sessions), redeliveries, duplicates, events, Int64(findings)] { SessionRuns.put(value, &bytes) }
         SessionRuns.put(Int64(findingsByRule.count), &bytes)
         for (rule, count) in findingsByRule.sorted(by: { $0.key < $1.key }) {
@@ -149,7 +149,7 @@ extension SessionTally {
     }
 
     /// The counts `encode(into:)` wrote at `offset`, which moves past them; `nil` if they do not decode.
-    init?(decoding bytes: [UInt8], at offset: inout Int) {
+    package init?(decoding bytes: [UInt8], at offset: inout Int) {
         self.init()
         guard let sessions = Self.int(bytes, &offset), let redeliveries = Self.int(bytes, &offset),
             let duplicates = Self.int(bytes, &offset), let events = Self.int(bytes, &offset),
@@ -176,7 +176,7 @@ extension SessionTally {
     }
 
     /// A little-endian 8-byte integer at `offset`, which moves past it.
-    static func int(_ bytes: [UInt8], _ offset: inout Int) -> Int64? {
+    package static func int(_ bytes: [UInt8], _ offset: inout Int) -> Int64? {
         guard offset >= 0, bytes.count - offset >= 8 else { return nil }
         defer { offset += 8 }
         return bytes.withUnsafeBufferPointer { [offset] in $0.load(Int64.self, at: offset) }

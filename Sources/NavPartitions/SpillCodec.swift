@@ -3,9 +3,9 @@
 #elseif canImport(Darwin)
     import Darwin
 #endif
-import NavEvents
-import NavJSON
-import NavModel
+package import NavEvents
+package import NavJSON
+package import NavModel
 public import NavRuns
 
 /// A compact binary form of a decoded event, for spill partitions.
@@ -14,9 +14,9 @@ public import NavRuns
 /// is folded was a second full parse (about a third of a spilled audit's instructions). This
 /// form is read back with no parsing: length-prefixed strings and fixed-width integers. An
 /// event with a snapshot (a whole state, and rare) is not encoded; its record keeps the JSON.
-enum SpillCodec {
+package enum SpillCodec {
     /// Appends the event; `false` (and nothing appended) if it has no binary form.
-    static func encode(_ event: NavigationEvent, into buffer: ByteBuffer) -> Bool {
+    package static func encode(_ event: NavigationEvent, into buffer: ByteBuffer) -> Bool {
         let out = Writer(buffer: buffer)
         let start = buffer.count
         out.string(event.eventID)
@@ -115,7 +115,7 @@ enum SpillCodec {
 
     /// Reads back an event written by `encode`; `nil` if the bytes are not such an event.
     /// Names that repeat (session, stacks, routes, versions) come from `strings` when given.
-    static func decode(_ bytes: UnsafeBufferPointer<UInt8>, strings: StringCache? = nil) -> NavigationEvent? {
+    package static func decode(_ bytes: UnsafeBufferPointer<UInt8>, strings: StringCache? = nil) -> NavigationEvent? {
         var input = Reader(bytes: bytes, cache: strings)
         guard let eventID = input.string(unique: true), let sessionID = input.string(), let seq = input.int(),
             let text = input.string(unique: true), let seconds = input.int(), let attoseconds = input.int(),

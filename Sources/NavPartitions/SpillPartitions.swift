@@ -5,39 +5,41 @@
 #endif
 import CNavSupport
 import Dispatch
-import NavEvents
-import NavJSON
-import NavModel
-import NavReplay
+package import NavEvents
+package import NavJSON
+package import NavModel
+package import NavReplay
 public import NavInput
 public import NavResults
 public import NavRuns
 
 /// One partition record, its length field included, read through the header's fields (see
 /// `SpillPartitions`: `[u32 length][i32 model][i32 file][i64 line][u8 form][u32 session tag]`).
-struct SpillRecord {
-    let bytes: UnsafeBufferPointer<UInt8>
+package struct SpillRecord {
+    package let bytes: UnsafeBufferPointer<UInt8>
 
     /// The record starting at `start`, whose length field has been checked against its buffer.
-    init(startingAt start: UnsafePointer<UInt8>) {
+    package init(startingAt start: UnsafePointer<UInt8>) {
         let length = Int(UnsafeBufferPointer(start: start, count: 4).load(UInt32.self, at: 0))
         bytes = UnsafeBufferPointer(start: start, count: 4 + length)
     }
 
-    var model: Int { Int(bytes.load(Int32.self, at: 4)) }
-    var location: LineLocation { LineLocation(file: bytes.load(Int32.self, at: 8), line: bytes.load(Int64.self, at: 12)) }
-    var form: UInt8 { bytes[20] }
-    var tag: UInt32 { bytes.load(UInt32.self, at: 21) }
+    package var model: Int { Int(bytes.load(Int32.self, at: 4)) }
+    package var location: LineLocation { LineLocation(file: bytes.load(Int32.self, at: 8), line: bytes.load(Int64.self, at: 12)) }
+    package var form: UInt8 { bytes[20] }
+    package var tag: UInt32 { bytes.load(UInt32.self, at: 21) }
     /// Where the form's own fields begin.
-    static let fieldsOffset = 4 + SpillPartitions.headerBytes
+    package static let fieldsOffset = 4 + SpillPartitions.headerBytes
 }
 
 /// What folding one partition gave.
-struct FoldedPartition: Sendable {
-    var tally = SessionTally()
-    var sessions: [FoldedSession] = []
+package struct FoldedPartition: Sendable {
+    package var tally = SessionTally()
+    package var sessions: [FoldedSession] = []
     /// Routed lines that turned out not to be valid events.
-    var invalid: [Finding]
+    package var invalid: [Finding]
+
+    package init(invalid: [Finding]) { self.invalid = invalid }
 }
 
 /// The temporary partition files of one spilled audit.
@@ -58,18 +60,18 @@ struct FoldedPartition: Sendable {
 ///
 /// With streamed output, each partition also gets an output file of records
 /// `[u32 id length][id][i32 model][u32 output length][output]`, sorted by session.
-final class SpillPartitions: @unchecked Sendable {
+package final class SpillPartitions: @unchecked Sendable {
     // @unchecked: writers are used by the reading thread only; after `closeWriters()`,
     // partitions are only read, each by one job, and output file `n` is written only by the
     // job folding partition `n`.
-    let count: Int
+    package let count: Int
     /// The scratch directory and its numbered files (`part-N`, `out-N`, `bad-N`, `bad-reading`).
     private let files: ScratchFileSet
-    var directory: String { files.directory }
+    package var directory: String { files.directory }
     private var writers: [SpillFileWriter]
     private let bufferBytes: Int
     /// Whether the partitions are still kept in memory (full buffers kept, not written).
-    private(set) var inMemory: Bool
+    package private(set) var inMemory: Bool
     /// How many bytes of buffers the partitions may keep in memory before all go to files.
     private let memoryBudget: Int
     private var keptBytes = 0
@@ -78,7 +80,7 @@ final class SpillPartitions: @unchecked Sendable {
 
     /// `memoryBudget`: bytes of buffers the partitions may keep in memory; past it, every
     /// partition goes to its file (0: files from the start).
-    init(count: Int, directory: String?, bufferBytes: Int, memoryBudget: Int = 0) throws {
+    package init(count: Int, directory: String?, bufferBytes: Int, memoryBudget: Int = 0) throws {
         self.count = count
         self.bufferBytes = bufferBytes
         self.memoryBudget = memoryBudget
@@ -95,21 +97,21 @@ final class SpillPartitions: @unchecked Sendable {
         }
     }
 
-    func path(_ partition: Int) -> String { files.path("part-", partition) }
-    func outputPath(_ partition: Int) -> String { files.path("out-", partition) }
+    package func path(_ partition: Int) -> String { files.path("part-", partition) }
+    package func outputPath(_ partition: Int) -> String { files.path("out-", partition) }
     /// Quarantine records of a partition's lines found invalid while folding.
-    func quarantinePath(_ partition: Int) -> String { files.path("bad-", partition) }
+    package func quarantinePath(_ partition: Int) -> String { files.path("bad-", partition) }
     /// Quarantine records of lines found invalid while reading.
-    var readingQuarantinePath: String { directory + "/bad-reading" }
+    package var readingQuarantinePath: String { directory + "/bad-reading" }
 
     /// Writes a line routed by its session only (form 2, or 3 if it has no line end), to be
     /// decoded when its partition folds.
-    func writeUndecoded(sessionHash: UInt64, model: Int, location: LineLocation, unterminated: Bool, raw: UnsafeBufferPointer<UInt8>) throws {
+    package func writeUndecoded(sessionHash: UInt64, model: Int, location: LineLocation, unterminated: Bool, raw: UnsafeBufferPointer<UInt8>) throws {
         try writeLine(sessionHash: sessionHash, model: model, location: location, form: unterminated ? 3 : 2, bytes: raw)
     }
 
     /// Writes a routed line in `LineShorthand` (form 5), made by the decoding jobs.
-    func writeShortened(sessionHash: UInt64, model: Int, location: LineLocation, short: UnsafeBufferPointer<UInt8>) throws {
+    package func writeShortened(sessionHash: UInt64, model: Int, location: LineLocation, short: UnsafeBufferPointer<UInt8>) throws {
         try writeLine(sessionHash: sessionHash, model: model, location: location, form: 5, bytes: short)
     }
 
@@ -127,7 +129,7 @@ final class SpillPartitions: @unchecked Sendable {
     }
 
     /// Writes a reference to a line of a mapped input (form 4): its offset and length.
-    func writeReference(sessionHash: UInt64, model: Int, location: LineLocation, offset: Int, length: Int) throws {
+    package func writeReference(sessionHash: UInt64, model: Int, location: LineLocation, offset: Int, length: Int) throws {
         let writer = writers[Int(sessionHash % UInt64(count))]
         SpillPartitions.appendReference(
             to: writer.buffer, sessionHash: sessionHash, model: model, location: location, offset: offset, length: length)
@@ -136,7 +138,7 @@ final class SpillPartitions: @unchecked Sendable {
 
     /// A reference record (form 4), `4 + referenceBytes` bytes; its line number is at
     /// `referenceLineOffset`.
-    static func appendReference(to buffer: ByteBuffer, sessionHash: UInt64, model: Int, location: LineLocation, offset: Int, length: Int) {
+    package static func appendReference(to buffer: ByteBuffer, sessionHash: UInt64, model: Int, location: LineLocation, offset: Int, length: Int) {
         buffer.append(UInt32(referenceBytes))
         buffer.append(Int32(model))
         buffer.append(location.file)
@@ -148,14 +150,14 @@ final class SpillPartitions: @unchecked Sendable {
     }
 
     /// Whether a line can be referenced in place (its length fits the record's 32 bits).
-    static func canReference(length: Int) -> Bool { length <= Int(UInt32.max) }
+    package static func canReference(length: Int) -> Bool { length <= Int(UInt32.max) }
 
     /// Where a record's line number lies, from the record's start: after its length, model and file.
-    static let referenceLineOffset = 4 + 4 + 4
+    package static let referenceLineOffset = 4 + 4 + 4
 
     /// Appends a buffer of whole records (a chunk's references) to a partition, after what it
     /// holds: kept in memory while the budget allows, else written.
-    func append(records: ByteBuffer, to partition: Int) throws {
+    package func append(records: ByteBuffer, to partition: Int) throws {
         let writer = writers[partition]
         if inMemory {
             // What `keep` adds: these records, and the writer's buffer if it holds any.
@@ -191,7 +193,7 @@ final class SpillPartitions: @unchecked Sendable {
 
     /// Writes one line to its session's partition: in `SpillCodec`'s binary form, or else as
     /// JSON (the original `raw` line if given, else the canonical form).
-    func write(key: SessionKey, line: SessionLine, raw: UnsafeBufferPointer<UInt8>?) throws {
+    package func write(key: SessionKey, line: SessionLine, raw: UnsafeBufferPointer<UInt8>?) throws {
         let sessionHash = StableHash.string(key.id)
         let writer = writers[Int(sessionHash % UInt64(count))]
         let buffer = writer.buffer
@@ -223,7 +225,7 @@ final class SpillPartitions: @unchecked Sendable {
 
     /// How many partitions may be open at once: up to 4,096 (64 GB of input in 16 MB
     /// partitions), as the open-files limit allows once raised to its hard limit.
-    static func maximumCount() -> Int {
+    package static func maximumCount() -> Int {
         #if canImport(Glibc)
             let resource = Int32(RLIMIT_NOFILE.rawValue)
         #else
@@ -241,19 +243,19 @@ final class SpillPartitions: @unchecked Sendable {
     }
 
     /// The record header after its length: model, file, line, the form and the session tag.
-    static let headerBytes = 4 + 4 + 8 + 1 + 4
+    package static let headerBytes = 4 + 4 + 8 + 1 + 4
     /// The session tag ends the header: the high half of the session id's `StableHash` (whose
     /// remainder chose the partition), so that a partition's records can be grouped by session
     /// before any is decoded (`SpillRecord.tag`).
-    static func tag(sessionHash: UInt64) -> UInt32 { UInt32(truncatingIfNeeded: sessionHash >> 32) }
+    package static func tag(sessionHash: UInt64) -> UInt32 { UInt32(truncatingIfNeeded: sessionHash >> 32) }
     /// A reference's record after its length: the header, the offset and the line's length.
-    static let referenceBytes = headerBytes + 8 + 4
+    package static let referenceBytes = headerBytes + 8 + 4
     /// The four hashes that follow the header of a decoded line (forms 0 and 1).
-    static let hashBytes = 8 * 4
+    package static let hashBytes = 8 * 4
     /// How many references ahead a mapped line is prefetched.
-    static let prefetchDistance = 4
+    package static let prefetchDistance = 4
 
-    func closeWriters() throws {
+    package func closeWriters() throws {
         if inMemory {
             resident = writers.map { Locked($0.takeAll()) }
         } else {
@@ -272,7 +274,7 @@ final class SpillPartitions: @unchecked Sendable {
     /// cache, and only one session's events are in memory at a time. (Decoding the whole
     /// partition into a dictionary of sessions first cost a session lookup and a share of an
     /// array's regrowth per line, and the fold found the events evicted.)
-    func read(
+    package func read(
         partition: Int, files: [String], mapped: [MappedInput?] = [], keepQuarantine: Bool, buffer bytes: inout [UInt8],
         fold: (SessionKey, inout [SessionLine]) throws -> Void
     ) throws -> [Finding] {
@@ -371,7 +373,7 @@ final class SpillPartitions: @unchecked Sendable {
 
     /// Writes the quarantine records kept aside (while reading, and per partition while
     /// folding) into `quarantine`, in line order: each file is in line order already.
-    func mergeQuarantine(into quarantine: QuarantineWriter) throws {
+    package func mergeQuarantine(into quarantine: QuarantineWriter) throws {
         var readers: [SpillOutputReader] = []
         defer { for reader in readers { reader.close() } }
         for path in [readingQuarantinePath] + (0..<count).map(quarantinePath) where access(path, F_OK) == 0 {
@@ -382,7 +384,7 @@ final class SpillPartitions: @unchecked Sendable {
 
     /// Writes one partition's folded sessions (in session order) to its output file and
     /// returns their counts. Sessions with no output take no record.
-    func writeOutput(partition: Int, _ folded: [FoldedSession]) throws -> SessionTally {
+    package func writeOutput(partition: Int, _ folded: [FoldedSession]) throws -> SessionTally {
         let writer = try SpillFileWriter(path: outputPath(partition), bufferBytes: bufferBytes)
         var tally = SessionTally()
         for session in folded {
@@ -397,7 +399,7 @@ final class SpillPartitions: @unchecked Sendable {
 
     /// Merges the sorted output files into one stream in session order (a k-way merge over a
     /// binary heap), handing each session's output to `deliver`.
-    func mergeOutputs(_ deliver: (SessionKey, [UInt8]) throws -> Void) throws {
+    package func mergeOutputs(_ deliver: (SessionKey, [UInt8]) throws -> Void) throws {
         var readers: [SpillOutputReader] = []
         defer { for reader in readers { reader.close() } }
         let readBuffer = max(4096, min(1 << 16, bufferBytes))
@@ -406,7 +408,7 @@ final class SpillPartitions: @unchecked Sendable {
     }
 
     /// Removes the partition files, the output files and their directory.
-    func remove() {
+    package func remove() {
         for writer in writers { writer.discard() }
         writers = []
         resident = []
