@@ -87,7 +87,7 @@ public enum SessionWriter {
     /// format characters as escapes (a spreadsheet would render them: see `safe`). Control
     /// characters stay data, quoted.
     static func csvCell(_ value: String) -> String {
-        var text = value.unicodeScalars.contains(where: isFormatCharacter) ? escapingFormatCharacters(value) : value
+        var text = escapingFormatCharacters(value)
         // A cell starting with = + - @ is run as a formula by spreadsheets: prefix a quote.
         if let first = text.first, "=+-@".contains(first), Int64(text) == nil { text = "'" + text }
         guard text.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" }) else { return text }

@@ -88,21 +88,7 @@ public enum TextWriter {
 /// hyphen, tag characters: the "Trojan Source" class, which reorders or hides text) are shown as
 /// `\u{…}` escapes.
 public func safe(_ text: String) -> String {
-    var needsEscape = false
-    for scalar in text.unicodeScalars where isUnsafe(scalar) {
-        needsEscape = true
-        break
-    }
-    guard needsEscape else { return text }
-    var result = ""
-    for scalar in text.unicodeScalars {
-        if isUnsafe(scalar) {
-            result += "\\u{" + String(scalar.value, radix: 16) + "}"
-        } else {
-            result.unicodeScalars.append(scalar)
-        }
-    }
-    return result
+    escaping(text, where: isUnsafe)
 }
 
 /// Whether a scalar must not reach a person's screen raw (`safe`).
@@ -121,9 +107,15 @@ func isFormatCharacter(_ scalar: Unicode.Scalar) -> Bool {
 
 /// `text` with its format characters, and only those, shown as `\u{…}`.
 func escapingFormatCharacters(_ text: String) -> String {
+    escaping(text, where: isFormatCharacter)
+}
+
+/// `text` with the scalars that match shown as `\u{…}` (and unchanged when none does).
+private func escaping(_ text: String, where isEscaped: (Unicode.Scalar) -> Bool) -> String {
+    guard text.unicodeScalars.contains(where: isEscaped) else { return text }
     var result = ""
     for scalar in text.unicodeScalars {
-        if isFormatCharacter(scalar) {
+        if isEscaped(scalar) {
             result += "\\u{" + String(scalar.value, radix: 16) + "}"
         } else {
             result.unicodeScalars.append(scalar)
