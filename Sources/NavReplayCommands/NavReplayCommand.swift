@@ -185,10 +185,11 @@ struct InputOptions: ParsableArguments {
 
     /// The files to read, the models, and which model each file folds with: `--model` for all,
     /// else each file's nearest directory `model.json`, else the built-in PoC model.
-    func resolve() throws -> (inputs: [AuditInput], models: [NavigationModel]) {
-        let files = InputResolver.resolve(inputs)
+    func resolve() throws -> (inputs: [AuditInput], models: [NavigationModel], skipped: [InputResolver.Skipped]) {
+        let resolution = InputResolver.resolution(inputs)
+        let files = resolution.files
         if let model {
-            return (files.map { AuditInput(path: $0.path) }, [try loadModel(model)])
+            return (files.map { AuditInput(path: $0.path) }, [try loadModel(model)], resolution.skipped)
         }
         // Models are numbered in the order of their paths (UTF-8 bytes), not of the arguments:
         // two sessions with one id under two models are ordered by model, so the output stays
@@ -203,7 +204,7 @@ struct InputOptions: ParsableArguments {
             models.append(try loadModel(path))
         }
         let result = files.map { file in AuditInput(path: file.path, model: file.modelPath.flatMap { index[$0] } ?? 0) }
-        return (result, models)
+        return (result, models, resolution.skipped)
     }
 
     func loadModel(_ path: String) throws -> NavigationModel {
@@ -309,7 +310,7 @@ enum Terminal {
 /// Runs the engine with a progress line on a terminal.
 func runAudit(_ input: InputOptions, quarantine: String? = nil, sessionOptions: SessionAuditOptions = .init(),
               onlySession: String? = nil, foldSessions: Bool = true, sink: AuditSink? = nil) throws -> AuditRun {
-    let (inputs, models) = try input.resolve()
+    let (inputs, models, skipped) = try input.resolve()
     var configuration = AuditConfiguration(
         model: models[0], maxLineBytes: input.maxLineBytes, quarantinePath: quarantine, jobs: input.jobs,
         sessionOptions: sessionOptions, onlySession: onlySession)
@@ -351,6 +352,7 @@ func runAudit(_ input: InputOptions, quarantine: String? = nil, sessionOptions: 
     }
     progress.clear()
     for error in run.inputErrors { Terminal.writeError("navreplay: error: \(safe(error.description))\n") }
+    if !input.quiet { for entry in skipped { Terminal.writeError("navreplay: warning: \(safe(entry.description))\n") } }
     for note in notes { Terminal.writeError("navreplay: warning: \(safe(note))\n") }
     if !input.quiet, input.locatedInput == nil {
         for report in run.fileReports where report.path == "-" && report.error == nil && report.lines == 0 {
