@@ -42,7 +42,9 @@ extension NavReplayCommand {
         var maxFindingsPerSession: Int = 10_000
 
         func run() throws {
-            try input.refuseOverwritingInputs(output, also: [("--quarantine", quarantine), ("--write-baseline", baseline.writeBaseline)])
+            try input.refuseOverwritingInputs(
+                output, also: [("--quarantine", quarantine), ("--write-baseline", baseline.writeBaseline)],
+                reading: [("--baseline", baseline.baseline)])
             // Machine formats without explanations need no states and no screens: dropping them
             // keeps a large audit's memory near --memory-limit. (Text shows what changed; the
             // JSON document explains each finding.)
@@ -123,7 +125,9 @@ extension NavReplayCommand {
         var quarantine: String?
 
         func run() throws {
-            try input.refuseOverwritingInputs(output, also: [("--quarantine", quarantine), ("--write-baseline", baseline.writeBaseline)])
+            try input.refuseOverwritingInputs(
+                output, also: [("--quarantine", quarantine), ("--write-baseline", baseline.writeBaseline)],
+                reading: [("--baseline", baseline.baseline)])
             let run = try runAudit(input, quarantine: quarantine, foldSessions: false)
             let result = try baseline.apply(to: run, needFingerprints: format == .sarif)
             switch format {

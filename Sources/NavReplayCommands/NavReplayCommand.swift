@@ -158,28 +158,6 @@ struct InputOptions: ParsableArguments {
         if jobs < 0 || jobs > Self.mostJobs { throw ValidationError("Please give --jobs a number from 0 to \(Self.mostJobs).") }
     }
 
-    /// Refuses to run when a file it would write (`--output`, `--quarantine`, `--summary`,
-    /// `--write-baseline`) is one it reads (an input or a model file): it would be emptied or
-    /// replaced while, or after, it is read (`--quarantine log.ndjson log.ndjson` emptied the
-    /// log and reported it clean). Compared by device and inode, so another path to the same
-    /// file is caught too. Call it before anything is opened for writing.
-    func refuseOverwritingInputs(_ output: OutputOptions, also extra: [(option: String, path: String?)] = []) throws {
-        let writes = [("--output", output.output), ("--summary", output.summary)] + extra
-        var read: [String] = InputResolver.resolve(inputs).flatMap { [$0.path] + ($0.modelPath.map { [$0] } ?? []) }
-        if let model { read.append(model) }
-        // Regular files only: writing a device (`--output /dev/null`) destroys nothing.
-        func identity(_ path: String) -> [UInt64]? {
-            var status = stat()
-            guard path != "-", stat(path, &status) == 0, (status.st_mode & S_IFMT) == S_IFREG else { return nil }
-            return [UInt64(status.st_dev), UInt64(status.st_ino)]
-        }
-        let readIdentities = Set(read.compactMap(identity))
-        for (option, path) in writes {
-            guard let path, let written = identity(path), readIdentities.contains(written) else { continue }
-            throw CommandFailure("\(option) \(path) is a file this run reads (an input or a model): it would be overwritten. Please choose another path.")
-        }
-    }
-
     static let largestLineLimit = 1 << 40
     static let mostJobs = 1024
 
