@@ -43,7 +43,7 @@ public struct NavReplayCommand: ParsableCommand {
         do {
             var command = try parseAsRoot(arguments)
             try command.run()
-            Foundation.exit(0)
+            exitWritingStandardOutput(0)
         } catch let failure as CommandFailure {
             Terminal.writeError("navreplay: error: " + failure.description + "\n")
             Foundation.exit(2)
@@ -51,8 +51,15 @@ public struct NavReplayCommand: ParsableCommand {
             let code = exitCode(for: error)
             let message = fullMessage(for: error)
             if code == .success {
-                if !message.isEmpty { print(HelpLayout.largeInputsLast(message)) }
-                Foundation.exit(0)
+                // --help and --version: written as every output is, so a full disk or a closed
+                // descriptor is an error (exit 2), not a help screen reported as shown.
+                do {
+                    if !message.isEmpty { try emit(Array((HelpLayout.largeInputsLast(message) + "\n").utf8), to: nil) }
+                } catch {
+                    Terminal.writeError("navreplay: error: \(error)\n")
+                    Foundation.exit(2)
+                }
+                exitWritingStandardOutput(0)
             }
             if !message.isEmpty { Terminal.writeError("navreplay: " + message + "\n") }
             // ArgumentParser reports usage errors as 64 (EX_USAGE); the contract says 2. Any other
@@ -60,8 +67,18 @@ public struct NavReplayCommand: ParsableCommand {
             // --output-dir` naming a file) would be 1, which means findings: it is 2, as a file
             // that cannot be read or written is.
             if code == .validationFailure || (code == .failure && !(error is ExitCode)) { Foundation.exit(2) }
-            Foundation.exit(code.rawValue)
+            exitWritingStandardOutput(code.rawValue)
         }
+    }
+
+    /// Exits once what `print` left in standard output's buffer (repro's list of files) is
+    /// written; when it cannot be, exits 2 and says why, as every other output does.
+    static func exitWritingStandardOutput(_ code: Int32) -> Never {
+        if fflush(nil) != 0 {  // every output stream; standard output is the only one used
+            Terminal.writeError("navreplay: error: Cannot write standard output: \(String(cString: strerror(errno))).\n")
+            Foundation.exit(2)
+        }
+        Foundation.exit(code)
     }
 }
 
