@@ -41,6 +41,10 @@ extension NavReplayCommand {
         @Option(help: "Keep at most this many findings per session (the rest are counted in the summary).")
         var maxFindingsPerSession: Int = 10_000
 
+        func validate() throws {
+            if maxFindingsPerSession < 0 { throw ValidationError("Please give --max-findings-per-session a number of 0 or more.") }
+        }
+
         func run() throws {
             try input.refuseOverwritingInputs(
                 output, also: [("--quarantine", quarantine), ("--write-baseline", baseline.writeBaseline)],

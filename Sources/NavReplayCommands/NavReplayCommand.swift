@@ -36,7 +36,8 @@ public struct NavReplayCommand: ParsableCommand {
 
     /// Runs the command line and exits with the contract's status codes (usage errors are 2).
     public static func mainWithContractExitCodes(_ arguments: [String]? = nil) -> Never {
-        if let unknown = unknownSubcommand(in: arguments ?? Array(CommandLine.arguments.dropFirst())) {
+        let arguments = NegativeValues.attached(arguments ?? Array(CommandLine.arguments.dropFirst()))
+        if let unknown = unknownSubcommand(in: arguments) {
             Terminal.writeError("navreplay: error: \(unknown)\nSee 'navreplay --help'.\n")
             Foundation.exit(2)
         }
@@ -221,7 +222,8 @@ struct LargeInputOptions: ParsableArguments {
     @Option(
         help: ArgumentHelp(
             "Hold about this much decoded input in memory before spilling to temporary files (e.g. 128M, 2G). Default: a quarter of RAM.",
-            valueName: "size"))
+            valueName: "size"),
+        transform: ByteSize.parse)
     var memoryLimit: ByteSize?
 
     @Option(help: ArgumentHelp("Where spill files go (default: $TMPDIR or /tmp). They are removed when done or interrupted.", valueName: "directory"))
@@ -587,5 +589,14 @@ struct ByteSize: ExpressibleByArgument {
         }
         guard let value = Int(text), value > 0 else { return nil }
         bytes = value
+    }
+
+    /// The size, or an error that says what is wrong with it (ArgumentParser's own says only
+    /// that the value is invalid).
+    @Sendable static func parse(_ argument: String) throws -> ByteSize {
+        if let size = ByteSize(argument: argument) { return size }
+        let number = argument.trimmingCharacters(in: .whitespaces).uppercased().trimmingCharacters(in: CharacterSet(charactersIn: "KMGB"))
+        if let value = Double(number), value <= 0 { throw ValidationError("it must be positive, e.g. 512K, 128M or 2G.") }
+        throw ValidationError("give a number of bytes, or of K, M or G (512K, 128M, 2G), up to 2^62 bytes.")
     }
 }

@@ -25,4 +25,24 @@ import Testing
         #expect(status == 2, "\(arguments): \(stderr)")
         #expect(stderr.contains("No space left on device"), "\(arguments): \(stderr)")
     }
+
+    /// Each negative value reaches its option's own check, which says what is wrong with it,
+    /// instead of "Missing value" (ArgumentParser takes `-1M` for an option).
+    @Test(arguments: [
+        (["audit", "--memory-limit", "-1M"], "The value '-1M' is invalid for '--memory-limit <size>': it must be positive"),
+        (["audit", "--memory-limit=-1M"], "The value '-1M' is invalid for '--memory-limit <size>': it must be positive"),
+        (["sessions", "--memory-limit", "0"], "it must be positive"),
+        (["audit", "--jobs", "-1"], "Please give --jobs a number from 0 to 1024."),
+        (["validate", "--max-line-bytes", "-5"], "Please give --max-line-bytes a number from 1 to"),
+        (["report", "--worst", "-1"], "Please give --worst a number of 0 or more."),
+        (["report", "--timeline-limit", "-2"], "Please give --timeline-limit a positive number."),
+        (["audit", "--max-findings-per-session", "-1"], "Please give --max-findings-per-session a number of 0 or more."),
+        (["audit", "--max-findings-per-session=-1"], "Please give --max-findings-per-session a number of 0 or more."),
+    ])
+    func aNegativeValueIsAUsageErrorThatSaysWhy(_ arguments: [String], _ message: String) throws {
+        let result = try navreplay(arguments + ["SampleLogs/clean"])
+        #expect(result.status == 2, "\(arguments): \(result.stderr)")
+        #expect(result.stderr.contains(message), "\(arguments): \(result.stderr)")
+        #expect(!result.stderr.contains("Missing value"), "\(arguments): \(result.stderr)")
+    }
 }
