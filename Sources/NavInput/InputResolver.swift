@@ -146,7 +146,9 @@ struct DirectoryWalk {
                     enter(child, status)
                 }
             default:
-                if isLog { skipped.append((child, "\(Self.kind(status.st_mode)), not a regular file (name it on the command line to read it)")) }
+                if isLog {
+                    skipped.append((child, "\(Self.kind(status.st_mode)), not a regular file (name it on the command line to read it)"))
+                }
             }
         }
     }

@@ -29,6 +29,7 @@ enum NegativeValues {
 
     static func isNegativeNumber(_ word: String) -> Bool {
         let rest = word.utf8.dropFirst()
-        return word.utf8.first == UInt8(ascii: "-") && rest.first.map { (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) || $0 == UInt8(ascii: ".") } == true
+        return word.utf8.first == UInt8(ascii: "-")
+            && rest.first.map { (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) || $0 == UInt8(ascii: ".") } == true
     }
 }

@@ -32,15 +32,19 @@ extension InputOptions {
         let written = writes.map { (option: $0.option, path: $0.path, identity: FileIdentity(written: $0.path)) }
         for (option, path, identity) in written {
             guard let identity, let what = read.first(where: { $0.identity == identity })?.what else { continue }
-            throw CommandFailure("\(option) \(path) is a file this run reads (\(what)): it would be overwritten. Please choose another path.")
+            throw CommandFailure(
+                "\(option) \(path) is a file this run reads (\(what)): it would be overwritten. Please choose another path.")
         }
         for (index, first) in written.enumerated() {
             guard let identity = first.identity else { continue }
             // Standard output by two names (`/dev/stdout`) is written through, in order.
             func isStandard(_ path: String) -> Bool { OutputFile.standardStream(sameAs: path) != nil }
-            if let second = written[(index + 1)...].first(where: { $0.identity == identity && !(isStandard(first.path) && isStandard($0.path)) }) {
+            if let second = written[(index + 1)...].first(where: {
+                $0.identity == identity && !(isStandard(first.path) && isStandard($0.path))
+            }) {
                 throw CommandFailure(
-                    "\(first.option) \(first.path) and \(second.option) \(second.path) are one file: one output would replace the other. Please choose two paths.")
+                    "\(first.option) \(first.path) and \(second.option) \(second.path) are one file: one output would replace the other. Please choose two paths."
+                )
             }
         }
     }

@@ -89,7 +89,8 @@ import Testing
             #expect(outcome.stdoutText.contains(#""file":"\#(scratch.path(path))""#), "\(outcome.stdoutText)")
         }
         for skipped in ["logs/0-latest", "logs/2026-11-20/up"] {
-            #expect(outcome.stderrText.contains("\(scratch.path(skipped)): skipped: a directory that is read already"), "\(outcome.stderrText)")
+            #expect(
+                outcome.stderrText.contains("\(scratch.path(skipped)): skipped: a directory that is read already"), "\(outcome.stderrText)")
         }
     }
 }

@@ -20,7 +20,8 @@ import Testing
             log = try scratch.write("log.ndjson", Lines.clean)
             baseline = try scratch.write("baseline.json", #"{"navreplay_baseline":1,"findings":[]}"# + "\n")
             paths = try scratch.write("paths.txt", "original.ndjson\n")
-            model = try scratch.write("model.json", try String(contentsOfFile: Repository.path("SampleLogs/poc.model.json"), encoding: .utf8))
+            model = try scratch.write(
+                "model.json", try String(contentsOfFile: Repository.path("SampleLogs/poc.model.json"), encoding: .utf8))
             try FileManager.default.createDirectory(atPath: scratch.path("sub"), withIntermediateDirectories: true)
         }
 
@@ -83,7 +84,9 @@ import Testing
         let arguments = ["audit", write, spelled] + options
         let outcome = try ChildProcess(try Executables.navreplay(), arguments, stdinPath: stdin ?? "/dev/null").wait(killingAfter: 60)
         #expect(outcome.exitStatus == 2, "\(arguments): \(outcome.stderrText)")
-        #expect(outcome.stderrText.contains("\(write) \(spelled) is a file this run reads \(read.named)"), "\(arguments): \(outcome.stderrText)")
+        #expect(
+            outcome.stderrText.contains("\(write) \(spelled) is a file this run reads \(read.named)"), "\(arguments): \(outcome.stderrText)"
+        )
         #expect(fixture.contents == before, "\(arguments) changed a file it reads")
     }
 
@@ -91,7 +94,9 @@ import Testing
         let fixture = try Fixture()
         let devices = try navreplay(["audit", "--output", "/dev/null", "--summary", "/dev/null", "--quarantine", "/dev/null", fixture.log])
         #expect(devices.status == 0, "\(devices.stderr)")
-        let standard = try navreplay(["audit", "--format", "ndjson", "--output", "/dev/stdout", "--summary", "/dev/stdout", "-q", fixture.log])
+        let standard = try navreplay([
+            "audit", "--format", "ndjson", "--output", "/dev/stdout", "--summary", "/dev/stdout", "-q", fixture.log,
+        ])
         #expect(standard.status == 0, "\(standard.stderr)")
         #expect(standard.stdout.contains("\"files\""), "\(standard.stdout)")
         let reread = try navreplay(["audit", "--baseline", fixture.baseline, "--output", fixture.scratch.path("report"), fixture.log])
