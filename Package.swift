@@ -44,12 +44,20 @@ let package = Package(
         .systemLibrary(name: "CNavProcess"),
         .systemLibrary(name: "CSQLite", providers: [.apt(["libsqlite3-dev"])]),
         // The app-side log writer: an app links it (with NavRouter) and nothing of the audit.
-        .target(name: "NavLog", dependencies: ["CZlib", "NavJSON", "NavModel", "NavEvents", .product(name: "SystemPackage", package: "swift-system")], swiftSettings: swiftSettings),
+        .target(
+            name: "NavLog",
+            dependencies: ["CZlib", "NavJSON", "NavModel", "NavEvents", .product(name: "SystemPackage", package: "swift-system")],
+            swiftSettings: swiftSettings),
         // Reading inputs: files, directories, gzip, mapped files, standard input, located input, lines.
-        .target(name: "NavInput", dependencies: ["CZlib", "CNavSupport", "NavJSON", .product(name: "SystemPackage", package: "swift-system")], swiftSettings: swiftSettings),
+        .target(
+            name: "NavInput", dependencies: ["CZlib", "CNavSupport", "NavJSON", .product(name: "SystemPackage", package: "swift-system")],
+            swiftSettings: swiftSettings),
         // On-disk runs and partitions: sorted run files, their records and merges, spill
         // directories and their cleanup registry. Knows nothing of audits.
-        .target(name: "NavRuns", dependencies: ["CNavSupport", "NavJSON", "NavInput", .product(name: "SystemPackage", package: "swift-system")], swiftSettings: swiftSettings),
+        .target(
+            name: "NavRuns",
+            dependencies: ["CNavSupport", "NavJSON", "NavInput", .product(name: "SystemPackage", package: "swift-system")],
+            swiftSettings: swiftSettings),
         // What an audit produces: counts, per-session results, finding streams, the sink protocol.
         .target(
             name: "NavResults", dependencies: ["NavJSON", "NavModel", "NavEvents", "NavReplay", "NavInput", "NavRuns"],
@@ -135,21 +143,54 @@ let package = Package(
         // One test target per library module; NavReplayCLITests runs the built executable end to end.
         .testTarget(name: "NavJSONTests", dependencies: ["NavJSON", "NavTestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "NavModelTests", dependencies: ["NavJSON", "NavModel", "NavTestSupport"], swiftSettings: swiftSettings),
-        .testTarget(name: "NavEventsTests", dependencies: ["NavJSON", "NavModel", "NavEvents", "NavTestSupport"], swiftSettings: swiftSettings),
-        .testTarget(name: "NavReplayTests", dependencies: ["NavJSON", "NavModel", "NavEvents", "NavReplay", "NavTestSupport"], swiftSettings: swiftSettings),
-        .testTarget(name: "NavRouterTests", dependencies: ["NavJSON", "NavModel", "NavEvents", "NavReplay", "NavRouter", "NavTestSupport"], swiftSettings: swiftSettings),
-        .testTarget(name: "NavLogTests", dependencies: ["NavJSON", "NavModel", "NavEvents", "NavReplay", "NavRouter", "NavLog", "NavTestSupport"], swiftSettings: swiftSettings),
-        .testTarget(name: "NavInputTests", dependencies: ["NavJSON", "NavInput", "NavLog", "NavTestSupport"], swiftSettings: swiftSettings),
-        .testTarget(name: "NavRunsTests", dependencies: ["NavJSON", "NavInput", "NavRuns", "NavTestSupport"], swiftSettings: swiftSettings),
-        .testTarget(name: "NavResultsTests", dependencies: ["NavJSON", "NavModel", "NavEvents", "NavReplay", "NavResults", "NavEngine", "NavTestSupport"], swiftSettings: swiftSettings),
-        .testTarget(name: "NavPartitionsTests", dependencies: ["NavJSON", "NavModel", "NavEvents", "NavReplay", "NavInput", "NavRuns", "NavResults", "NavPartitions", "NavTestSupport"], swiftSettings: swiftSettings),
-        .testTarget(name: "NavEngineTests", dependencies: ["NavJSON", "NavModel", "NavEvents", "NavReplay", "NavInput", "NavRuns", "NavResults", "NavPartitions", "NavEngine", "NavReport", "NavTestSupport"], swiftSettings: swiftSettings),
-        .testTarget(name: "NavReportTests", dependencies: ["NavJSON", "NavModel", "NavEvents", "NavReplay", "NavResults", "NavEngine", "NavReport", "NavTestSupport"], swiftSettings: swiftSettings),
-        .testTarget(name: "NavSQLiteTests", dependencies: ["NavJSON", "NavModel", "NavEvents", "NavReplay", "NavResults", "NavEngine", "NavSQLite", "NavTestSupport"], swiftSettings: swiftSettings),
-        .testTarget(name: "NavSamplesTests", dependencies: ["NavJSON", "NavModel", "NavEvents", "NavReplay", "NavRouter", "NavSamples", "NavTestSupport"], swiftSettings: swiftSettings),
+        .testTarget(
+            name: "NavEventsTests", dependencies: ["NavJSON", "NavModel", "NavEvents", "NavTestSupport"], swiftSettings: swiftSettings),
+        .testTarget(
+            name: "NavReplayTests", dependencies: ["NavJSON", "NavModel", "NavEvents", "NavReplay", "NavTestSupport"],
+            swiftSettings: swiftSettings),
+        .testTarget(
+            name: "NavRouterTests", dependencies: ["NavJSON", "NavModel", "NavEvents", "NavReplay", "NavRouter", "NavTestSupport"],
+            swiftSettings: swiftSettings),
+        .testTarget(
+            name: "NavLogTests", dependencies: ["NavJSON", "NavModel", "NavEvents", "NavReplay", "NavRouter", "NavLog", "NavTestSupport"],
+            swiftSettings: swiftSettings),
+        .testTarget(
+            name: "NavInputTests", dependencies: ["NavJSON", "NavInput", "NavLog", "NavTestSupport"], swiftSettings: swiftSettings),
+        .testTarget(
+            name: "NavRunsTests", dependencies: ["NavJSON", "NavInput", "NavRuns", "NavTestSupport"], swiftSettings: swiftSettings),
+        .testTarget(
+            name: "NavResultsTests",
+            dependencies: ["NavJSON", "NavModel", "NavEvents", "NavReplay", "NavResults", "NavEngine", "NavTestSupport"],
+            swiftSettings: swiftSettings),
+        .testTarget(
+            name: "NavPartitionsTests",
+            dependencies: [
+                "NavJSON", "NavModel", "NavEvents", "NavReplay", "NavInput", "NavRuns", "NavResults", "NavPartitions", "NavTestSupport",
+            ], swiftSettings: swiftSettings),
+        .testTarget(
+            name: "NavEngineTests",
+            dependencies: [
+                "NavJSON", "NavModel", "NavEvents", "NavReplay", "NavInput", "NavRuns", "NavResults", "NavPartitions", "NavEngine",
+                "NavReport", "NavTestSupport",
+            ], swiftSettings: swiftSettings),
+        .testTarget(
+            name: "NavReportTests",
+            dependencies: ["NavJSON", "NavModel", "NavEvents", "NavReplay", "NavResults", "NavEngine", "NavReport", "NavTestSupport"],
+            swiftSettings: swiftSettings),
+        .testTarget(
+            name: "NavSQLiteTests",
+            dependencies: ["NavJSON", "NavModel", "NavEvents", "NavReplay", "NavResults", "NavEngine", "NavSQLite", "NavTestSupport"],
+            swiftSettings: swiftSettings),
+        .testTarget(
+            name: "NavSamplesTests",
+            dependencies: ["NavJSON", "NavModel", "NavEvents", "NavReplay", "NavRouter", "NavSamples", "NavTestSupport"],
+            swiftSettings: swiftSettings),
         .testTarget(
             name: "NavReplayCLITests",
-            dependencies: ["NavJSON", "NavModel", "NavEvents", "NavReplay", "NavInput", "NavRuns", "NavEngine", "NavLog", "NavFuzz", "NavSamples", "NavTestSupport"],
+            dependencies: [
+                "NavJSON", "NavModel", "NavEvents", "NavReplay", "NavInput", "NavRuns", "NavEngine", "NavLog", "NavFuzz", "NavSamples",
+                "NavTestSupport",
+            ],
             swiftSettings: swiftSettings),
     ]
 )

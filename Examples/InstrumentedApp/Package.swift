@@ -7,7 +7,7 @@ let package = Package(
     name: "InstrumentedApp",
     platforms: [.macOS(.v13), .iOS(.v16)],
     dependencies: [
-        .package(path: "../.."),
+        .package(path: "../..")
     ],
     targets: [
         .executableTarget(
@@ -17,6 +17,6 @@ let package = Package(
                 .product(name: "NavLog", package: "NavReplay"),  // FileEventSink
                 .product(name: "NavModel", package: "NavReplay"),  // NavigationModel.load(json:)
                 .product(name: "NavReplay", package: "NavReplay"),  // Finding, for live checks
-            ]),
+            ])
     ]
 )

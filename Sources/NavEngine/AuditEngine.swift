@@ -33,7 +33,8 @@ public struct AuditEngine {
     public func run(
         inputs: [AuditInput], models: [NavigationModel], sink: AuditSink? = nil, progress: ((ProgressSnapshot) -> Void)? = nil
     ) throws -> AuditRun {
-        let pipeline = try AuditPipeline(plan: RunPlan(configuration: configuration, inputs: inputs, models: models), sink: sink, progress: progress)
+        let pipeline = try AuditPipeline(
+            plan: RunPlan(configuration: configuration, inputs: inputs, models: models), sink: sink, progress: progress)
         return try pipeline.run()
     }
 }
@@ -90,7 +91,8 @@ extension AuditPipeline {
         if let streaming = collector as? StreamingCollector {
             for problem in streaming.regroupedSessions {
                 let file = Int(problem.location.file)
-                reports[file].error = reports[file].error
+                reports[file].error =
+                    reports[file].error
                     ?? InputError(
                         code: .notGrouped, path: plan.files[file],
                         message: "session \(JSONWriter.quoted(problem.sessionID)) appears again at line \(problem.location.line) "

@@ -85,7 +85,8 @@ final class AuditPipeline {
         inputCopies = unrepeatable.isEmpty ? nil : try? InputCopies(of: unrepeatable, in: configuration.temporaryDirectory)
         quarantine = try configuration.quarantinePath.map { try QuarantineWriter(path: $0) }
         routing = Routing(plan: plan, spilling: mode.routes ? collector as? SpillingCollector : nil, quarantine: quarantine)
-        let checks = CheckStage(totals: totals, plan: plan, quarantine: quarantine, routing: routing, lines: Self.lines(for: mode, collector))
+        let checks = CheckStage(
+            totals: totals, plan: plan, quarantine: quarantine, routing: routing, lines: Self.lines(for: mode, collector))
         let decode = DecodeStage(configuration: configuration, routing: routing, keeping: mode.refolding?.sharing.sessions, checks: checks)
         // Lines checked alone are read from mapped files on every core, a chunk at a time: the
         // pages of a chunk handed on are dropped, so any size of file is mapped.

@@ -86,7 +86,8 @@ enum ChunkRouter {
         let decoder = EventDecoder()
         let names = StringCache()
         return lines(of: input, range, isLast: isLast, partitions: 0, maxLineBytes: maxLineBytes) { line, chunk in
-            let outcome = line.overlongLength == nil ? LineOutcome.of(line.bytes, routing: false, decoder: decoder, names: names) : .overlong
+            let outcome =
+                line.overlongLength == nil ? LineOutcome.of(line.bytes, routing: false, decoder: decoder, names: names) : .overlong
             if case .decoded(.success) = outcome {
                 chunk.pointee.validEvents += 1
                 return
@@ -159,7 +160,8 @@ struct RoutedChunk {
             references[partition] = buffer
         }
         SpillPartitions.appendReference(
-            to: buffer, sessionHash: sessionHash, model: model, location: LineLocation(file: file, line: line), offset: offset, length: length)
+            to: buffer, sessionHash: sessionHash, model: model, location: LineLocation(file: file, line: line), offset: offset,
+            length: length)
         referenceCount += 1
     }
 
@@ -172,7 +174,8 @@ struct RoutedChunk {
             var offset = 0
             while offset + record <= buffer.count {
                 let line = buffer.base.loadUnaligned(fromByteOffset: offset + lineField, as: Int64.self)
-                buffer.base.storeBytes(of: (Int64(littleEndian: line) + linesBefore).littleEndian, toByteOffset: offset + lineField, as: Int64.self)
+                buffer.base.storeBytes(
+                    of: (Int64(littleEndian: line) + linesBefore).littleEndian, toByteOffset: offset + lineField, as: Int64.self)
                 offset += record
             }
         }

@@ -22,7 +22,8 @@ extension InputSource {
             partitions = try spilling.routingPartitions()
         }
         input.willRead()
-        let target = plan.configuration.tuning.routingChunkBytes
+        let target =
+            plan.configuration.tuning.routingChunkBytes
             ?? (routes ? ChunkRouter.target(forFileOf: input.bytes.count) : ChunkRouter.validationTarget)
         let ranges = ChunkRouter.chunks(of: input.bytes, target: target)
         if !routes { input.releaseAll() }  // the pages at the chunks' ends, read to find them

@@ -112,7 +112,8 @@ final class InputSource {
         }
         if let pinned, pinned.error == nil, report.lines != pinned.lines || report.bytes != pinned.bytes {
             throw InputError.changedUnderAudit(
-                path, secondReading: "found \(report.lines) lines (\(report.bytes) bytes) where the first found "
+                path,
+                secondReading: "found \(report.lines) lines (\(report.bytes) bytes) where the first found "
                     + "\(pinned.lines) lines (\(pinned.bytes) bytes)")
         }
         totals.reports.append(report)

@@ -117,15 +117,17 @@ struct LineBatch: Sendable {
         if lines.isEmpty { lines.reserveCapacity(max(16, min(capacity, 64 << 20) / 256)) }
         if let mapped, let offset = mapped.offset(of: line.bytes) {
             lines.append(
-                Pending(start: offset, count: line.bytes.count, number: line.number, fileID: fileID,
-                        overlongLength: line.overlongLength, unterminated: line.ending == .endOfInput, isMapped: true))
+                Pending(
+                    start: offset, count: line.bytes.count, number: line.number, fileID: fileID,
+                    overlongLength: line.overlongLength, unterminated: line.ending == .endOfInput, isMapped: true))
             mappedBytes += line.bytes.count
             return
         }
         if bytes.isEmpty { bytes.reserveCapacity(mapped == nil ? min(capacity, 64 << 20) + (1 << 20) : 1 << 16) }
         lines.append(
-            Pending(start: bytes.count, count: line.bytes.count, number: line.number, fileID: fileID,
-                    overlongLength: line.overlongLength, unterminated: line.ending == .endOfInput))
+            Pending(
+                start: bytes.count, count: line.bytes.count, number: line.number, fileID: fileID,
+                overlongLength: line.overlongLength, unterminated: line.ending == .endOfInput))
         bytes.append(contentsOf: line.bytes)
     }
 
@@ -138,7 +140,9 @@ struct LineBatch: Sendable {
         if pending.isMapped, let mapped {
             return try body(UnsafeBufferPointer(rebasing: mapped.bytes[pending.start..<(pending.start + pending.count)]))
         }
-        return try bytes.withUnsafeBufferPointer { try body(UnsafeBufferPointer(rebasing: $0[pending.start..<(pending.start + pending.count)])) }
+        return try bytes.withUnsafeBufferPointer {
+            try body(UnsafeBufferPointer(rebasing: $0[pending.start..<(pending.start + pending.count)]))
+        }
     }
 
     /// Decodes every line (over-long ones are not decoded: their slot stays empty), on up to
@@ -167,7 +171,8 @@ struct LineBatch: Sendable {
                 let source = pending.isMapped ? mapped!.bytes : buffer
                 let line = UnsafeBufferPointer(rebasing: source[pending.start..<(pending.start + pending.count)])
                 if let keeping, let session = SessionIDScanner.sessionID(in: line),
-                    !keeping.sessions.contains(EventIDLedger.hash(sessionBytes: UnsafeBufferPointer(rebasing: line[session]), model: keeping.model))
+                    !keeping.sessions.contains(
+                        EventIDLedger.hash(sessionBytes: UnsafeBufferPointer(rebasing: line[session]), model: keeping.model))
                 {
                     results[index] = .skipped
                     continue

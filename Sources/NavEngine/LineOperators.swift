@@ -50,7 +50,8 @@ final class GroupLines: LineOperator {
             case .decoded(.success(let event)):
                 if let refolding, !refolding.reads(sessionID: event.event.sessionID, model: model) { continue }
                 try batch.withBytes(of: pending) { raw in
-                    try collector.add(SessionKey(model: model, id: event.event.sessionID), SessionLine(decoded: event, location: location), raw: raw)
+                    try collector.add(
+                        SessionKey(model: model, id: event.event.sessionID), SessionLine(decoded: event, location: location), raw: raw)
                 }
             default: break
             }

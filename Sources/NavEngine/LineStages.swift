@@ -55,7 +55,8 @@ final class Routing {
         // Lines copied to partitions go in shorthand when there are enough of them to pass the
         // kernel's dirty threshold (gzip counted as 6 times its file, a typical ratio).
         let inputBytes = InputSize.estimate(plan.physical, gzipRatio: 6)
-        shorthand = spilling != nil
+        shorthand =
+            spilling != nil
             && (inputBytes == 0 || inputBytes >= plan.configuration.tuning.shorthandFromBytes ?? System.dirtyBackgroundBytes)
         // From the start when the inputs' size says so; for input of unknown size (standard
         // input), from when the held lines reach that size and spill (`startIfSpilled`).
@@ -128,7 +129,8 @@ final class DecodeStage {
         let task =
             batch.lines.isEmpty
             ? nil
-            : DecodeTask(batch: batch, modelID: modelID, workers: workers, routing: routing.isOn, shorthand: routing.shorthand, keeping: keeping)
+            : DecodeTask(
+                batch: batch, modelID: modelID, workers: workers, routing: routing.isOn, shorthand: routing.shorthand, keeping: keeping)
         batch = LineBatch(capacity: batchBytes, mapped: batch.mapped)
         try hand(task)
     }
@@ -181,7 +183,10 @@ final class CheckStage {
                 if lines.countsAsRead(event, model: task.modelID) { totals.counts.events += 1 }
                 continue
             case .overlong:
-                reason = (nil, "the line is \(pending.overlongLength ?? pending.count) bytes, over the limit of \(maxLineBytes) (--max-line-bytes)")
+                reason = (
+                    nil,
+                    "the line is \(pending.overlongLength ?? pending.count) bytes, over the limit of \(maxLineBytes) (--max-line-bytes)"
+                )
             case .decoded(.failure(let error)):
                 reason = InvalidLine.reason(error, unterminated: pending.unterminated)
             }
@@ -190,7 +195,8 @@ final class CheckStage {
             totals.invalid.append(InvalidLine.finding(at: location, message: reason.message))
             guard let quarantine else { continue }
             let record = batch.withBytes(of: pending) { raw in
-                QuarantineWriter.record(file: files[Int(pending.fileID)], line: pending.number, field: reason.field, reason: reason.message, raw: raw)
+                QuarantineWriter.record(
+                    file: files[Int(pending.fileID)], line: pending.number, field: reason.field, reason: reason.message, raw: raw)
             }
             if routing.isOn { records.append((location, record)) } else { quarantine.write(record) }
         }

@@ -78,7 +78,8 @@ func refoldSession(
     first.earlierOccurrences = [:]
     let previous = SessionAuditor.audit(sessionID: key.id, lines: &lines, model: model, options: first)
     let audit =
-        options.earlierOccurrences.isEmpty ? previous : SessionAuditor.audit(sessionID: key.id, lines: &lines, model: model, options: options)
+        options.earlierOccurrences.isEmpty
+        ? previous : SessionAuditor.audit(sessionID: key.id, lines: &lines, model: model, options: options)
     return job.refolded(key, previous: previous, audit)
 }
 

@@ -47,7 +47,8 @@ private final class FormattingJob: FoldJob {
 
     func refolded(_ key: SessionKey, previous: SessionAudit, _ audit: SessionAudit) -> FoldedSession {
         FoldedSession(
-            key: key, tally: SessionTally(audit), audit: nil, output: format.bytes(of: audit, files: files), previous: SessionTally(previous))
+            key: key, tally: SessionTally(audit), audit: nil, output: format.bytes(of: audit, files: files),
+            previous: SessionTally(previous))
     }
 }
 

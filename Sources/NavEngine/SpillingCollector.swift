@@ -177,7 +177,7 @@ final class SpillingCollector: SessionCollector {
     var spillsFromTheStart: Bool {
         estimatedInputBytes >= partitionedInputBytes
             || estimatedInputBytes > 0
-            && SpillingCollector.heldCost(rawBytes: 300) * Int(min(estimatedInputBytes / 300, Int64(Int.max / 4096))) > holdBudget
+                && SpillingCollector.heldCost(rawBytes: 300) * Int(min(estimatedInputBytes / 300, Int64(Int.max / 4096))) > holdBudget
     }
 
     func add(_ key: SessionKey, _ line: SessionLine, raw: UnsafeBufferPointer<UInt8>) throws {
@@ -225,13 +225,15 @@ final class SpillingCollector: SessionCollector {
         // ratio varies); unknown (standard input), for 1,024 partitions: too few made each
         // too large to fold within the budget (a 1 GB log on standard input peaked at 480 MB
         // with 128M). More than needed cost time: smaller writes, more files.
-        let expected = estimatedInputBytes > 0 ? max(estimatedInputBytes + estimatedInputBytes / 4, Int64(heldBytes) * 2) : 1024 * perPartition
+        let expected =
+            estimatedInputBytes > 0 ? max(estimatedInputBytes + estimatedInputBytes / 4, Int64(heldBytes) * 2) : 1024 * perPartition
         let count = Int(min(max((expected + perPartition - 1) / perPartition, 8), Int64(SpillPartitions.maximumCount())))
         // Write buffers: an eighth of the budget in all, at most 64 MB, 4 KB to 256 KB each.
         let buffers = min(memoryLimit / 8, 64 << 20)
         let bufferBytes = min(256 << 10, max(4096, buffers / count))
         return PartitionPlan(
-            count: count, perPartition: perPartition, bufferBytes: bufferBytes, reserve: jobs * Int(perPartition) * 4 + count * (bufferBytes + 1024))
+            count: count, perPartition: perPartition, bufferBytes: bufferBytes,
+            reserve: jobs * Int(perPartition) * 4 + count * (bufferBytes + 1024))
     }
 
     /// Plain files of `bytes` in all may be mapped (`MappedInput`) when they fit the memory
@@ -260,7 +262,8 @@ final class SpillingCollector: SessionCollector {
             } else if budget > 0 {
                 plan.bufferBytes = min(plan.bufferBytes, max(4096, budget / plan.count / 2))
             }
-            spill = try SpillPartitions(count: plan.count, directory: temporaryDirectory, bufferBytes: plan.bufferBytes, memoryBudget: budget)
+            spill = try SpillPartitions(
+                count: plan.count, directory: temporaryDirectory, bufferBytes: plan.bufferBytes, memoryBudget: budget)
         }
         guard let spill else { return }
         for (key, lines) in held {
@@ -288,11 +291,13 @@ final class SpillingCollector: SessionCollector {
         let workers = min(jobs, spill.count)
         let counter = FoldCounter(partitions: spill.count, report: progress)
         // A refold's sessions need no ledger: they are folded with their shared ids known.
-        let ledger = refolding == nil ? EventIDLedger(memoryBudget: memoryLimit / 8, temporaryDirectory: temporaryDirectory, jobs: workers) : nil
+        let ledger =
+            refolding == nil ? EventIDLedger(memoryBudget: memoryLimit / 8, temporaryDirectory: temporaryDirectory, jobs: workers) : nil
         ledger?.reserve(lines: routedLines)
         defer { ledger?.remove() }
-        let folded = foldPartitions(spill, workers: workers, sink: refolding?.sink ?? results.jobs, streaming: results.isStreaming,
-                                    ledger: ledger, counter: counter)
+        let folded = foldPartitions(
+            spill, workers: workers, sink: refolding?.sink ?? results.jobs, streaming: results.isStreaming,
+            ledger: ledger, counter: counter)
         if refolding != nil {
             for result in folded { _ = try result.get() }
             return
@@ -417,7 +422,9 @@ final class SpillingCollector: SessionCollector {
     /// Writes the partitions' streamed output in session order (a k-way merge of their sorted
     /// output files); the sessions folded again replace their first output (a session may have
     /// had none at first).
-    private func mergeOutputs(of spill: SpillPartitions, replacing refolded: [SessionKey: FoldedSession], into results: SessionResults) throws {
+    private func mergeOutputs(
+        of spill: SpillPartitions, replacing refolded: [SessionKey: FoldedSession], into results: SessionResults
+    ) throws {
         var replacements = refolded.values.sorted { $0.key < $1.key }[...]
         for session in replacements { results.replace(session.previous ?? SessionTally(), with: session.tally) }
         try spill.mergeOutputs { key, output in

@@ -183,12 +183,22 @@ enum EventField: Int, CaseIterable {
         case UInt8(ascii: "r"): field = equals("route_params") ? .routeParams : nil
         case UInt8(ascii: "s"):
             field =
-                equals("seq") ? .seq : equals("session_id") ? .sessionID : equals("schema_version") ? .schemaVersion
-                : equals("stack") ? .stack : equals("style") ? .style : equals("snapshot") ? .snapshot : nil
+                equals("seq")
+                ? .seq
+                : equals("session_id")
+                    ? .sessionID
+                    : equals("schema_version")
+                        ? .schemaVersion
+                        : equals("stack") ? .stack : equals("style") ? .style : equals("snapshot") ? .snapshot : nil
         case UInt8(ascii: "t"):
             field =
-                equals("timestamp") ? .timestamp : equals("to_route") ? .toRoute : equals("to_flow") ? .toFlow
-                : equals("to_tab") ? .toTab : equals("to_root") ? .toRoot : nil
+                equals("timestamp")
+                ? .timestamp
+                : equals("to_route")
+                    ? .toRoute
+                    : equals("to_flow")
+                        ? .toFlow
+                        : equals("to_tab") ? .toTab : equals("to_root") ? .toRoot : nil
         case UInt8(ascii: "u"): field = equals("url") ? .url : nil
         default: field = nil
         }
@@ -690,9 +700,15 @@ private struct EventLineParser {
                 case UInt8(ascii: "t"), UInt8(ascii: "f"), UInt8(ascii: "n"):
                     let literal = try syntax(field: path) { (s: inout JSONScanner) throws(JSONSyntaxError) in try s.scanLiteral() }
                     switch literal {
-                    case .true: value = .bool(true); hash = StableHash.trueHash
-                    case .false: value = .bool(false); hash = StableHash.falseHash
-                    case .null: value = .null; hash = StableHash.nullHash
+                    case .true:
+                        value = .bool(true)
+                        hash = StableHash.trueHash
+                    case .false:
+                        value = .bool(false)
+                        hash = StableHash.falseHash
+                    case .null:
+                        value = .null
+                        hash = StableHash.nullHash
                     }
                 case UInt8(ascii: "{"), UInt8(ascii: "["):
                     throw EventDecodingError(
@@ -858,7 +874,8 @@ private struct EventLineParser {
         case .screenView:
             switch (fields.stack, fields.modal) {
             case (let stack?, nil):
-                payload = .screenView(.stack(text(stack), route: try requireNullable(fields.toRoute, .toRoute)), params: fields.routeParams.take())
+                payload = .screenView(
+                    .stack(text(stack), route: try requireNullable(fields.toRoute, .toRoute)), params: fields.routeParams.take())
             case (nil, let modal?):
                 if case .some(.some) = fields.toRoute {
                     throw EventDecodingError(field: "to_route", message: "must be absent or null on a screen_view of a modal")

@@ -142,7 +142,9 @@ public struct FuzzHarness: Sendable {
                 report.violations.append("validate and audit disagree: \(describe(counts)) vs \(describe(run.counts))")
             }
             if counts.events != run.counts.events + run.counts.redeliveries + run.counts.duplicates {
-                report.violations.append("validate counts \(counts.events) valid lines, audit \(run.counts.events + run.counts.redeliveries + run.counts.duplicates)")
+                report.violations.append(
+                    "validate counts \(counts.events) valid lines, audit \(run.counts.events + run.counts.redeliveries + run.counts.duplicates)"
+                )
             }
         } else {
             report.violations.append("validate threw")
@@ -177,7 +179,9 @@ public struct FuzzHarness: Sendable {
                 }
                 if expected.isOverlong(limit: maxLineBytes) {
                     if line.overlongLength != expected.bytes.count {
-                        problems.append("line \(expected.number): over-long length \(String(describing: line.overlongLength)), expected \(expected.bytes.count)")
+                        problems.append(
+                            "line \(expected.number): over-long length \(String(describing: line.overlongLength)), expected \(expected.bytes.count)"
+                        )
                     }
                     if Array(line.bytes) != Array(expected.bytes.prefix(maxLineBytes)) {
                         problems.append("line \(expected.number): the kept prefix of the over-long line differs")
@@ -215,7 +219,8 @@ public struct FuzzHarness: Sendable {
         for finding in run.findings {
             guard let location = finding.location else { continue }
             if location.file != 0 || location.line < 1 || location.line > counts.lines {
-                report.violations.append("a \(finding.rule.rawValue) finding points at \(location.file):\(location.line), outside the input")
+                report.violations.append(
+                    "a \(finding.rule.rawValue) finding points at \(location.file):\(location.line), outside the input")
                 break
             }
         }
@@ -246,11 +251,13 @@ public struct FuzzHarness: Sendable {
         if counts.blankLines != blank { report.violations.append("blank_lines is \(counts.blankLines), expected \(blank)") }
         if counts.invalidLines != invalid { report.violations.append("invalid_lines is \(counts.invalidLines), expected \(invalid)") }
         if counts.redeliveries + counts.duplicates + counts.events != valid {
-            report.violations.append("valid lines: \(counts.redeliveries + counts.duplicates + counts.events) accounted for, expected \(valid)")
+            report.violations.append(
+                "valid lines: \(counts.redeliveries + counts.duplicates + counts.events) accounted for, expected \(valid)")
         }
         let reported = Set(run.invalidFindings.compactMap { $0.location?.line })
         if reported != invalidLines {
-            report.violations.append("schema.invalid findings on lines \(reported.sorted().prefix(10)), expected \(invalidLines.sorted().prefix(10))")
+            report.violations.append(
+                "schema.invalid findings on lines \(reported.sorted().prefix(10)), expected \(invalidLines.sorted().prefix(10))")
         }
     }
 

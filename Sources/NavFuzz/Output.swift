@@ -30,24 +30,39 @@ public struct Output: Sendable {
 
     /// Every format of every command. Add a format's writer here when it is added to NavReport.
     public static let all: [Output] = [
-        Output(name: "audit --format text") { TextWriter.findings($0, style: TextStyle(color: false)).utf8Array } check: { bytes, _ in
+        Output(name: "audit --format text") {
+            TextWriter.findings($0, style: TextStyle(color: false)).utf8Array
+        } check: { bytes, _ in
             checkText(bytes, allowSGR: false)
         },
-        Output(name: "audit --format text (colour)") { TextWriter.findings($0, style: TextStyle(color: true)).utf8Array } check: {
-            bytes, _ in checkText(bytes, allowSGR: true)
+        Output(name: "audit --format text (colour)") {
+            TextWriter.findings($0, style: TextStyle(color: true)).utf8Array
+        } check: {
+            bytes, _ in
+            checkText(bytes, allowSGR: true)
         },
-        Output(name: "audit --format ndjson") { FindingWriter.ndjson($0) } check: { bytes, run in
+        Output(name: "audit --format ndjson") {
+            FindingWriter.ndjson($0)
+        } check: { bytes, run in
             checkNDJSON(bytes, records: run.findings.count)
         },
-        Output(name: "audit --format ndjson --explain") { FindingWriter.ndjson($0, explain: true) } check: { bytes, run in
+        Output(name: "audit --format ndjson --explain") {
+            FindingWriter.ndjson($0, explain: true)
+        } check: { bytes, run in
             checkNDJSON(bytes, records: run.findings.count)
         },
-        Output(name: "audit --format json") { FindingWriter.jsonDocument($0) } check: { bytes, run in
+        Output(name: "audit --format json") {
+            FindingWriter.jsonDocument($0)
+        } check: { bytes, run in
             guard let document = parseJSON(bytes) as? [String: Any] else { return "not a JSON object" }
             guard let findings = document["findings"] as? [Any] else { return "no findings array" }
             return findings.count == run.findings.count ? nil : "\(findings.count) findings, expected \(run.findings.count)"
         },
-        Output(name: "audit --format junit") { JUnitWriter.xml($0) } check: { bytes, _ in XMLCheck.problem(bytes) },
+        Output(name: "audit --format junit") {
+            JUnitWriter.xml($0)
+        } check: { bytes, _ in
+            XMLCheck.problem(bytes)
+        },
         Output(name: "audit --format sarif") { run in
             SARIFWriter.json(run, fingerprints: FindingFingerprint.compute(run), toolVersion: "fuzz")
         } check: { bytes, run in
@@ -56,7 +71,9 @@ public struct Output: Sendable {
             else { return "not a SARIF document with runs[0].results" }
             return results.count == run.findings.count ? nil : "\(results.count) results, expected \(run.findings.count)"
         },
-        Output(name: "audit --format github") { GitHubWriter.commands($0) } check: { bytes, run in
+        Output(name: "audit --format github") {
+            GitHubWriter.commands($0)
+        } check: { bytes, run in
             guard let text = String(validating: bytes, as: UTF8.self) else { return "not UTF-8" }
             let lines = text.split(separator: "\n", omittingEmptySubsequences: false).dropLast()
             let expected = run.findings.count + run.inputErrors.count
@@ -82,9 +99,12 @@ public struct Output: Sendable {
             }
             return FileManager.default.contents(atPath: path).map { [UInt8]($0) } ?? []
         } check: { bytes, _ in
-            bytes.starts(with: Array("SQLite format 3\u{0}".utf8)) ? nil : "not an SQLite database: \(String(decoding: bytes.prefix(80), as: UTF8.self))"
+            bytes.starts(with: Array("SQLite format 3\u{0}".utf8))
+                ? nil : "not an SQLite database: \(String(decoding: bytes.prefix(80), as: UTF8.self))"
         },
-        Output(name: "--summary") { SummaryWriter.json($0) } check: { bytes, run in
+        Output(name: "--summary") {
+            SummaryWriter.json($0)
+        } check: { bytes, run in
             guard let summary = parseJSON(bytes) as? [String: Any] else { return "not a JSON object" }
             let counts = run.counts
             let expected: [String: Int64] = [
@@ -96,22 +116,35 @@ public struct Output: Sendable {
             }
             return nil
         },
-        Output(name: "summary text") { SummaryWriter.text($0).utf8Array } check: { bytes, _ in checkText(bytes, allowSGR: false) },
-        Output(name: "sessions --format ndjson") { SessionWriter.ndjson($0) } check: { bytes, run in
+        Output(name: "summary text") {
+            SummaryWriter.text($0).utf8Array
+        } check: { bytes, _ in
+            checkText(bytes, allowSGR: false)
+        },
+        Output(name: "sessions --format ndjson") {
+            SessionWriter.ndjson($0)
+        } check: { bytes, run in
             checkNDJSON(bytes, records: run.sessions.count)
         },
-        Output(name: "sessions --format json") { SessionWriter.json($0) } check: { bytes, run in
+        Output(name: "sessions --format json") {
+            SessionWriter.json($0)
+        } check: { bytes, run in
             guard let sessions = parseJSON(bytes) as? [Any] else { return "not a JSON array" }
             return sessions.count == run.sessions.count ? nil : "\(sessions.count) sessions, expected \(run.sessions.count)"
         },
-        Output(name: "sessions --format csv") { SessionWriter.csv($0) } check: { bytes, run in
+        Output(name: "sessions --format csv") {
+            SessionWriter.csv($0)
+        } check: { bytes, run in
             guard let rows = CSV.parse(bytes) else { return "not RFC 4180 CSV" }
             guard rows.count == run.sessions.count + 1 else { return "\(rows.count) rows, expected \(run.sessions.count + 1)" }
             guard rows.allSatisfy({ $0.count == rows[0].count }) else { return "rows of different widths" }
             return nil
         },
-        Output(name: "sessions --format text") { SessionWriter.text($0, style: TextStyle(color: false)).utf8Array } check: {
-            bytes, _ in checkText(bytes, allowSGR: false)
+        Output(name: "sessions --format text") {
+            SessionWriter.text($0, style: TextStyle(color: false)).utf8Array
+        } check: {
+            bytes, _ in
+            checkText(bytes, allowSGR: false)
         },
         Output(name: "replay --format ndjson") { run in
             run.sessions.flatMap { ReplayWriter.ndjson($0, files: run.files) }
@@ -121,7 +154,9 @@ public struct Output: Sendable {
         },
         Output(name: "replay --format text") { run in
             run.sessions.flatMap { ReplayWriter.text($0, files: run.files, style: TextStyle(color: false)).utf8Array }
-        } check: { bytes, _ in checkText(bytes, allowSGR: false) },
+        } check: { bytes, _ in
+            checkText(bytes, allowSGR: false)
+        },
     ]
 }
 
@@ -245,7 +280,10 @@ public enum XMLCheck {
     final class Depth: NSObject, XMLParserDelegate {
         var depth = 0
         var roots = 0
-        func parser(_ parser: XMLParser, didStartElement name: String, namespaceURI: String?, qualifiedName: String?, attributes: [String: String] = [:]) {
+        func parser(
+            _ parser: XMLParser, didStartElement name: String, namespaceURI: String?, qualifiedName: String?,
+            attributes: [String: String] = [:]
+        ) {
             if depth == 0 { roots += 1 }
             depth += 1
         }
@@ -283,7 +321,9 @@ public enum HTMLCheck {
                 continue
             }
             var end = index + 1
-            while end < bytes.count, isLetter(bytes[end]) || (0x30...0x39).contains(bytes[end]) || bytes[end] == UInt8(ascii: "-") { end += 1 }
+            while end < bytes.count, isLetter(bytes[end]) || (0x30...0x39).contains(bytes[end]) || bytes[end] == UInt8(ascii: "-") {
+                end += 1
+            }
             let name = String(decoding: bytes[(index + 1)..<end], as: UTF8.self).lowercased()
             if name == "script" { return "a script element" }
             // Attributes up to the tag's end: names are the words before `=` outside quotes.

@@ -187,7 +187,9 @@ public struct LineReader {
 
     /// One `read(2)` (retried when interrupted), and what it read written to `copy` too.
     @inline(__always)
-    private func read(_ descriptor: FileDescriptor, into raw: UnsafeMutableRawBufferPointer, path: String, copy: FileDescriptor?) throws -> Int {
+    private func read(
+        _ descriptor: FileDescriptor, into raw: UnsafeMutableRawBufferPointer, path: String, copy: FileDescriptor?
+    ) throws -> Int {
         let count = try descriptor.readOrThrow(into: raw, path: path)
         if let copy { try copy.writeAll(UnsafeRawBufferPointer(rebasing: raw[..<count]), path: path) }
         return count

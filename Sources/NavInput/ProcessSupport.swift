@@ -154,7 +154,9 @@ package enum System {
 /// Writes to file descriptors.
 package enum Descriptor {
     /// Writes every byte (a `write` may take fewer, or be interrupted); an error names `what`.
-    package static func writeAll(_ bytes: UnsafeRawBufferPointer, to descriptor: Int32, path: String, what: String = "a temporary file") throws {
+    package static func writeAll(
+        _ bytes: UnsafeRawBufferPointer, to descriptor: Int32, path: String, what: String = "a temporary file"
+    ) throws {
         try FileDescriptor(rawValue: descriptor).writeAll(bytes, path: path, what: what)
     }
 }

@@ -178,12 +178,20 @@ public struct JSONScanner {
         var upper: UInt8 = 0xBF
         switch lead {
         case 0xC2...0xDF: length = 2
-        case 0xE0: length = 3; lower = 0xA0
+        case 0xE0:
+            length = 3
+            lower = 0xA0
         case 0xE1...0xEC, 0xEE...0xEF: length = 3
-        case 0xED: length = 3; upper = 0x9F
-        case 0xF0: length = 4; lower = 0x90
+        case 0xED:
+            length = 3
+            upper = 0x9F
+        case 0xF0:
+            length = 4
+            lower = 0x90
         case 0xF1...0xF3: length = 4
-        case 0xF4: length = 4; upper = 0x8F
+        case 0xF4:
+            length = 4
+            upper = 0x8F
         default: throw JSONSyntaxError(.invalidUTF8, at: start)
         }
         guard start + length <= bytes.count else { throw JSONSyntaxError(.invalidUTF8, at: start) }
@@ -285,7 +293,8 @@ public struct JSONScanner {
             // a control character) is no value at all.
             let byte = bytes[position]
             let letter = byte | 0x20
-            let numberLike = byte == UInt8(ascii: "+") || byte == UInt8(ascii: ".") || (letter >= UInt8(ascii: "a") && letter <= UInt8(ascii: "z"))
+            let numberLike =
+                byte == UInt8(ascii: "+") || byte == UInt8(ascii: ".") || (letter >= UInt8(ascii: "a") && letter <= UInt8(ascii: "z"))
             throw JSONSyntaxError(numberLike ? .invalidNumber : .expectedValue, at: start)
         }
         if position < bytes.count, bytes[position] == UInt8(ascii: ".") {
@@ -335,9 +344,18 @@ public struct JSONScanner {
     /// Scans `true`, `false` or `null` and returns which.
     public mutating func scanLiteral() throws(JSONSyntaxError) -> Literal {
         skipWhitespace()
-        if matches("true") { position += 4; return .true }
-        if matches("false") { position += 5; return .false }
-        if matches("null") { position += 4; return .null }
+        if matches("true") {
+            position += 4
+            return .true
+        }
+        if matches("false") {
+            position += 5
+            return .false
+        }
+        if matches("null") {
+            position += 4
+            return .null
+        }
         guard position < bytes.count else { throw JSONSyntaxError(.unexpectedEnd, at: position) }
         throw JSONSyntaxError(.invalidLiteral, at: position)
     }

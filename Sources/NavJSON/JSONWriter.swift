@@ -116,10 +116,22 @@ public struct JSONWriter: Sendable {
 
     // MARK: Convenience for keyed members
 
-    public mutating func member(_ name: String, _ value: String) { key(name); string(value) }
-    public mutating func member(_ name: String, _ value: String?) { key(name); string(value) }
-    public mutating func member(_ name: String, _ value: some BinaryInteger) { key(name); int(value) }
-    public mutating func member(_ name: String, _ value: Bool) { key(name); bool(value) }
+    public mutating func member(_ name: String, _ value: String) {
+        key(name)
+        string(value)
+    }
+    public mutating func member(_ name: String, _ value: String?) {
+        key(name)
+        string(value)
+    }
+    public mutating func member(_ name: String, _ value: some BinaryInteger) {
+        key(name)
+        int(value)
+    }
+    public mutating func member(_ name: String, _ value: Bool) {
+        key(name)
+        bool(value)
+    }
 
     // MARK: Escaping
 

@@ -16,7 +16,9 @@ public struct DeepLinkURL: Sendable, Hashable {
         else { return nil }
         let schemeBytes = bytes[..<colon]
         guard let first = schemeBytes.first, isLetter(first),
-            schemeBytes.allSatisfy({ isLetter($0) || isDigit($0) || $0 == UInt8(ascii: "+") || $0 == UInt8(ascii: "-") || $0 == UInt8(ascii: ".") })
+            schemeBytes.allSatisfy({
+                isLetter($0) || isDigit($0) || $0 == UInt8(ascii: "+") || $0 == UInt8(ascii: "-") || $0 == UInt8(ascii: ".")
+            })
         else { return nil }
         var rest = bytes[(colon + 3)...]
         if let end = rest.firstIndex(where: { $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#") }) {

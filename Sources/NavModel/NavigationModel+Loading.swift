@@ -112,8 +112,10 @@ private struct ModelReader {
     mutating func read(_ value: JSONValue) throws(ModelError) -> NavigationModel {
         let root = try object(
             value, "$",
-            allowed: ["$schema", "model_version", "name", "description", "initial", "flows", "stacks", "modals",
-                "commands", "deep_links"])
+            allowed: [
+                "$schema", "model_version", "name", "description", "initial", "flows", "stacks", "modals",
+                "commands", "deep_links",
+            ])
         guard let version = root["model_version"] else { throw ModelError(path: "$.model_version", message: "missing") }
         guard version.int64Value == 1 else {
             if let number = version.int64Value {
@@ -132,9 +134,10 @@ private struct ModelReader {
             let path = "$.stacks.\(stackName)"
             let fields = try object(spec, path, allowed: ["routes", "singletons", "positions"])
             let routes = try fields["routes"].map { (routes) throws(ModelError) in try strings(routes, path + ".routes") }
-            let singletons = try fields["singletons"].map { (value) throws(ModelError) in
-                try strings(value, path + ".singletons")
-            } ?? []
+            let singletons =
+                try fields["singletons"].map { (value) throws(ModelError) in
+                    try strings(value, path + ".singletons")
+                } ?? []
             // Looked up in a set: `contains` on the array made a model of many singletons quadratic.
             let routeSet = routes.map(Set.init)
             for (index, singleton) in singletons.enumerated() where routeSet.map({ !$0.contains(singleton) }) ?? false {
@@ -242,7 +245,8 @@ private struct ModelReader {
                 }
                 let styles = try fields["styles"].map { (value) throws(ModelError) in try strings(value, path + ".styles") }
                 for (index, style) in (styles ?? []).enumerated() where !["sheet", "cover", "overlay"].contains(style) {
-                    throw ModelError(path: "\(path).styles[\(index)]", message: "unknown style \"\(style)\" (expected sheet, cover or overlay)")
+                    throw ModelError(
+                        path: "\(path).styles[\(index)]", message: "unknown style \"\(style)\" (expected sheet, cover or overlay)")
                 }
                 var ownStack: String?
                 if let value = fields["stack"] {
@@ -251,7 +255,8 @@ private struct ModelReader {
                         throw ModelError(path: path + ".stack", message: "unknown stack \"\(stack)\" (not in $.stacks)")
                     }
                     guard !flowStacks.contains(stack) else {
-                        throw ModelError(path: path + ".stack", message: "stack \"\(stack)\" is owned by a flow; a modal's stack is its own")
+                        throw ModelError(
+                            path: path + ".stack", message: "stack \"\(stack)\" is owned by a flow; a modal's stack is its own")
                     }
                     if let other = modalNames.first(where: { modals[$0]?.stack == stack }) {
                         throw ModelError(path: path + ".stack", message: "stack \"\(stack)\" is already owned by modal \"\(other)\"")
@@ -326,7 +331,9 @@ private struct ModelReader {
                     let actions = ["tab", "push", "present"].filter { step[$0] != nil }
                     if actions.count > 1 {
                         throw ModelError(
-                            path: stepPath, message: "a step has exactly one of \"tab\", \"push\" or \"present\" (found \(actions.joined(separator: ", ")))")
+                            path: stepPath,
+                            message: "a step has exactly one of \"tab\", \"push\" or \"present\" (found \(actions.joined(separator: ", ")))"
+                        )
                     }
                     if let tab = step["tab"] {
                         steps.append(.selectTab(try string(tab, stepPath + ".tab")))
@@ -341,7 +348,8 @@ private struct ModelReader {
                         guard modals[modalName] != nil else {
                             throw ModelError(path: stepPath + ".present", message: "unknown modal \"\(modalName)\"")
                         }
-                        let style = try step["style"].map { (value) throws(ModelError) in try string(value, stepPath + ".style") }
+                        let style =
+                            try step["style"].map { (value) throws(ModelError) in try string(value, stepPath + ".style") }
                             ?? modals[modalName]?.styles?.first ?? "sheet"
                         guard ["sheet", "cover", "overlay"].contains(style) else {
                             throw ModelError(path: stepPath + ".style", message: "expected sheet, cover or overlay")

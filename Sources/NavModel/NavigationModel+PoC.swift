@@ -32,23 +32,24 @@ extension NavigationModel {
     /// router resolves URLs with, and the file `SampleLogs/poc.model.json`, with which an audit
     /// also checks that each link applies its command and lands its steps: `pocJSON` with one
     /// more member before its closing brace (`pocJSON` ends with `\n}`).
-    public static let pocWithDeepLinksJSON = String(pocJSON.dropLast(2)) + ",\n" + """
-          "deep_links": {
-            "fallback_command": "goAuthorizedTab1Root",
-            "links": [
-              {"pattern": "tab1", "command": "goAuthorizedTab1Root"},
-              {"pattern": "tab1/list", "command": "goAuthorizedTab1Root", "steps": [{"stack": "tab1", "push": "list"}]},
-              {"pattern": "tab1/detail/:id", "command": "goAuthorizedTab1Root",
-               "steps": [{"stack": "tab1", "push": "list"}, {"stack": "tab1", "push": "detail"}]},
-              {"pattern": "settings", "command": "goAuthorizedTab1Root", "steps": [{"stack": "tab1", "push": "settings"}]},
-              {"pattern": "tab2", "command": "goAuthorizedTab2Root"},
-              {"pattern": "tab2/post/:id", "command": "goAuthorizedTab2Root",
-               "steps": [{"stack": "tab2", "push": "feed"}, {"stack": "tab2", "push": "post"}]},
-              {"pattern": "tab2/profile/:user", "command": "goAuthorizedTab2Root", "steps": [{"stack": "tab2", "push": "profile"}]}
-            ]
-          }
-        }
-        """
+    public static let pocWithDeepLinksJSON =
+        String(pocJSON.dropLast(2)) + ",\n" + """
+              "deep_links": {
+                "fallback_command": "goAuthorizedTab1Root",
+                "links": [
+                  {"pattern": "tab1", "command": "goAuthorizedTab1Root"},
+                  {"pattern": "tab1/list", "command": "goAuthorizedTab1Root", "steps": [{"stack": "tab1", "push": "list"}]},
+                  {"pattern": "tab1/detail/:id", "command": "goAuthorizedTab1Root",
+                   "steps": [{"stack": "tab1", "push": "list"}, {"stack": "tab1", "push": "detail"}]},
+                  {"pattern": "settings", "command": "goAuthorizedTab1Root", "steps": [{"stack": "tab1", "push": "settings"}]},
+                  {"pattern": "tab2", "command": "goAuthorizedTab2Root"},
+                  {"pattern": "tab2/post/:id", "command": "goAuthorizedTab2Root",
+                   "steps": [{"stack": "tab2", "push": "feed"}, {"stack": "tab2", "push": "post"}]},
+                  {"pattern": "tab2/profile/:user", "command": "goAuthorizedTab2Root", "steps": [{"stack": "tab2", "push": "profile"}]}
+                ]
+              }
+            }
+            """
 
     /// The built-in default model: the PoC router of seed 001, as CONTRACT §4 gives it.
     public static let poc = builtIn(pocJSON)

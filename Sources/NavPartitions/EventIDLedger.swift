@@ -209,7 +209,10 @@ package final class EventIDLedger: @unchecked Sendable {
             try files.take(bucket, into: &bytes)
             let count = bytes.count / MemoryLayout<Entry>.stride
             entries = [Entry](unsafeUninitializedCapacity: count) { buffer, initialized in
-                bytes.withUnsafeBytes { UnsafeMutableRawBufferPointer(buffer).copyMemory(from: UnsafeRawBufferPointer(rebasing: $0[..<(count * MemoryLayout<Entry>.stride)])) }
+                bytes.withUnsafeBytes {
+                    UnsafeMutableRawBufferPointer(buffer).copyMemory(
+                        from: UnsafeRawBufferPointer(rebasing: $0[..<(count * MemoryLayout<Entry>.stride)]))
+                }
                 initialized = count
             }
         }

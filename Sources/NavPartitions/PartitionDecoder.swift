@@ -81,7 +81,10 @@ package final class PartitionDecoder {
                 if keepQuarantine {
                     let file = files.indices.contains(Int(location.file)) ? files[Int(location.file)] : ""
                     quarantined.append(
-                        (location, QuarantineWriter.record(file: file, line: location.line, field: reason.field, reason: reason.message, raw: body)))
+                        (
+                            location,
+                            QuarantineWriter.record(file: file, line: location.line, field: reason.field, reason: reason.message, raw: body)
+                        ))
                 }
                 return nil
             }

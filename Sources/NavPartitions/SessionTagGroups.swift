@@ -1,4 +1,3 @@
-
 /// A partition's records grouped by their session tag, each group's in their original order,
 /// the groups in the order their first record comes.
 ///

@@ -227,8 +227,12 @@ package enum SpillCodec {
             for _ in 0..<count {
                 guard let name = string() else { return nil }
                 switch tag() {
-                case 0: guard let text = string() else { return nil }; entries.append((name, .string(text)))
-                case 1: guard let text = string() else { return nil }; entries.append((name, .number(text)))
+                case 0:
+                    guard let text = string() else { return nil }
+                    entries.append((name, .string(text)))
+                case 1:
+                    guard let text = string() else { return nil }
+                    entries.append((name, .number(text)))
                 case 2: entries.append((name, .bool(true)))
                 case 3: entries.append((name, .bool(false)))
                 case 4: entries.append((name, .null))

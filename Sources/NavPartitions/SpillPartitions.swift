@@ -106,7 +106,9 @@ package final class SpillPartitions: @unchecked Sendable {
 
     /// Writes a line routed by its session only (form 2, or 3 if it has no line end), to be
     /// decoded when its partition folds.
-    package func writeUndecoded(sessionHash: UInt64, model: Int, location: LineLocation, unterminated: Bool, raw: UnsafeBufferPointer<UInt8>) throws {
+    package func writeUndecoded(
+        sessionHash: UInt64, model: Int, location: LineLocation, unterminated: Bool, raw: UnsafeBufferPointer<UInt8>
+    ) throws {
         try writeLine(sessionHash: sessionHash, model: model, location: location, form: unterminated ? 3 : 2, bytes: raw)
     }
 
@@ -138,7 +140,9 @@ package final class SpillPartitions: @unchecked Sendable {
 
     /// A reference record (form 4), `4 + referenceBytes` bytes; its line number is at
     /// `referenceLineOffset`.
-    package static func appendReference(to buffer: ByteBuffer, sessionHash: UInt64, model: Int, location: LineLocation, offset: Int, length: Int) {
+    package static func appendReference(
+        to buffer: ByteBuffer, sessionHash: UInt64, model: Int, location: LineLocation, offset: Int, length: Int
+    ) {
         buffer.append(UInt32(referenceBytes))
         buffer.append(Int32(model))
         buffer.append(location.file)
@@ -278,10 +282,13 @@ package final class SpillPartitions: @unchecked Sendable {
         partition: Int, files: [String], mapped: [MappedInput?] = [], keepQuarantine: Bool, buffer bytes: inout [UInt8],
         fold: (SessionKey, inout [SessionLine]) throws -> Void
     ) throws -> [Finding] {
-        let kept = resident.isEmpty ? nil : resident[partition].withLock { buffers in
-            defer { buffers = [] }
-            return buffers
-        }
+        let kept =
+            resident.isEmpty
+            ? nil
+            : resident[partition].withLock { buffers in
+                defer { buffers = [] }
+                return buffers
+            }
         if kept == nil {
             try LineReader.readWholeFile(path(partition), into: &bytes)
             // Gone as soon as it is read: its pages need never be written back to the disk (on

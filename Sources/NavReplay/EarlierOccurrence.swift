@@ -83,7 +83,8 @@ public struct EarlierOccurrence: Sendable, Hashable {
                     let first = entry.occurrence
                     result[hash, default: []].append(
                         EarlierOccurrence(
-                            eventID: first.event.eventID, sessionID: first.event.sessionID, reference: EventReference(first.event, at: first.location)))
+                            eventID: first.event.eventID, sessionID: first.event.sessionID,
+                            reference: EventReference(first.event, at: first.location)))
                 }
             }
             return result

@@ -275,7 +275,8 @@ public struct NavigationFold: Sendable {
             }
             checkFlow(claimed: from, field: "from_flow")
             if model.flows[to] == nil {
-                report(.flowUnknown, "flow_switch to \(JSONWriter.quoted(to)), a flow the model does not declare",
+                report(
+                    .flowUnknown, "flow_switch to \(JSONWriter.quoted(to)), a flow the model does not declare",
                     found: .string(to))
             }
             latestGroup.flowSwitch = FlowSwitch(
@@ -316,7 +317,8 @@ public struct NavigationFold: Sendable {
             }
             checkFlow(claimed: fromFlow, field: "from_flow")
             if model.flows[toFlow] == nil {
-                report(.flowUnknown, "command_applied names to_flow \(JSONWriter.quoted(toFlow)), a flow the model does not declare",
+                report(
+                    .flowUnknown, "command_applied names to_flow \(JSONWriter.quoted(toFlow)), a flow the model does not declare",
                     found: .string(toFlow))
             }
             if let spec {
@@ -777,7 +779,8 @@ public struct NavigationFold: Sendable {
         restored.flow = snapshot.flow
         restored.tab = snapshot.tab
         if model.flows[snapshot.flow] == nil {
-            report(.flowUnknown, "the snapshot's flow \(JSONWriter.quoted(snapshot.flow)) is not declared in the model",
+            report(
+                .flowUnknown, "the snapshot's flow \(JSONWriter.quoted(snapshot.flow)) is not declared in the model",
                 found: .string(snapshot.flow))
         } else if let tabs = model.flows[snapshot.flow]?.tabs, !(snapshot.tab.map(tabs.contains) ?? false) {
             let listed = ListedNames(tabs)
@@ -790,7 +793,8 @@ public struct NavigationFold: Sendable {
         for stack in snapshot.stacks.keys.sorted() {
             let routes = snapshot.stacks[stack] ?? []
             guard let number = stacks.number(of: stack) else {
-                report(.stackUnknown, "the snapshot has stack \(JSONWriter.quoted(stack)), which the model does not declare; it is dropped",
+                report(
+                    .stackUnknown, "the snapshot has stack \(JSONWriter.quoted(stack)), which the model does not declare; it is dropped",
                     found: .string(stack))
                 continue
             }
@@ -804,7 +808,9 @@ public struct NavigationFold: Sendable {
                         found: .string(route))
                 }
                 if spec.singletons.contains(route), seen.contains(route) {
-                    report(.routeSingleton, "the snapshot's stack \(JSONWriter.quoted(stack)) holds singleton \(JSONWriter.quoted(route)) twice",
+                    report(
+                        .routeSingleton,
+                        "the snapshot's stack \(JSONWriter.quoted(stack)) holds singleton \(JSONWriter.quoted(route)) twice",
                         found: .string(route))
                 }
                 checkPosition(stack: stack, spec: spec, route: route, index: index, flow: snapshot.flow)
@@ -822,19 +828,23 @@ public struct NavigationFold: Sendable {
         }
         for modal in snapshot.modals {
             if restored.modals.contains(modal) {
-                report(.modalAlreadyPresented, "the snapshot lists modal \(JSONWriter.quoted(modal)) twice; it is kept once",
+                report(
+                    .modalAlreadyPresented, "the snapshot lists modal \(JSONWriter.quoted(modal)) twice; it is kept once",
                     found: .string(modal))
                 continue
             }
             if model.modals[modal] == nil {
-                report(.modalNotAllowed, "the snapshot's modal \(JSONWriter.quoted(modal)) is not declared in the model",
+                report(
+                    .modalNotAllowed, "the snapshot's modal \(JSONWriter.quoted(modal)) is not declared in the model",
                     found: .string(modal))
             } else if let spec = model.modals[modal], !spec.isAllowed(in: snapshot.flow) {
-                report(.modalNotAllowed,
+                report(
+                    .modalNotAllowed,
                     "the snapshot's modal \(JSONWriter.quoted(modal)) is not allowed in flow \(JSONWriter.quoted(snapshot.flow))",
                     found: .string(modal))
             } else if let limit = model.flows[snapshot.flow]?.maxModals, restored.modals.count >= limit {
-                report(.modalNotAllowed,
+                report(
+                    .modalNotAllowed,
                     "the snapshot presents more than \(limit) modal(s) in flow \(JSONWriter.quoted(snapshot.flow))",
                     expected: .number(String(limit)), found: .number(String(restored.modals.count + 1)))
             }

@@ -158,8 +158,10 @@ public enum SessionAuditor {
         let lines = UnsafeBufferPointer(mutableLines)
         let eventOffset = Self.eventOffset
         var findings: [Finding] = []
-        func report(_ rule: Rule, _ line: SessionLine, _ message: String, witness: EventReference? = nil,
-                    expected: JSONValue? = nil, found: JSONValue? = nil) {
+        func report(
+            _ rule: Rule, _ line: SessionLine, _ message: String, witness: EventReference? = nil,
+            expected: JSONValue? = nil, found: JSONValue? = nil
+        ) {
             findings.append(
                 Finding(
                     rule: rule, sessionID: sessionID, seq: line.event.seq, eventID: line.event.eventID,
@@ -194,7 +196,8 @@ public enum SessionAuditor {
         for index in unique {
             let earlier = byID.add(index, of: lines)
             if earlier == index, !sharedIDs.isEmpty,
-                let first = sharedIDs[lines[index].decoded.eventIDHash]?.first(where: { $0.eventID.utf8Equals(lines[index].event.eventID) }),
+                let first = sharedIDs[lines[index].decoded.eventIDHash]?.first(where: { $0.eventID.utf8Equals(lines[index].event.eventID) }
+                ),
                 !first.sessionID.utf8Equals(sessionID)
             {
                 let line = lines[index]
@@ -286,8 +289,10 @@ public enum SessionAuditor {
             let eventInLine = (UnsafeMutableRawPointer(line) + eventOffset).assumingMemoryBound(to: NavigationEvent.self)
             let event = eventInLine.move()
             var eventFindings: [Finding] = []
-            func note(_ rule: Rule, _ message: String, witness: EventReference? = nil, expected: JSONValue? = nil,
-                      found: JSONValue? = nil) {
+            func note(
+                _ rule: Rule, _ message: String, witness: EventReference? = nil, expected: JSONValue? = nil,
+                found: JSONValue? = nil
+            ) {
                 var finding = Finding(
                     rule: rule, sessionID: sessionID, seq: event.seq, eventID: event.eventID, location: location,
                     message: message, expected: expected, found: found, witness: witness, eventName: event.name)
@@ -315,7 +320,8 @@ public enum SessionAuditor {
                         : "the session begins with \(event.name.rawValue) at seq \(event.seq), not session_start at seq 0; "
                             + "folding from the model's initial state")
             } else if position > 0 && isStart {
-                note(.sessionNoStart, "session_start at seq \(event.seq), after the session began: the state is reset",
+                note(
+                    .sessionNoStart, "session_start at seq \(event.seq), after the session began: the state is reset",
                     witness: previousReference)
             }
             if let previousIndex, event.timestamp < lines[previousIndex].decoded.event.timestamp {

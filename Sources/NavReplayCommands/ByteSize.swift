@@ -7,7 +7,9 @@ struct ByteSize: ExpressibleByArgument {
 
     init?(argument: String) {
         let text = argument.trimmingCharacters(in: .whitespaces).uppercased()
-        let units: [(String, Int)] = [("KB", 1 << 10), ("MB", 1 << 20), ("GB", 1 << 30), ("K", 1 << 10), ("M", 1 << 20), ("G", 1 << 30), ("B", 1)]
+        let units: [(String, Int)] = [
+            ("KB", 1 << 10), ("MB", 1 << 20), ("GB", 1 << 30), ("K", 1 << 10), ("M", 1 << 20), ("G", 1 << 30), ("B", 1),
+        ]
         for (suffix, factor) in units where text.hasSuffix(suffix) {
             // At most 2^62 bytes: a larger value would not fit an Int (and no machine has it).
             guard let value = Double(text.dropLast(suffix.count)), value > 0, value * Double(factor) <= 0x1p62 else { return nil }

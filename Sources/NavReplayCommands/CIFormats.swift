@@ -80,7 +80,8 @@ func finish(_ result: BaselinedRun, output: OutputOptions, quiet: Bool) throws {
     if !quiet {
         var text = "navreplay: " + SummaryWriter.text(result.full) + "\n"
         if result.accepted != nil {
-            text += "navreplay: baseline: \(result.acceptedCount) accepted, "
+            text +=
+                "navreplay: baseline: \(result.acceptedCount) accepted, "
                 + "\(result.full.findings.count - result.acceptedCount) new, \(result.fixed) no longer found\n"
         }
         Terminal.writeError(text)

@@ -166,7 +166,10 @@ extension NavReplayCommand {
 
         @OptionGroup var output: OutputOptions
 
-        @Option(help: "ndjson, json, csv, text, or sqlite (a database of sessions, events with the state after each, and findings; needs --output).")
+        @Option(
+            help:
+                "ndjson, json, csv, text, or sqlite (a database of sessions, events with the state after each, and findings; needs --output)."
+        )
         var format: SessionsFormat = .ndjson
 
         @OptionGroup var input: InputOptions

@@ -101,7 +101,8 @@ extension NavReplayCommand {
 
     /// Levenshtein distance, with a swap of two neighbours counted as one edit (`audti`).
     static func editDistance(_ a: String, _ b: String) -> Int {
-        let a = Array(a), b = Array(b)
+        let a = Array(a)
+        let b = Array(b)
         guard !a.isEmpty, !b.isEmpty else { return max(a.count, b.count) }
         var table = Array(repeating: Array(repeating: 0, count: b.count + 1), count: a.count + 1)
         for i in 0...a.count { table[i][0] = i }
@@ -226,7 +227,9 @@ struct LargeInputOptions: ParsableArguments {
         transform: ByteSize.parse)
     var memoryLimit: ByteSize?
 
-    @Option(help: ArgumentHelp("Where spill files go (default: $TMPDIR or /tmp). They are removed when done or interrupted.", valueName: "directory"))
+    @Option(
+        help: ArgumentHelp(
+            "Where spill files go (default: $TMPDIR or /tmp). They are removed when done or interrupted.", valueName: "directory"))
     var tempDir: String?
 
     @Flag(help: "The input is already grouped by session and ordered by seq (as Spark delivers it): fold one session at a time.")
@@ -239,7 +242,8 @@ struct LargeInputOptions: ParsableArguments {
     var locatedInput: String?
 
     @Flag(
-        help: "Never map input files into memory. By default, large plain files that fit --memory-limit are mapped; one that shrinks while it is audited (log rotation by copytruncate) ends the run with status 2."
+        help:
+            "Never map input files into memory. By default, large plain files that fit --memory-limit are mapped; one that shrinks while it is audited (log rotation by copytruncate) ends the run with status 2."
     )
     var noMmap = false
 
@@ -283,7 +287,6 @@ struct CommandFailure: Error, CustomStringConvertible {
     init(_ description: String) { self.description = description }
 }
 
-
 // MARK: Running an audit
 
 enum Terminal {
@@ -305,8 +308,10 @@ enum Terminal {
 }
 
 /// Runs the engine with a progress line on a terminal.
-func runAudit(_ input: InputOptions, quarantine: String? = nil, sessionOptions: SessionAuditOptions = .init(),
-              onlySession: String? = nil, foldSessions: Bool = true, sink: AuditSink? = nil) throws -> AuditRun {
+func runAudit(
+    _ input: InputOptions, quarantine: String? = nil, sessionOptions: SessionAuditOptions = .init(),
+    onlySession: String? = nil, foldSessions: Bool = true, sink: AuditSink? = nil
+) throws -> AuditRun {
     let (inputs, models, skipped) = try input.resolve()
     var configuration = AuditConfiguration(
         model: models[0], maxLineBytes: input.maxLineBytes, quarantinePath: quarantine, jobs: input.jobs,
@@ -324,7 +329,8 @@ func runAudit(_ input: InputOptions, quarantine: String? = nil, sessionOptions: 
             .filter { !$0.isEmpty }
     }
     // Located input is read as FILE_INDEX<TAB>LINE<TAB>line: its files are not logs as such.
-    let notes = input.quiet || input.locatedInput != nil
+    let notes =
+        input.quiet || input.locatedInput != nil
         ? [] : InputSniffer.notes(for: inputs.map(\.path), maxLineBytes: input.maxLineBytes)
     let engine = AuditEngine(configuration: configuration)
     let progress = ProgressLine(enabled: !input.quiet && Terminal.standardErrorIsTerminal)

@@ -71,7 +71,8 @@ extension NavReplayCommand {
         /// the findings shown; then what was read to find it.
         static func summary(_ audit: SessionAudit, shown: [Finding], run: AuditRun) -> String {
             let dropped = audit.droppedFindings.values.reduce(0, +)
-            let errors = shown.filter { $0.severity == .error }.count
+            let errors =
+                shown.filter { $0.severity == .error }.count
                 + audit.droppedFindings.filter { $0.key.severity == .error }.values.reduce(0, +)
             let findings = shown.count + dropped
             var text = "session \(JSONWriter.quoted(audit.sessionID)): \(audit.events) event(s) replayed"

@@ -72,7 +72,8 @@ extension NavReplayCommand {
             let target = try findTarget(in: run)
             guard let sessionID = target.sessionID, let location = target.location else {
                 throw CommandFailure(
-                    "\(target.rule.rawValue) findings of unreadable lines have no session to replay; --quarantine FILE writes the line itself.")
+                    "\(target.rule.rawValue) findings of unreadable lines have no session to replay; --quarantine FILE writes the line itself."
+                )
             }
 
             // The session's files: those of the finding's model (the same session id may exist
@@ -163,7 +164,8 @@ extension NavReplayCommand {
             let available = candidates.map { "\($0.rule.rawValue) at seq \($0.seq.map(String.init) ?? "-")" }
             throw CommandFailure(
                 "Session \(JSONWriter.quoted(session ?? "")) has no \(rule ?? "") finding\(seq.map { " at seq \($0)" } ?? "")"
-                    + (available.isEmpty ? " (it has no findings, or is not in these logs)." : "; it has: " + available.joined(separator: ", ") + "."))
+                    + (available.isEmpty
+                        ? " (it has no findings, or is not in these logs)." : "; it has: " + available.joined(separator: ", ") + "."))
         }
     }
 }

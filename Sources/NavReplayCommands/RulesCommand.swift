@@ -20,7 +20,10 @@ extension NavReplayCommand {
         @Argument(help: ArgumentHelp("Rule ids to show (default: every rule).", valueName: "rule"))
         var ids: [String] = []
 
-        @Option(help: "text (for people), json (every field, with the examples that do and do not trigger each rule), or markdown (a table of rule, severity and summary).")
+        @Option(
+            help:
+                "text (for people), json (every field, with the examples that do and do not trigger each rule), or markdown (a table of rule, severity and summary)."
+        )
         var format: RulesFormat = .text
 
         @Option(name: .shortAndLong, help: ArgumentHelp("Write to this file instead of standard output.", valueName: "file"))

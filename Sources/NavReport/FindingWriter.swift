@@ -170,12 +170,13 @@ public enum SummaryWriter {
             ? "\(files), \(counts.lines) line(s): \(counts.events) event(s) folded, "
                 + "\(counts.blankLines) blank, \(counts.invalidLines) invalid, \(counts.redeliveries) redelivered, "
                 + "\(counts.duplicates) duplicate; \(counts.sessions) session(s); "
-            // `validate`: lines checked one by one; no session, so no redelivery or duplicate.
+                // `validate`: lines checked one by one; no session, so no redelivery or duplicate.
             : "\(files), \(counts.lines) line(s): \(counts.events) valid event(s), "
                 + "\(counts.blankLines) blank, \(counts.invalidLines) invalid (lines checked alone, not folded); "
         text += "\(counts.findings) finding(s) (\(errors) error(s), \(warnings) warning(s))"
         if !counts.findingsByRule.isEmpty {
-            text += "\n  by rule: "
+            text +=
+                "\n  by rule: "
                 + counts.findingsByRule.keys.sorted().map { "\($0.rawValue) \(counts.findingsByRule[$0] ?? 0)" }
                 .joined(separator: ", ")
         }

@@ -21,7 +21,8 @@ public enum GitHubWriter {
         var lines: [String] = []
         for report in run.fileReports {
             guard let error = report.error else { continue }
-            lines.append("::error file=\(property(report.path)),title=\(property("navreplay: unreadable input"))::\(data(error.description))")
+            lines.append(
+                "::error file=\(property(report.path)),title=\(property("navreplay: unreadable input"))::\(data(error.description))")
         }
         for finding in run.findings {
             var properties: [String] = []

@@ -203,8 +203,10 @@ struct Histogram {
 
     static func sessionLengths() -> Histogram {
         Histogram(
-            [(1, "1"), (5, "2–5"), (10, "6–10"), (20, "11–20"), (50, "21–50"), (100, "51–100"), (200, "101–200"),
-             (500, "201–500"), (1000, "501–1k")],
+            [
+                (1, "1"), (5, "2–5"), (10, "6–10"), (20, "11–20"), (50, "21–50"), (100, "51–100"), (200, "101–200"),
+                (500, "201–500"), (1000, "501–1k"),
+            ],
             overflow: ">1k")
     }
 
@@ -212,8 +214,11 @@ struct Histogram {
         Histogram(
             // A session whose last event is timed before its first (the clock went back) has
             // a duration below zero: a bar of its own, not "<1 s", shown only when there is one.
-            [(-1, "<0 s (clock went back)"), (999, "<1 s"), (9_999, "1–10 s"), (29_999, "10–30 s"), (59_999, "30–60 s"), (299_999, "1–5 min"),
-             (899_999, "5–15 min"), (3_599_999, "15–60 min"), (14_399_999, "1–4 h")],
+            [
+                (-1, "<0 s (clock went back)"), (999, "<1 s"), (9_999, "1–10 s"), (29_999, "10–30 s"), (59_999, "30–60 s"),
+                (299_999, "1–5 min"),
+                (899_999, "5–15 min"), (3_599_999, "15–60 min"), (14_399_999, "1–4 h"),
+            ],
             overflow: ">4 h")
     }
 
@@ -285,7 +290,9 @@ public final class ReportAccumulator: @unchecked Sendable {
         /// Adds another part's totals (another session's, another job's): sums, and extremes
         /// with their tie-breaks, so the order of parts does not matter.
         mutating func merge(_ other: Totals) {
-            if let first = other.first, self.first.map({ ReportAccumulator.replaces(first, $0, latest: false) }) ?? true { self.first = first }
+            if let first = other.first, self.first.map({ ReportAccumulator.replaces(first, $0, latest: false) }) ?? true {
+                self.first = first
+            }
             if let last = other.last, self.last.map({ ReportAccumulator.replaces(last, $0, latest: true) }) ?? true { self.last = last }
             depths.merge(other.depths) { old, new in
                 var sum = old.count >= new.count ? old : new
@@ -379,14 +386,18 @@ public final class ReportAccumulator: @unchecked Sendable {
             gathered.sessionsByRule = gathered.sessionsByRule.filter { $0.value != 0 }
             if previous.findingCount > 0 { gathered.sessionsWithFindings -= 1 }
             if audit.findingCount > 0 { gathered.sessionsWithFindings += 1 }
-            gathered.worst.removeAll { $0.audit.sessionID.utf8Equals(previous.sessionID) && $0.audit.start == previous.start && $0.audit.events == previous.events }
+            gathered.worst.removeAll {
+                $0.audit.sessionID.utf8Equals(previous.sessionID) && $0.audit.start == previous.start && $0.audit.events == previous.events
+            }
             if let candidate = new.worst { gathered.worst.add(candidate) }
         }
     }
 
     /// A session's findings, as the report counts them: each at the time of its seq (or of the
     /// latest seq before it), by rule, and the session as a candidate for the worst.
-    private static func findingShare(of audit: SessionAudit) -> (
+    private static func findingShare(
+        of audit: SessionAudit
+    ) -> (
         times: [(Int64, Severity)], untimed: Int, sessionsByRule: [Rule: Int], worst: ReportData.WorstSession?
     ) {
         var timeOfSeq: [Int64: Int64] = [:]
@@ -413,7 +424,8 @@ public final class ReportAccumulator: @unchecked Sendable {
         var sessionsByRule: [Rule: Int] = [:]
         for rule in Set(audit.findings.map(\.rule)) { sessionsByRule[rule] = 1 }
         let errors = audit.findings.filter { $0.severity == .error }.count
-        let worst = audit.findingCount > 0 ? ReportData.WorstSession(audit: audit, errors: errors, warnings: audit.findings.count - errors) : nil
+        let worst =
+            audit.findingCount > 0 ? ReportData.WorstSession(audit: audit, errors: errors, warnings: audit.findings.count - errors) : nil
         return (times, untimed, sessionsByRule, worst)
     }
 

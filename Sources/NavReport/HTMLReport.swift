@@ -29,7 +29,8 @@ public enum HTMLReport {
         _ data: ReportData, title: String = "NavReplay audit", toolVersion: String, timelineLimit: Int = 80
     ) -> String {
         var page: [String] = []
-        page.append("""
+        page.append(
+            """
             <!doctype html>
             <html lang="en">
             <head>
@@ -120,16 +121,20 @@ public enum HTMLReport {
                 "<li><span class=\"name\"><span class=\"sev \(row.rule.severity.rawValue)\">\(row.rule.severity.rawValue)</span> "
                     + "<code>\(row.rule.rawValue)</code><span class=\"hint\">\(Markup.escape(row.rule.summary))</span></span>"
                     + SVGChart.rowBar(bar, maximum: maximum, stacked: true)
-                    + "<span class=\"val\">\(grouped(row.count))<small>\(row.rule == .schemaInvalid ? "lines" : "\(grouped(row.sessions)) session(s)")</small></span></li>")
+                    + "<span class=\"val\">\(grouped(row.count))<small>\(row.rule == .schemaInvalid ? "lines" : "\(grouped(row.sessions)) session(s)")</small></span></li>"
+            )
         }
-        return section("rules", "Findings by rule and severity", "\(grouped(data.errors)) error(s) and \(grouped(data.warnings)) warning(s).")
+        return section(
+            "rules", "Findings by rule and severity", "\(grouped(data.errors)) error(s) and \(grouped(data.warnings)) warning(s).")
             + "<ul class=\"bars cols\">" + rows.joined() + "</ul></section>"
     }
 
     static func overTime(_ data: ReportData) -> String {
         let total = data.overTime.reduce(0) { $0 + $1.value }
         var note = "By the offending event’s timestamp, per \(data.timeUnit) (UTC)."
-        if data.untimedFindings > 0 { note += " \(grouped(data.untimedFindings)) finding(s) of unreadable lines have no time and are not shown." }
+        if data.untimedFindings > 0 {
+            note += " \(grouped(data.untimedFindings)) finding(s) of unreadable lines have no time and are not shown."
+        }
         let chart =
             total == 0 && data.overTime.isEmpty
             ? "<p class=\"empty\">No timed findings.</p>"
@@ -148,7 +153,8 @@ public enum HTMLReport {
             "paths", "Navigation paths",
             "Each session’s visible screens in order, consecutive repeats collapsed.")
         html += "<h3>Top paths</h3>" + barList(data.topPaths, unit: "session(s)", mono: true, wrap: true)
-        html += "<div class=\"two\"><div><h3>Where sessions enter</h3>" + barList(data.entries, unit: "session(s)", mono: true)
+        html +=
+            "<div class=\"two\"><div><h3>Where sessions enter</h3>" + barList(data.entries, unit: "session(s)", mono: true)
             + "</div><div><h3>Where sessions end</h3>" + barList(data.exits, unit: "session(s)", mono: true) + "</div></div>"
         html += "<h3>Top transitions</h3>" + barList(data.topTransitions, unit: "time(s)", mono: true)
         return html + "</section>"
@@ -292,8 +298,10 @@ public enum HTMLReport {
         let rows = findings.prefix(50).map { finding in
             "<tr><td>\(Markup.text(TextWriter.location(finding.location, data.run.files)))</td><td>\(Markup.text(finding.message))</td></tr>"
         }
-        let more = findings.count > 50 ? "<p class=\"note\">and \(grouped(findings.count - 50)) more (see <code>--quarantine</code>).</p>" : ""
-        return section("invalid", "Unreadable lines", "Lines that are not valid v1 events (<code>schema.invalid</code>); they are not folded.")
+        let more =
+            findings.count > 50 ? "<p class=\"note\">and \(grouped(findings.count - 50)) more (see <code>--quarantine</code>).</p>" : ""
+        return section(
+            "invalid", "Unreadable lines", "Lines that are not valid v1 events (<code>schema.invalid</code>); they are not folded.")
             + "<div class=\"scroll\"><table class=\"plain\"><thead><tr><th>where</th><th>why</th></tr></thead><tbody>"
             + rows.joined() + "</tbody></table></div>" + more + "</section>"
     }
@@ -323,7 +331,8 @@ public enum HTMLReport {
         guard !bars.isEmpty else { return "<p class=\"empty\">No data.</p>" }
         let maximum = bars.map(\.value).max() ?? 1
         let rows = bars.map { bar in
-            "<li><span class=\"name\(wrap ? " wrapping" : "")\">" + (mono ? "<code>" : "") + Markup.text(bar.label) + (mono ? "</code>" : "")
+            "<li><span class=\"name\(wrap ? " wrapping" : "")\">" + (mono ? "<code>" : "") + Markup.text(bar.label)
+                + (mono ? "</code>" : "")
                 + "</span>" + SVGChart.rowBar(bar, maximum: maximum, stacked: false)
                 + "<span class=\"val\">\(grouped(bar.value))<small>\(unit)</small></span></li>"
         }

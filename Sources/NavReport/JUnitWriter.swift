@@ -45,7 +45,8 @@ public enum JUnitWriter {
             }
             if findings.isEmpty && error == nil {
                 cases.append(
-                    "    <testcase name=\"\(Markup.escape(passingName, attribute: true))\" classname=\"\(Markup.text(name, attribute: true))\"/>")
+                    "    <testcase name=\"\(Markup.escape(passingName, attribute: true))\" classname=\"\(Markup.text(name, attribute: true))\"/>"
+                )
             }
             let errors = error == nil ? 0 : 1
             totals.tests += cases.count

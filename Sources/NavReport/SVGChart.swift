@@ -21,7 +21,8 @@ enum SVGChart {
         let barWidth = min(48, max(1.0, slot * 0.78))
         var parts: [String] = []
         parts.append(
-            "<svg class=\"\(css)\" viewBox=\"0 0 \(fmt(width)) \(fmt(height))\" role=\"img\" aria-label=\"\(Markup.escape(caption, attribute: true))\">")
+            "<svg class=\"\(css)\" viewBox=\"0 0 \(fmt(width)) \(fmt(height))\" role=\"img\" aria-label=\"\(Markup.escape(caption, attribute: true))\">"
+        )
         for tick in 0...2 {
             let value = maximum * tick / 2
             let y = top + plotHeight - plotHeight * Double(value) / Double(max(1, maximum))
@@ -31,12 +32,14 @@ enum SVGChart {
         let labelEvery = max(1, Int((Double(bars.count) / Double(maxLabels)).rounded(.up)))
         for (index, bar) in bars.enumerated() {
             let x = left + Double(index) * slot + (slot - barWidth) / 2
-            let tooltip = "<title>\(Markup.text(bar.label)): \(grouped(bar.value)) \(Markup.escape(unit))"
+            let tooltip =
+                "<title>\(Markup.text(bar.label)): \(grouped(bar.value)) \(Markup.escape(unit))"
                 + (stacked ? " (\(grouped(bar.errors)) errors, \(grouped(bar.warnings)) warnings)" : "") + "</title>"
             func rect(_ value: Int, _ base: Int, _ css: String) -> String {
                 let h = plotHeight * Double(value) / Double(max(1, maximum))
                 let y = top + plotHeight - plotHeight * Double(base + value) / Double(max(1, maximum))
-                return "<rect class=\"\(css)\" x=\"\(fmt(x))\" y=\"\(fmt(y))\" width=\"\(fmt(barWidth))\" height=\"\(fmt(h))\" rx=\"1.5\">\(tooltip)</rect>"
+                return
+                    "<rect class=\"\(css)\" x=\"\(fmt(x))\" y=\"\(fmt(y))\" width=\"\(fmt(barWidth))\" height=\"\(fmt(h))\" rx=\"1.5\">\(tooltip)</rect>"
             }
             if stacked {
                 if bar.errors > 0 { parts.append(rect(bar.errors, 0, "err")) }
@@ -49,14 +52,17 @@ enum SVGChart {
                 let label = Markup.text(shortLabel(bar.label))
                 if bars.count > 8 {
                     parts.append(
-                        "<text class=\"label\" transform=\"translate(\(fmt(cx)),\(fmt(top + plotHeight + 12))) rotate(-30)\" text-anchor=\"end\">\(label)</text>")
+                        "<text class=\"label\" transform=\"translate(\(fmt(cx)),\(fmt(top + plotHeight + 12))) rotate(-30)\" text-anchor=\"end\">\(label)</text>"
+                    )
                 } else {
                     parts.append(
                         "<text class=\"label\" x=\"\(fmt(cx))\" y=\"\(fmt(top + plotHeight + 18))\" text-anchor=\"middle\">\(label)</text>")
                 }
             }
         }
-        parts.append("<line class=\"axis\" x1=\"\(fmt(left))\" x2=\"\(fmt(width - right))\" y1=\"\(fmt(top + plotHeight))\" y2=\"\(fmt(top + plotHeight))\"/>")
+        parts.append(
+            "<line class=\"axis\" x1=\"\(fmt(left))\" x2=\"\(fmt(width - right))\" y1=\"\(fmt(top + plotHeight))\" y2=\"\(fmt(top + plotHeight))\"/>"
+        )
         parts.append("</svg>")
         return parts.joined()
     }
@@ -73,7 +79,8 @@ enum SVGChart {
             if bar.errors > 0 { parts.append("<rect class=\"err\" x=\"0\" y=\"2\" width=\"\(fmt(errorWidth))\" height=\"10\" rx=\"2\"/>") }
             if bar.warnings > 0 {
                 parts.append(
-                    "<rect class=\"warn\" x=\"\(fmt(errorWidth))\" y=\"2\" width=\"\(fmt(Double(bar.warnings) * scale))\" height=\"10\" rx=\"2\"/>")
+                    "<rect class=\"warn\" x=\"\(fmt(errorWidth))\" y=\"2\" width=\"\(fmt(Double(bar.warnings) * scale))\" height=\"10\" rx=\"2\"/>"
+                )
             }
         } else {
             parts.append("<rect class=\"bar\" x=\"0\" y=\"2\" width=\"\(fmt(Double(bar.value) * scale))\" height=\"10\" rx=\"2\"/>")

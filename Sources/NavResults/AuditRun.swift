@@ -78,7 +78,8 @@ public struct AuditRun: Sendable {
         public init() {}
     }
 
-    public init(files: [String], fileReports: [InputFileReport], invalidFindings: [Finding], sessions: [SessionAudit], counts: AuditCounts) {
+    public init(files: [String], fileReports: [InputFileReport], invalidFindings: [Finding], sessions: [SessionAudit], counts: AuditCounts)
+    {
         self.files = files
         self.fileReports = fileReports
         self.invalidFindings = invalidFindings

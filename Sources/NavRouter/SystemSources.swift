@@ -1,9 +1,9 @@
 #if canImport(Darwin)
-import Darwin
+    import Darwin
 #elseif canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Musl)
-import Musl
+    import Musl
 #endif
 
 /// The default sources of time and identifiers of a `NavigationRouter`, without Foundation.
@@ -28,7 +28,8 @@ public enum SystemSources {
     public static func uuid(using generator: inout some RandomNumberGenerator) -> String {
         let high = generator.next() as UInt64
         let low = generator.next() as UInt64
-        var bytes: [UInt8] = (0..<8).map { UInt8(truncatingIfNeeded: high >> (56 - 8 * $0)) }
+        var bytes: [UInt8] =
+            (0..<8).map { UInt8(truncatingIfNeeded: high >> (56 - 8 * $0)) }
             + (0..<8).map { UInt8(truncatingIfNeeded: low >> (56 - 8 * $0)) }
         bytes[6] = (bytes[6] & 0x0F) | 0x40  // version 4
         bytes[8] = (bytes[8] & 0x3F) | 0x80  // RFC 4122 variant

@@ -89,7 +89,8 @@ package final class AppendFiles {
             let read: Int
             do {
                 read = try bytes.withUnsafeMutableBytes {
-                    try descriptors[number].read(fromAbsoluteOffset: offset + Int64(done), into: UnsafeMutableRawBufferPointer(rebasing: $0[done...]))
+                    try descriptors[number].read(
+                        fromAbsoluteOffset: offset + Int64(done), into: UnsafeMutableRawBufferPointer(rebasing: $0[done...]))
                 }
             } catch {
                 throw InputError(code: .unreadable, path: path(number), message: "cannot read back \(what): \(error)")

@@ -91,5 +91,7 @@ package final class ByteBuffer {
     package var bytes: UnsafeRawBufferPointer { UnsafeRawBufferPointer(start: base, count: count) }
 
     /// The bytes, for a parser of `UInt8`s (the memory holds nothing else).
-    package var byteBuffer: UnsafeBufferPointer<UInt8> { UnsafeBufferPointer(start: base.assumingMemoryBound(to: UInt8.self), count: count) }
+    package var byteBuffer: UnsafeBufferPointer<UInt8> {
+        UnsafeBufferPointer(start: base.assumingMemoryBound(to: UInt8.self), count: count)
+    }
 }

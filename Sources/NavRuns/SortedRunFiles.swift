@@ -77,7 +77,8 @@ package final class SortedRunFiles<Record: RunRecordCodable> {
         try writer.close()
         for run in 0..<runCount { unlink(runPath(run)) }
         guard rename(runPath(Self.maximumRuns), runPath(0)) == 0 else {
-            throw InputError(code: .unreadable, path: runPath(0), message: "cannot rename a spill file: \(String(cString: strerror(errno)))")
+            throw InputError(
+                code: .unreadable, path: runPath(0), message: "cannot rename a spill file: \(String(cString: strerror(errno)))")
         }
         runCount = 1
     }

@@ -34,7 +34,12 @@ package enum SpillCleanup {
     }
 
     package static func unregister(_ slot: Int32) {
-        lock.withLock { _ = creating { navreplay_spill_unregister(slot); return 0 } }
+        lock.withLock {
+            _ = creating {
+                navreplay_spill_unregister(slot)
+                return 0
+            }
+        }
     }
 
     /// Creates a spill file or directory, unless the process is exiting: then the calling

@@ -47,8 +47,10 @@ package final class SpillOutputReader {
         let idLength = Int(buffer.withUnsafeBufferPointer { $0.load(UInt32.self, at: start) })
         guard try fill(4 + idLength + 8) else { throw truncated() }
         let (id, model, outputLength) = buffer.withUnsafeBufferPointer { raw in
-            (String(decoding: UnsafeBufferPointer(rebasing: raw[(start + 4)..<(start + 4 + idLength)]), as: UTF8.self),
-             Int(raw.load(Int32.self, at: start + 4 + idLength)), Int(raw.load(UInt32.self, at: start + 8 + idLength)))
+            (
+                String(decoding: UnsafeBufferPointer(rebasing: raw[(start + 4)..<(start + 4 + idLength)]), as: UTF8.self),
+                Int(raw.load(Int32.self, at: start + 4 + idLength)), Int(raw.load(UInt32.self, at: start + 8 + idLength))
+            )
         }
         start += 12 + idLength
         guard try fill(outputLength) else { throw truncated() }

@@ -152,7 +152,9 @@ public final class SQLiteSessionsWriter {
         sessions = try database.prepare("INSERT INTO sessions VALUES (" + SQLiteWriter.placeholders(18) + ")")
         events = try database.prepare("INSERT INTO events VALUES (" + SQLiteWriter.placeholders(14) + ")")
         findings = try database.prepare("INSERT INTO findings VALUES (" + SQLiteWriter.placeholders(12) + ")")
-        for (key, value) in [("tool", "navreplay"), ("tool_version", toolVersion), ("schema_version", String(NavigationEvent.schemaVersion))] {
+        for (key, value) in [
+            ("tool", "navreplay"), ("tool_version", toolVersion), ("schema_version", String(NavigationEvent.schemaVersion)),
+        ] {
             try meta.run([.text(key), .text(value)])
         }
     }
@@ -200,34 +202,39 @@ public final class SQLiteSessionsWriter {
     /// their fingerprints), encoded for `insert(_:)`.
     public static func rows(of audit: SessionAudit, files: [String]) -> [UInt8] {
         var writer = RowWriter()
-        let errors = audit.findings.filter { $0.severity == .error }.count
+        let errors =
+            audit.findings.filter { $0.severity == .error }.count
             + audit.droppedFindings.filter { $0.key.severity == .error }.values.reduce(0, +)
         var screens = JSONWriter()
         screens.beginArray()
         for screen in audit.screens { screen.write(to: &screens) }
         screens.endArray()
-        writer.row(0, [
-            .text(audit.sessionID), .integer(Int64(audit.events)), .optional(audit.firstSeq), .optional(audit.lastSeq),
-            .optional(audit.start?.text), .optional(audit.end?.text), .optional(audit.start?.epochMilliseconds),
-            .optional(audit.end?.epochMilliseconds), .optional(audit.durationMilliseconds),
-            .text(audit.finalState.json), .text(screens.string), .optional(audit.screens.first?.label),
-            .optional(audit.screens.last?.label), .integer(Int64(audit.findingCount)), .integer(Int64(errors)),
-            .integer(Int64(audit.findingCount - errors)), .integer(Int64(audit.redeliveries)),
-            .integer(Int64(audit.duplicates)),
-        ])
+        writer.row(
+            0,
+            [
+                .text(audit.sessionID), .integer(Int64(audit.events)), .optional(audit.firstSeq), .optional(audit.lastSeq),
+                .optional(audit.start?.text), .optional(audit.end?.text), .optional(audit.start?.epochMilliseconds),
+                .optional(audit.end?.epochMilliseconds), .optional(audit.durationMilliseconds),
+                .text(audit.finalState.json), .text(screens.string), .optional(audit.screens.first?.label),
+                .optional(audit.screens.last?.label), .integer(Int64(audit.findingCount)), .integer(Int64(errors)),
+                .integer(Int64(audit.findingCount - errors)), .integer(Int64(audit.redeliveries)),
+                .integer(Int64(audit.duplicates)),
+            ])
         audit.forEachStep { step, cursor in
             var changes = JSONWriter()
             changes.beginArray()
             for change in cursor.changes { changes.string(change.description) }
             changes.endArray()
-            writer.row(1, [
-                .text(audit.sessionID), .integer(step.event.seq), .text(step.event.eventID),
-                .text(step.event.name.rawValue), .text(step.event.timestamp.text),
-                .integer(step.event.timestamp.epochMilliseconds), .text(step.event.correlationID),
-                .optional(Self.stack(of: step.event.payload)), .optional(path(of: step.location, in: files)),
-                .integer(step.location.line), .text(step.event.canonicalJSON), .text(cursor.state.json),
-                .text(changes.string), .integer(Int64(step.findings.count)),
-            ])
+            writer.row(
+                1,
+                [
+                    .text(audit.sessionID), .integer(step.event.seq), .text(step.event.eventID),
+                    .text(step.event.name.rawValue), .text(step.event.timestamp.text),
+                    .integer(step.event.timestamp.epochMilliseconds), .text(step.event.correlationID),
+                    .optional(Self.stack(of: step.event.payload)), .optional(path(of: step.location, in: files)),
+                    .integer(step.location.line), .text(step.event.canonicalJSON), .text(cursor.state.json),
+                    .text(changes.string), .integer(Int64(step.findings.count)),
+                ])
         }
         for (finding, fingerprint) in zip(audit.findings, FindingFingerprint.compute(sessionFindings: audit.findings)) {
             writer.row(2, findingRow(finding, fingerprint: fingerprint, files: files))
@@ -458,7 +465,7 @@ final class SQLiteStatement {
     import Glibc
 #elseif canImport(Darwin)
     import Darwin
-import NavResults
+    import NavResults
 #endif
 
 /// The database is written as the sessions fold: each session's rows are encoded on its fold

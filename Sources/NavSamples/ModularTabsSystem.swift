@@ -60,8 +60,10 @@ public enum ModularTabsSystem {
 
     public static let system = SeedSystem(
         id: "modular-tabs", seed: "002", title: "Tabs with sheets, covers and deep links", modelJSON: modelJSON,
-        invariants: ["command.postcondition", "modal.not_allowed", "modal.not_presented", "screen.not_visible", "stack.not_owned",
-                     "stack.out_of_range"],
+        invariants: [
+            "command.postcondition", "modal.not_allowed", "modal.not_presented", "screen.not_visible", "stack.not_owned",
+            "stack.out_of_range",
+        ],
         cleanSessions: { [tabsAndSheets(), deepLinks()] },
         violatingSessions: { [linkOutOfOrder(), dismissNothing(), wrongStyle()] })
 
@@ -127,17 +129,44 @@ public enum ModularTabsSystem {
         driver.step { $0.start() }
         var events = driver.events
         let link = "tabs-link-1"
-        events.append(Tamper.forge(after: events, .deepLink(url: "hatch://library/other", outcome: .resolved), correlation: link, id: "tabs-forged-0001"))
-        events.append(Tamper.forge(after: events, .commandApplied(command: "openLibraryRoot", fromFlow: "adult", toFlow: "adult"), correlation: link, id: "tabs-forged-0002", delayMilliseconds: 0))
-        events.append(Tamper.forge(after: events, .routePush(stack: "library", from: nil, to: "other", params: nil), correlation: link, id: "tabs-forged-0003", delayMilliseconds: 0))
-        events.append(Tamper.forge(after: events, .tabSwitch(from: "home", to: "library"), correlation: link, id: "tabs-forged-0004", delayMilliseconds: 0))
-        events.append(Tamper.forge(after: events, .screenView(.stack("library", route: "other"), params: nil), correlation: link, id: "tabs-forged-0005", delayMilliseconds: 0))
+        events.append(
+            Tamper.forge(
+                after: events, .deepLink(url: "hatch://library/other", outcome: .resolved), correlation: link, id: "tabs-forged-0001"))
+        events.append(
+            Tamper.forge(
+                after: events, .commandApplied(command: "openLibraryRoot", fromFlow: "adult", toFlow: "adult"), correlation: link,
+                id: "tabs-forged-0002", delayMilliseconds: 0))
+        events.append(
+            Tamper.forge(
+                after: events, .routePush(stack: "library", from: nil, to: "other", params: nil), correlation: link, id: "tabs-forged-0003",
+                delayMilliseconds: 0))
+        events.append(
+            Tamper.forge(
+                after: events, .tabSwitch(from: "home", to: "library"), correlation: link, id: "tabs-forged-0004", delayMilliseconds: 0))
+        events.append(
+            Tamper.forge(
+                after: events, .screenView(.stack("library", route: "other"), params: nil), correlation: link, id: "tabs-forged-0005",
+                delayMilliseconds: 0))
         let second = "tabs-link-2"
-        events.append(Tamper.forge(after: events, .deepLink(url: "hatch://library/detail/4", outcome: .resolved), correlation: second, id: "tabs-forged-0006"))
-        events.append(Tamper.forge(after: events, .commandApplied(command: "openLibraryRoot", fromFlow: "adult", toFlow: "adult"), correlation: second, id: "tabs-forged-0007", delayMilliseconds: 0))
-        events.append(Tamper.forge(after: events, .routePop(stack: "library", from: "other", to: nil, amount: .toRoot), correlation: second, id: "tabs-forged-0008", delayMilliseconds: 0))
-        events.append(Tamper.forge(after: events, .routePush(stack: "library", from: nil, to: "detail", params: nil), correlation: second, id: "tabs-forged-0009", delayMilliseconds: 0))
-        events.append(Tamper.forge(after: events, .routePush(stack: "library", from: "detail", to: "collection", params: nil), correlation: second, id: "tabs-forged-0010", delayMilliseconds: 0))
+        events.append(
+            Tamper.forge(
+                after: events, .deepLink(url: "hatch://library/detail/4", outcome: .resolved), correlation: second, id: "tabs-forged-0006"))
+        events.append(
+            Tamper.forge(
+                after: events, .commandApplied(command: "openLibraryRoot", fromFlow: "adult", toFlow: "adult"), correlation: second,
+                id: "tabs-forged-0007", delayMilliseconds: 0))
+        events.append(
+            Tamper.forge(
+                after: events, .routePop(stack: "library", from: "other", to: nil, amount: .toRoot), correlation: second,
+                id: "tabs-forged-0008", delayMilliseconds: 0))
+        events.append(
+            Tamper.forge(
+                after: events, .routePush(stack: "library", from: nil, to: "detail", params: nil), correlation: second,
+                id: "tabs-forged-0009", delayMilliseconds: 0))
+        events.append(
+            Tamper.forge(
+                after: events, .routePush(stack: "library", from: "detail", to: "collection", params: nil), correlation: second,
+                id: "tabs-forged-0010", delayMilliseconds: 0))
         return SampleSession(id: driver.router.sessionID, events: events)
     }
 
@@ -152,10 +181,20 @@ public enum ModularTabsSystem {
         driver.act("push inside the sheet") { $0.push("editStep") }
         driver.act("close the sheet") { $0.close() }
         var events = driver.events
-        events.append(Tamper.forge(after: events, .modalDismiss(modal: "routineEditor"), correlation: "dismiss-again", id: "tabs-forged-0101"))
-        events.append(Tamper.forge(after: events, .routePop(stack: "routine", from: nil, to: nil, amount: .count(1)), correlation: "dismiss-at-root", id: "tabs-forged-0102"))
-        events.append(Tamper.forge(after: events, .routePush(stack: "routineEditor", from: nil, to: "pickSound", params: nil), correlation: "stale-sheet", id: "tabs-forged-0103"))
-        events.append(Tamper.forge(after: events, .screenView(.stack("routineEditor", route: "pickSound"), params: nil), correlation: "stale-sheet", id: "tabs-forged-0104", delayMilliseconds: 0))
+        events.append(
+            Tamper.forge(after: events, .modalDismiss(modal: "routineEditor"), correlation: "dismiss-again", id: "tabs-forged-0101"))
+        events.append(
+            Tamper.forge(
+                after: events, .routePop(stack: "routine", from: nil, to: nil, amount: .count(1)), correlation: "dismiss-at-root",
+                id: "tabs-forged-0102"))
+        events.append(
+            Tamper.forge(
+                after: events, .routePush(stack: "routineEditor", from: nil, to: "pickSound", params: nil), correlation: "stale-sheet",
+                id: "tabs-forged-0103"))
+        events.append(
+            Tamper.forge(
+                after: events, .screenView(.stack("routineEditor", route: "pickSound"), params: nil), correlation: "stale-sheet",
+                id: "tabs-forged-0104", delayMilliseconds: 0))
         return SampleSession(id: driver.router.sessionID, events: events)
     }
 
@@ -165,7 +204,8 @@ public enum ModularTabsSystem {
             sessionID: "s-tabs-bad-style", seed: 213, startMilliseconds: start + 3_800_000, model: ModularTabsSystem.system.model)
         driver.step { $0.start() }
         var events = driver.events
-        events.append(Tamper.forge(after: events, .modalPresent(modal: "player", style: .sheet), correlation: "player", id: "tabs-forged-0201"))
+        events.append(
+            Tamper.forge(after: events, .modalPresent(modal: "player", style: .sheet), correlation: "player", id: "tabs-forged-0201"))
         return SampleSession(id: driver.router.sessionID, events: events)
     }
 }

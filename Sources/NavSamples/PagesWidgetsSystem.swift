@@ -74,11 +74,14 @@ public enum PagesWidgetsSystem {
         driver.act("go to the book page") { $0.push("bookPage") }
         driver.act("drag: the side sheet") { $0.present("sideSheet", style: .overlay) }
         var events = driver.events
-        events.append(Tamper.forge(after: events, .modalPresent(modal: "dialog", style: .overlay), correlation: "long-press", id: "pages-forged-0001"))
+        events.append(
+            Tamper.forge(after: events, .modalPresent(modal: "dialog", style: .overlay), correlation: "long-press", id: "pages-forged-0001")
+        )
         events.append(Tamper.forge(after: events, .modalDismiss(modal: "dialog"), correlation: "tap-outside", id: "pages-forged-0002"))
         events.append(Tamper.forge(after: events, .modalDismiss(modal: "sideSheet"), correlation: "close", id: "pages-forged-0003"))
         events.append(Tamper.forge(after: events, .modalDismiss(modal: "sideSheet"), correlation: "close-again", id: "pages-forged-0004"))
-        events.append(Tamper.forge(after: events, .modalPresent(modal: "contextMenu", style: .sheet), correlation: "menu", id: "pages-forged-0005"))
+        events.append(
+            Tamper.forge(after: events, .modalPresent(modal: "contextMenu", style: .sheet), correlation: "menu", id: "pages-forged-0005"))
         return SampleSession(id: driver.router.sessionID, events: events)
     }
 
@@ -91,8 +94,14 @@ public enum PagesWidgetsSystem {
         driver.act("go to the daily page") { $0.push("dailyPage") }
         driver.act("back") { $0.pop() }
         var events = driver.events
-        events.append(Tamper.forge(after: events, .routePop(stack: "pages", from: nil, to: nil, amount: .count(1)), correlation: "back-at-home", id: "pages-forged-0101"))
-        events.append(Tamper.forge(after: events, .routePush(stack: "pages", from: nil, to: "settingsPage", params: nil), correlation: "settings", id: "pages-forged-0102"))
+        events.append(
+            Tamper.forge(
+                after: events, .routePop(stack: "pages", from: nil, to: nil, amount: .count(1)), correlation: "back-at-home",
+                id: "pages-forged-0101"))
+        events.append(
+            Tamper.forge(
+                after: events, .routePush(stack: "pages", from: nil, to: "settingsPage", params: nil), correlation: "settings",
+                id: "pages-forged-0102"))
         return SampleSession(id: driver.router.sessionID, events: events)
     }
 }

@@ -17,8 +17,10 @@ public final class ScenarioDriver {
     public let sink = InMemoryEventSink()
     public let router: NavigationRouter
 
-    public init(sessionID: String, seed: UInt64, startMilliseconds: Int64, model: NavigationModel = .pocWithDeepLinks,
-                appVersion: String = "3.2.0", platform: String = "ios") {
+    public init(
+        sessionID: String, seed: UInt64, startMilliseconds: Int64, model: NavigationModel = .pocWithDeepLinks,
+        appVersion: String = "3.2.0", platform: String = "ios"
+    ) {
         let box = ClockBox(now: startMilliseconds)
         var ids = SplitMix64(seed: seed ^ 0x5EED)
         clock = box
@@ -97,8 +99,10 @@ public enum PoCScenarios {
     }
 
     public static func violating() -> [SampleSession] {
-        [lostEvent(), redeliveredAndConflicting(), noStartAndClock(), bareFlowSwitch(), wrongStacksAndRoutes(),
-         modalsAndScreens(), brokenCommand()]
+        [
+            lostEvent(), redeliveredAndConflicting(), noStartAndClock(), bareFlowSwitch(), wrongStacksAndRoutes(),
+            modalsAndScreens(), brokenCommand(),
+        ]
     }
 
     /// Onboarding to the authorized tabs through the paywall and the success screen.
@@ -110,8 +114,9 @@ public enum PoCScenarios {
         driver.step { $0.dismiss("paywall") }
         driver.step {
             $0.presentSuccess(
-                SuccessPayload(title: "Welcome", message: "You're all set", primaryButton: "Start",
-                               primaryAction: .command("goAuthorizedTab1Root")))
+                SuccessPayload(
+                    title: "Welcome", message: "You're all set", primaryButton: "Start",
+                    primaryAction: .command("goAuthorizedTab1Root")))
         }
         driver.step { $0.handleSuccessPrimary() }
         driver.step { $0.push("list") }
@@ -173,8 +178,9 @@ public enum PoCScenarios {
         driver.step { $0.push("settings") }
         driver.step {
             $0.presentSuccess(
-                SuccessPayload(title: "Account deleted", message: "Goodbye", primaryButton: "OK",
-                               primaryAction: .command("logoutToOnboarding")))
+                SuccessPayload(
+                    title: "Account deleted", message: "Goodbye", primaryButton: "OK",
+                    primaryAction: .command("logoutToOnboarding")))
         }
         driver.step { $0.handleSuccessPrimary() }
         driver.step { $0.push("welcome") }
@@ -240,10 +246,15 @@ public enum PoCScenarios {
         driver.step { $0.start() }
         driver.step { $0.push("welcome") }
         var events = driver.events
-        events.append(Tamper.forge(after: events, .flowSwitch(from: "onboarding", to: "authorized"), correlation: "bare-switch", id: "forged-0001"))
-        events.append(Tamper.forge(after: events, .routePush(stack: "onboarding", from: "welcome", to: "signup", params: nil), correlation: "stale-coordinator", id: "forged-0002"))
+        events.append(
+            Tamper.forge(after: events, .flowSwitch(from: "onboarding", to: "authorized"), correlation: "bare-switch", id: "forged-0001"))
+        events.append(
+            Tamper.forge(
+                after: events, .routePush(stack: "onboarding", from: "welcome", to: "signup", params: nil),
+                correlation: "stale-coordinator", id: "forged-0002"))
         events.append(Tamper.forge(after: events, .tabSwitch(from: "tab1", to: "tab3"), correlation: "tab-tap", id: "forged-0003"))
-        events.append(Tamper.forge(after: events, .flowSwitch(from: "authorized", to: "settings"), correlation: "bare-switch-2", id: "forged-0004"))
+        events.append(
+            Tamper.forge(after: events, .flowSwitch(from: "authorized", to: "settings"), correlation: "bare-switch-2", id: "forged-0004"))
         return SampleSession(id: driver.router.sessionID, events: events)
     }
 
@@ -255,12 +266,27 @@ public enum PoCScenarios {
         driver.step { $0.push("settings") }
         driver.step { $0.pop(5) }  // the router clamps; the event keeps the requested count
         var events = driver.events
-        events.append(Tamper.forge(after: events, .routePush(stack: "tab1", from: nil, to: "settings", params: nil), correlation: "dbl-1", id: "forged-0101"))
-        events.append(Tamper.forge(after: events, .routePush(stack: "tab1", from: "settings", to: "settings", params: nil), correlation: "dbl-2", id: "forged-0102"))
-        events.append(Tamper.forge(after: events, .routePush(stack: "tab3", from: nil, to: "x", params: nil), correlation: "old-build", id: "forged-0103"))
-        events.append(Tamper.forge(after: events, .routePush(stack: "tab1", from: "settings", to: "checkout", params: nil), correlation: "unregistered", id: "forged-0104"))
-        events.append(Tamper.forge(after: events, .commandApplied(command: "goAuthorizedTab3Root", fromFlow: "authorized", toFlow: "authorized"), correlation: "unknown-command", id: "forged-0105"))
-        events.append(Tamper.forge(after: events, .routePopTo(stack: "tab1", from: "checkout", to: "feed"), correlation: "pop-to-missing", id: "forged-0106"))
+        events.append(
+            Tamper.forge(
+                after: events, .routePush(stack: "tab1", from: nil, to: "settings", params: nil), correlation: "dbl-1", id: "forged-0101"))
+        events.append(
+            Tamper.forge(
+                after: events, .routePush(stack: "tab1", from: "settings", to: "settings", params: nil), correlation: "dbl-2",
+                id: "forged-0102"))
+        events.append(
+            Tamper.forge(
+                after: events, .routePush(stack: "tab3", from: nil, to: "x", params: nil), correlation: "old-build", id: "forged-0103"))
+        events.append(
+            Tamper.forge(
+                after: events, .routePush(stack: "tab1", from: "settings", to: "checkout", params: nil), correlation: "unregistered",
+                id: "forged-0104"))
+        events.append(
+            Tamper.forge(
+                after: events, .commandApplied(command: "goAuthorizedTab3Root", fromFlow: "authorized", toFlow: "authorized"),
+                correlation: "unknown-command", id: "forged-0105"))
+        events.append(
+            Tamper.forge(
+                after: events, .routePopTo(stack: "tab1", from: "checkout", to: "feed"), correlation: "pop-to-missing", id: "forged-0106"))
         return SampleSession(id: driver.router.sessionID, events: events)
     }
 
@@ -270,13 +296,24 @@ public enum PoCScenarios {
         driver.step { $0.start() }
         driver.step { $0.present("paywall", style: .sheet) }
         var events = driver.events
-        events.append(Tamper.forge(after: events, .modalPresent(modal: "paywall", style: .sheet), correlation: "double-tap", id: "forged-0201"))
+        events.append(
+            Tamper.forge(after: events, .modalPresent(modal: "paywall", style: .sheet), correlation: "double-tap", id: "forged-0201"))
         events.append(Tamper.forge(after: events, .modalDismiss(modal: "paywall"), correlation: "close-1", id: "forged-0202"))
         events.append(Tamper.forge(after: events, .modalDismiss(modal: "paywall"), correlation: "close-2", id: "forged-0203"))
-        events.append(Tamper.forge(after: events, .screenView(.stack("onboarding", route: "signup"), params: nil), correlation: "view-1", id: "forged-0204"))
-        events.append(Tamper.forge(after: events, .screenView(.stack("onboarding", route: "signup"), params: nil), correlation: "view-1", id: "forged-0205"))
-        events.append(Tamper.forge(after: events, .commandApplied(command: "goAuthorizedTab1Root", fromFlow: "onboarding", toFlow: "authorized"), correlation: "go", id: "forged-0206"))
-        events.append(Tamper.forge(after: events, .routePop(stack: "onboarding", from: "signup", to: nil, amount: .toRoot), correlation: "go", id: "forged-0207"))
+        events.append(
+            Tamper.forge(
+                after: events, .screenView(.stack("onboarding", route: "signup"), params: nil), correlation: "view-1", id: "forged-0204"))
+        events.append(
+            Tamper.forge(
+                after: events, .screenView(.stack("onboarding", route: "signup"), params: nil), correlation: "view-1", id: "forged-0205"))
+        events.append(
+            Tamper.forge(
+                after: events, .commandApplied(command: "goAuthorizedTab1Root", fromFlow: "onboarding", toFlow: "authorized"),
+                correlation: "go", id: "forged-0206"))
+        events.append(
+            Tamper.forge(
+                after: events, .routePop(stack: "onboarding", from: "signup", to: nil, amount: .toRoot), correlation: "go",
+                id: "forged-0207"))
         events.append(Tamper.forge(after: events, .flowSwitch(from: "onboarding", to: "authorized"), correlation: "go", id: "forged-0208"))
         events.append(Tamper.forge(after: events, .modalPresent(modal: "paywall", style: .cover), correlation: "upsell", id: "forged-0209"))
         events.append(Tamper.forge(after: events, .modalPresent(modal: "promo", style: .overlay), correlation: "promo", id: "forged-0210"))
@@ -291,8 +328,12 @@ public enum PoCScenarios {
         driver.step { $0.push("feed") }
         driver.step { $0.present("success", style: .cover) }
         var events = driver.events
-        events.append(Tamper.forge(after: events, .commandApplied(command: "logoutToOnboarding", fromFlow: "authorized", toFlow: "onboarding"), correlation: "logout", id: "forged-0301"))
-        events.append(Tamper.forge(after: events, .flowSwitch(from: "authorized", to: "onboarding"), correlation: "logout", id: "forged-0302"))
+        events.append(
+            Tamper.forge(
+                after: events, .commandApplied(command: "logoutToOnboarding", fromFlow: "authorized", toFlow: "onboarding"),
+                correlation: "logout", id: "forged-0301"))
+        events.append(
+            Tamper.forge(after: events, .flowSwitch(from: "authorized", to: "onboarding"), correlation: "logout", id: "forged-0302"))
         events.append(Tamper.forge(after: events, .screenView(.modal("success"), params: nil), correlation: "logout", id: "forged-0303"))
         return SampleSession(id: driver.router.sessionID, events: events)
     }

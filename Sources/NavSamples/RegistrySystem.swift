@@ -80,9 +80,16 @@ public enum RegistrySystem {
         driver.step { $0.start() }
         driver.act("push my feature") { $0.push("MyFeatureNavData", on: "main") }
         var events = driver.events
-        events.append(Tamper.forge(after: events, .routePush(stack: "main", from: "MyFeatureNavData", to: "CheckoutNavData", params: nil), correlation: "checkout", id: "registry-forged-0001"))
-        events.append(Tamper.forge(after: events, .modalPresent(modal: "sheet", style: .sheet), correlation: "promo", id: "registry-forged-0002"))
-        events.append(Tamper.forge(after: events, .routePush(stack: "sheet", from: nil, to: "PromoNavData", params: nil), correlation: "promo", id: "registry-forged-0003", delayMilliseconds: 0))
+        events.append(
+            Tamper.forge(
+                after: events, .routePush(stack: "main", from: "MyFeatureNavData", to: "CheckoutNavData", params: nil),
+                correlation: "checkout", id: "registry-forged-0001"))
+        events.append(
+            Tamper.forge(after: events, .modalPresent(modal: "sheet", style: .sheet), correlation: "promo", id: "registry-forged-0002"))
+        events.append(
+            Tamper.forge(
+                after: events, .routePush(stack: "sheet", from: nil, to: "PromoNavData", params: nil), correlation: "promo",
+                id: "registry-forged-0003", delayMilliseconds: 0))
         return SampleSession(id: driver.router.sessionID, events: events)
     }
 
@@ -94,9 +101,13 @@ public enum RegistrySystem {
         driver.step { $0.start() }
         driver.act("settings in the sheet") { showInSheet($0, "SettingsNavData") }
         var events = driver.events
-        events.append(Tamper.forge(after: events, .modalPresent(modal: "sheet", style: .sheet), correlation: "profile", id: "registry-forged-0101"))
+        events.append(
+            Tamper.forge(after: events, .modalPresent(modal: "sheet", style: .sheet), correlation: "profile", id: "registry-forged-0101"))
         events.append(Tamper.forge(after: events, .modalDismiss(modal: "sheet"), correlation: "swipe", id: "registry-forged-0102"))
-        events.append(Tamper.forge(after: events, .routePush(stack: "sheet", from: nil, to: "ProfileNavData", params: nil), correlation: "late-push", id: "registry-forged-0103"))
+        events.append(
+            Tamper.forge(
+                after: events, .routePush(stack: "sheet", from: nil, to: "ProfileNavData", params: nil), correlation: "late-push",
+                id: "registry-forged-0103"))
         return SampleSession(id: driver.router.sessionID, events: events)
     }
 }

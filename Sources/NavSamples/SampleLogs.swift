@@ -41,7 +41,8 @@ public enum SampleLogs {
         let wrongTypeLine = wrongType.canonicalJSON.replacingFirst("\"seq\":\(template.seq)", with: "\"seq\":\"\(template.seq)\"")
         violations += "\n"
         violations += wrongTypeLine + "\n"
-        violations += wrongType.canonicalJSON.replacingFirst("\"\(template.name.rawValue)\"", with: "\"route_teleport\"")
+        violations +=
+            wrongType.canonicalJSON.replacingFirst("\"\(template.name.rawValue)\"", with: "\"route_teleport\"")
             .replacingFirst("bad-type-0001", with: "bad-name-0001") + "\n"
         violations += String(bad[1].events[0].canonicalJSON.prefix(97)) + "\n"
         violations += "\r\n"

@@ -42,7 +42,9 @@ public struct SeedSystem: Sendable {
 /// The seed systems beyond the PoC (seed 001, which keeps `SampleLogs/clean` and
 /// `SampleLogs/violations` and the built-in model).
 public enum SeedSystems {
-    public static let all: [SeedSystem] = [SpaceHubSystem.system, ModularTabsSystem.system, PagesWidgetsSystem.system, RegistrySystem.system]
+    public static let all: [SeedSystem] = [
+        SpaceHubSystem.system, ModularTabsSystem.system, PagesWidgetsSystem.system, RegistrySystem.system,
+    ]
 
     public static func named(_ id: String) -> SeedSystem? {
         all.first { $0.id == id }

@@ -157,9 +157,18 @@ public enum SpaceHubSystem {
         }
         driver.act("open an editor") { $0.push("editor", params: object("page-1")) }
         var events = driver.events
-        events.append(Tamper.forge(after: events, .commandApplied(command: "spaceBecameChat", fromFlow: "dataSpace", toFlow: "chatSpace"), correlation: "ux-type", id: "hub-forged-0001"))
-        events.append(Tamper.forge(after: events, .flowSwitch(from: "dataSpace", to: "chatSpace"), correlation: "ux-type", id: "hub-forged-0002", delayMilliseconds: 0))
-        events.append(Tamper.forge(after: events, .routePush(stack: "path", from: "editor", to: "widgets", params: nil), correlation: "widgets-again", id: "hub-forged-0003"))
+        events.append(
+            Tamper.forge(
+                after: events, .commandApplied(command: "spaceBecameChat", fromFlow: "dataSpace", toFlow: "chatSpace"),
+                correlation: "ux-type", id: "hub-forged-0001"))
+        events.append(
+            Tamper.forge(
+                after: events, .flowSwitch(from: "dataSpace", to: "chatSpace"), correlation: "ux-type", id: "hub-forged-0002",
+                delayMilliseconds: 0))
+        events.append(
+            Tamper.forge(
+                after: events, .routePush(stack: "path", from: "editor", to: "widgets", params: nil), correlation: "widgets-again",
+                id: "hub-forged-0003"))
         return SampleSession(id: driver.router.sessionID, events: events)
     }
 
@@ -176,8 +185,14 @@ public enum SpaceHubSystem {
         }
         driver.act("open an editor") { $0.push("editor") }
         var events = driver.events
-        events.append(Tamper.forge(after: events, .routePop(stack: "path", from: "editor", to: nil, amount: .count(3)), correlation: "back-x3", id: "hub-forged-0101"))
-        events.append(Tamper.forge(after: events, .routePush(stack: "path", from: nil, to: "editor", params: nil), correlation: "open-editor", id: "hub-forged-0102"))
+        events.append(
+            Tamper.forge(
+                after: events, .routePop(stack: "path", from: "editor", to: nil, amount: .count(3)), correlation: "back-x3",
+                id: "hub-forged-0101"))
+        events.append(
+            Tamper.forge(
+                after: events, .routePush(stack: "path", from: nil, to: "editor", params: nil), correlation: "open-editor",
+                id: "hub-forged-0102"))
         return SampleSession(id: driver.router.sessionID, events: events)
     }
 
@@ -193,10 +208,21 @@ public enum SpaceHubSystem {
             }
         }
         var events = driver.events
-        events.append(Tamper.forge(after: events, .commandApplied(command: "openChatSpace", fromFlow: "dataSpace", toFlow: "chatSpace"), correlation: "switch", id: "hub-forged-0201"))
-        events.append(Tamper.forge(after: events, .flowSwitch(from: "dataSpace", to: "chatSpace"), correlation: "switch", id: "hub-forged-0202", delayMilliseconds: 0))
-        events.append(Tamper.forge(after: events, .routePush(stack: "path", from: "widgets", to: "chat", params: nil), correlation: "switch", id: "hub-forged-0203", delayMilliseconds: 0))
-        events.append(Tamper.forge(after: events, .flowSwitch(from: "chatSpace", to: "dataSpace"), correlation: "subscription", id: "hub-forged-0204"))
+        events.append(
+            Tamper.forge(
+                after: events, .commandApplied(command: "openChatSpace", fromFlow: "dataSpace", toFlow: "chatSpace"), correlation: "switch",
+                id: "hub-forged-0201"))
+        events.append(
+            Tamper.forge(
+                after: events, .flowSwitch(from: "dataSpace", to: "chatSpace"), correlation: "switch", id: "hub-forged-0202",
+                delayMilliseconds: 0))
+        events.append(
+            Tamper.forge(
+                after: events, .routePush(stack: "path", from: "widgets", to: "chat", params: nil), correlation: "switch",
+                id: "hub-forged-0203", delayMilliseconds: 0))
+        events.append(
+            Tamper.forge(after: events, .flowSwitch(from: "chatSpace", to: "dataSpace"), correlation: "subscription", id: "hub-forged-0204")
+        )
         return SampleSession(id: driver.router.sessionID, events: events)
     }
 

@@ -48,7 +48,6 @@ struct UsageError: Error, CustomStringConvertible {
     init(_ description: String) { self.description = description }
 }
 
-
 /// Collects what a router writes between two actions.
 final class Buffer: NavigationEventSink {
     var events: [NavigationEvent] = []
@@ -108,8 +107,14 @@ func act(_ router: NavigationRouter, _ random: inout SplitMix64) {
 
 do {
     let options = try Options(Array(CommandLine.arguments.dropFirst()))
-    guard let handle = options.output == "-" ? FileHandle.standardOutput : FileHandle(forWritingAtPath: options.output)
-        ?? { _ = FileManager.default.createFile(atPath: options.output, contents: nil); return FileHandle(forWritingAtPath: options.output) }()
+    guard
+        let handle = options.output == "-"
+            ? FileHandle.standardOutput
+            : FileHandle(forWritingAtPath: options.output)
+                ?? {
+                    _ = FileManager.default.createFile(atPath: options.output, contents: nil)
+                    return FileHandle(forWritingAtPath: options.output)
+                }()
     else { throw UsageError("cannot write \(options.output)") }
     var random = SplitMix64(seed: options.seed)
     var now: Int64 = 1_795_680_000_000  // 2026-11-26T08:00:00Z

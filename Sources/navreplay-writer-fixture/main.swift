@@ -69,7 +69,6 @@ func parseOptions() -> Options {
     return options
 }
 
-
 func announce(_ seq: Int64) {
     let bytes = Array("\(seq)\n".utf8)
     var offset = 0

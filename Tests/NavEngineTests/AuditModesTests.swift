@@ -32,7 +32,8 @@ import NavPartitions
     }
 
     /// A valid event of one of the replicated sessions, to damage in tests.
-    static let validEvent = #"{"schema_version":1,"event_id":"e-1","event_name":"screen_view","session_id":"c0-s-clean-onboarding","seq":900,"timestamp":"2026-11-20T10:00:00Z","correlation_id":"c","stack":"onboarding","to_route":null}"#
+    static let validEvent =
+        #"{"schema_version":1,"event_id":"e-1","event_name":"screen_view","session_id":"c0-s-clean-onboarding","seq":900,"timestamp":"2026-11-20T10:00:00Z","correlation_id":"c","stack":"onboarding","to_route":null}"#
 
     /// A log of lines every reader must get right, with `maxLineBytes = 2048`: a CRLF line end,
     /// a blank and a whitespace line, an over-long line, an invalid one (a string `seq`), a valid
@@ -53,7 +54,9 @@ import NavPartitions
         return path
     }
 
-    static func run(_ paths: [String], configure: (inout AuditConfiguration) -> Void = { _ in }) throws -> (findings: [UInt8], summary: [UInt8], run: AuditRun) {
+    static func run(
+        _ paths: [String], configure: (inout AuditConfiguration) -> Void = { _ in }
+    ) throws -> (findings: [UInt8], summary: [UInt8], run: AuditRun) {
         var configuration = AuditConfiguration()
         configure(&configuration)
         let run = try AuditEngine(configuration: configuration).run(paths: paths)
@@ -106,7 +109,9 @@ import NavPartitions
     }
 
     /// Runs with a stream that writes each session's NDJSON findings as it comes.
-    static func streamed(_ paths: [String], configure: (inout AuditConfiguration) -> Void = { _ in }) throws -> (findings: [UInt8], summary: [UInt8], run: AuditRun) {
+    static func streamed(
+        _ paths: [String], configure: (inout AuditConfiguration) -> Void = { _ in }
+    ) throws -> (findings: [UInt8], summary: [UInt8], run: AuditRun) {
         var configuration = AuditConfiguration()
         configure(&configuration)
         let recorder = RecordingFormatter()
@@ -130,8 +135,22 @@ import NavPartitions
         #expect(collected.run.invalidFindings.filter { collected.run.path(of: $0.location) == garbage }.count == 2)
         let configurations: [(String, (inout AuditConfiguration) -> Void)] = [
             ("in memory", { _ in }),
-            ("spilled, 1 job", { $0.memoryLimit = 1 << 20; $0.temporaryDirectory = spillDirectory.path; $0.jobs = 1 }),
-            ("spilled, 2 jobs", { $0.memoryLimit = 1 << 20; $0.temporaryDirectory = spillDirectory.path; $0.jobs = 2 }),
+            (
+                "spilled, 1 job",
+                {
+                    $0.memoryLimit = 1 << 20
+                    $0.temporaryDirectory = spillDirectory.path
+                    $0.jobs = 1
+                }
+            ),
+            (
+                "spilled, 2 jobs",
+                {
+                    $0.memoryLimit = 1 << 20
+                    $0.temporaryDirectory = spillDirectory.path
+                    $0.jobs = 2
+                }
+            ),
         ]
         for (name, configure) in configurations {
             let streamed = try Self.streamed(paths, configure: configure)
@@ -166,11 +185,16 @@ import NavPartitions
         let damaged = directory.appendingPathComponent("damaged.ndjson").path
         try Data((bad.joined(separator: "\n")).utf8).write(to: URL(fileURLWithPath: damaged))
         paths.append(damaged)
-        func audit(_ configure: (inout AuditConfiguration) -> Void) throws -> (findings: [UInt8], summary: [UInt8], quarantine: String, run: AuditRun) {
+        func audit(
+            _ configure: (inout AuditConfiguration) -> Void
+        ) throws -> (findings: [UInt8], summary: [UInt8], quarantine: String, run: AuditRun) {
             try Self.runQuarantined(paths, in: directory, configure: configure)
         }
         let inMemory = try audit { _ in }
-        let routed = try audit { $0.memoryLimit = 1 << 20; $0.jobs = 2 }
+        let routed = try audit {
+            $0.memoryLimit = 1 << 20
+            $0.jobs = 2
+        }
         #expect(routed.findings == inMemory.findings)
         #expect(routed.summary == inMemory.summary)
         #expect(routed.quarantine == inMemory.quarantine)
@@ -189,7 +213,9 @@ import NavPartitions
         var paths = try Self.replicatedLogs(copies: 30, in: directory)
         let trickyPath = try Self.trickyLog(in: directory)
         paths.append(trickyPath)
-        func audit(_ configure: (inout AuditConfiguration) -> Void) throws -> (findings: [UInt8], summary: [UInt8], quarantine: String, run: AuditRun) {
+        func audit(
+            _ configure: (inout AuditConfiguration) -> Void
+        ) throws -> (findings: [UInt8], summary: [UInt8], quarantine: String, run: AuditRun) {
             try Self.runQuarantined(paths, in: directory) {
                 $0.maxLineBytes = 2048
                 configure(&$0)
@@ -197,7 +223,9 @@ import NavPartitions
         }
         let reference = try audit { _ in }
         #expect(reference.run.storage == AuditRun.Storage())
-        #expect(reference.run.invalidFindings.filter { reference.run.path(of: $0.location) == trickyPath }.count == 3, "over-long, a string seq, torn")
+        #expect(
+            reference.run.invalidFindings.filter { reference.run.path(of: $0.location) == trickyPath }.count == 3,
+            "over-long, a string seq, torn")
         var inMemory = AuditRun.Storage()
         inMemory.mappedInputs = paths.count
         inMemory.partitioned = true
@@ -217,25 +245,98 @@ import NavPartitions
         var shortened = copied
         shortened.shortenedLines = routed - 1
         let variants: [(String, AuditRun.Storage, (inout AuditConfiguration) -> Void)] = [
-            ("mapped, partitions in memory", inMemory, { $0.tuning.partitionedInputBytes = 0; $0.jobs = 2 }),
-            ("mapped, partitions leave memory", leftMemory, { $0.tuning.partitionedInputBytes = 0; $0.tuning.partitionMemory = 64 << 10; $0.jobs = 2 }),
-            ("mapped, one job", inMemory, { $0.tuning.partitionedInputBytes = 0; $0.jobs = 1 }),
+            (
+                "mapped, partitions in memory", inMemory,
+                {
+                    $0.tuning.partitionedInputBytes = 0
+                    $0.jobs = 2
+                }
+            ),
+            (
+                "mapped, partitions leave memory", leftMemory,
+                {
+                    $0.tuning.partitionedInputBytes = 0
+                    $0.tuning.partitionMemory = 64 << 10
+                    $0.jobs = 2
+                }
+            ),
+            (
+                "mapped, one job", inMemory,
+                {
+                    $0.tuning.partitionedInputBytes = 0
+                    $0.jobs = 1
+                }
+            ),
             // Routed in chunks of 4 KiB (one line can be most of one), on 2 jobs and on 1, in
             // and out of memory; and on the reading thread alone.
-            ("mapped, small chunks", inMemory, { $0.tuning.partitionedInputBytes = 0; $0.tuning.routingChunkBytes = 4096; $0.jobs = 2 }),
-            ("mapped, small chunks, one job", inMemory, { $0.tuning.partitionedInputBytes = 0; $0.tuning.routingChunkBytes = 4096; $0.jobs = 1 }),
-            ("mapped, small chunks, partitions leave memory", leftMemory,
-             { $0.tuning.partitionedInputBytes = 0; $0.tuning.routingChunkBytes = 4096; $0.tuning.partitionMemory = 64 << 10; $0.jobs = 2 }),
-            ("mapped, routed serially", inMemory, { $0.tuning.partitionedInputBytes = 0; $0.tuning.routesInParallel = false; $0.jobs = 2 }),
-            ("copied", copied, { $0.tuning.partitionedInputBytes = 0; $0.mapsInputs = false; $0.tuning.shorthandFromBytes = .max; $0.jobs = 2 }),
-            ("copied in shorthand", shortened, { $0.tuning.partitionedInputBytes = 0; $0.mapsInputs = false; $0.tuning.shorthandFromBytes = 0; $0.jobs = 2 }),
-            ("copied in shorthand, one job", shortened,
-             { $0.tuning.partitionedInputBytes = 0; $0.mapsInputs = false; $0.tuning.shorthandFromBytes = 0; $0.jobs = 1 }),
+            (
+                "mapped, small chunks", inMemory,
+                {
+                    $0.tuning.partitionedInputBytes = 0
+                    $0.tuning.routingChunkBytes = 4096
+                    $0.jobs = 2
+                }
+            ),
+            (
+                "mapped, small chunks, one job", inMemory,
+                {
+                    $0.tuning.partitionedInputBytes = 0
+                    $0.tuning.routingChunkBytes = 4096
+                    $0.jobs = 1
+                }
+            ),
+            (
+                "mapped, small chunks, partitions leave memory", leftMemory,
+                {
+                    $0.tuning.partitionedInputBytes = 0
+                    $0.tuning.routingChunkBytes = 4096
+                    $0.tuning.partitionMemory = 64 << 10
+                    $0.jobs = 2
+                }
+            ),
+            (
+                "mapped, routed serially", inMemory,
+                {
+                    $0.tuning.partitionedInputBytes = 0
+                    $0.tuning.routesInParallel = false
+                    $0.jobs = 2
+                }
+            ),
+            (
+                "copied", copied,
+                {
+                    $0.tuning.partitionedInputBytes = 0
+                    $0.mapsInputs = false
+                    $0.tuning.shorthandFromBytes = .max
+                    $0.jobs = 2
+                }
+            ),
+            (
+                "copied in shorthand", shortened,
+                {
+                    $0.tuning.partitionedInputBytes = 0
+                    $0.mapsInputs = false
+                    $0.tuning.shorthandFromBytes = 0
+                    $0.jobs = 2
+                }
+            ),
+            (
+                "copied in shorthand, one job", shortened,
+                {
+                    $0.tuning.partitionedInputBytes = 0
+                    $0.mapsInputs = false
+                    $0.tuning.shorthandFromBytes = 0
+                    $0.jobs = 1
+                }
+            ),
         ]
         for (name, storage, configure) in variants {
             let result = try audit(configure)
             // Compared as Bools: a failing comparison of long byte arrays would be diffed at length.
-            let same = (findings: result.findings == reference.findings, summary: result.summary == reference.summary, quarantine: result.quarantine == reference.quarantine)
+            let same = (
+                findings: result.findings == reference.findings, summary: result.summary == reference.summary,
+                quarantine: result.quarantine == reference.quarantine
+            )
             #expect(result.run.storage == storage, "\(name)")
             #expect(same.findings, "\(name): findings")
             #expect(same.summary, "\(name): summary")
@@ -243,7 +344,11 @@ import NavPartitions
         }
         // Streamed output from mapped partitions too.
         let collected = try Self.run(paths) { $0.maxLineBytes = 2048 }
-        let streamed = try Self.streamed(paths) { $0.tuning.partitionedInputBytes = 0; $0.maxLineBytes = 2048; $0.jobs = 2 }
+        let streamed = try Self.streamed(paths) {
+            $0.tuning.partitionedInputBytes = 0
+            $0.maxLineBytes = 2048
+            $0.jobs = 2
+        }
         #expect(streamed.run.storage == inMemory)
         let sameStreamed = streamed.findings == collected.findings
         #expect(sameStreamed)
@@ -259,25 +364,47 @@ import NavPartitions
         var paths = try Self.replicatedLogs(copies: 8, in: directory)
         let trickyPath = try Self.trickyLog(in: directory)
         paths.insert(trickyPath, at: 3)
-        func validate(_ configure: (inout AuditConfiguration) -> Void) throws -> (findings: [UInt8], summary: [UInt8], quarantine: String, run: AuditRun) {
+        func validate(
+            _ configure: (inout AuditConfiguration) -> Void
+        ) throws -> (findings: [UInt8], summary: [UInt8], quarantine: String, run: AuditRun) {
             try Self.runQuarantined(paths, in: directory) {
                 $0.foldSessions = false
                 $0.maxLineBytes = 2048
                 configure(&$0)
             }
         }
-        let serial = try validate { $0.mapsInputs = false; $0.jobs = 2 }
+        let serial = try validate {
+            $0.mapsInputs = false
+            $0.jobs = 2
+        }
         #expect(serial.run.storage.mappedInputs == 0)
-        #expect(serial.run.invalidFindings.filter { serial.run.path(of: $0.location) == trickyPath }.count == 3, "over-long, a string seq, torn")
+        #expect(
+            serial.run.invalidFindings.filter { serial.run.path(of: $0.location) == trickyPath }.count == 3, "over-long, a string seq, torn"
+        )
         #expect(serial.run.counts.events > 0 && serial.run.counts.blankLines >= 2)
         for (name, configure) in [
             ("chunks of 8 MiB", { (c: inout AuditConfiguration) in c.jobs = 2 }),
-            ("chunks of 4 KiB", { (c: inout AuditConfiguration) in c.tuning.routingChunkBytes = 4096; c.jobs = 2 }),
-            ("chunks of 4 KiB, one job", { (c: inout AuditConfiguration) in c.tuning.routingChunkBytes = 4096; c.jobs = 1 }),
+            (
+                "chunks of 4 KiB",
+                { (c: inout AuditConfiguration) in
+                    c.tuning.routingChunkBytes = 4096
+                    c.jobs = 2
+                }
+            ),
+            (
+                "chunks of 4 KiB, one job",
+                { (c: inout AuditConfiguration) in
+                    c.tuning.routingChunkBytes = 4096
+                    c.jobs = 1
+                }
+            ),
         ] as [(String, (inout AuditConfiguration) -> Void)] {
             let chunked = try validate(configure)
             #expect(chunked.run.storage.mappedInputs == paths.count, "\(name)")
-            let same = (findings: chunked.findings == serial.findings, summary: chunked.summary == serial.summary, quarantine: chunked.quarantine == serial.quarantine)
+            let same = (
+                findings: chunked.findings == serial.findings, summary: chunked.summary == serial.summary,
+                quarantine: chunked.quarantine == serial.quarantine
+            )
             #expect(same.findings, "\(name): findings")
             #expect(same.summary, "\(name): summary")
             #expect(same.quarantine, "\(name): quarantine")
@@ -296,7 +423,9 @@ import NavPartitions
         text += "not json\n"
         let fifo = directory.appendingPathComponent("input.ndjson").path
         #expect(mkfifo(fifo, 0o600) == 0)
-        func audit(_ configure: (inout AuditConfiguration) -> Void) throws -> (findings: [UInt8], summary: [UInt8], quarantine: String, run: AuditRun) {
+        func audit(
+            _ configure: (inout AuditConfiguration) -> Void
+        ) throws -> (findings: [UInt8], summary: [UInt8], quarantine: String, run: AuditRun) {
             let bytes = Array(text.utf8)
             let writer = DispatchQueue(label: "fifo writer")
             writer.async {
@@ -322,14 +451,22 @@ import NavPartitions
         }
         let held = try audit { _ in }
         #expect(held.run.storage == AuditRun.Storage())
-        let switched = try audit { $0.tuning.partitionedInputBytes = 64 << 10; $0.tuning.batchBytes = 16 << 10 }
+        let switched = try audit {
+            $0.tuning.partitionedInputBytes = 64 << 10
+            $0.tuning.batchBytes = 16 << 10
+        }
         #expect(switched.run.storage.partitioned && switched.run.storage.mappedInputs == 0)
         // Input of unknown size is copied to its partitions in shorthand.
         #expect(switched.run.storage.shortenedLines == switched.run.storage.routedLines)
         // Lines from the batch after the one that spilled are routed: most of them.
         let lines = Int64(text.split(separator: "\n").count)
-        #expect(switched.run.storage.routedLines > lines / 2 && switched.run.storage.routedLines < lines, "\(switched.run.storage.routedLines) of \(lines)")
-        let same = (findings: switched.findings == held.findings, summary: switched.summary == held.summary, quarantine: switched.quarantine == held.quarantine)
+        #expect(
+            switched.run.storage.routedLines > lines / 2 && switched.run.storage.routedLines < lines,
+            "\(switched.run.storage.routedLines) of \(lines)")
+        let same = (
+            findings: switched.findings == held.findings, summary: switched.summary == held.summary,
+            quarantine: switched.quarantine == held.quarantine
+        )
         #expect(same.findings)
         #expect(same.summary)
         #expect(same.quarantine)
@@ -343,7 +480,10 @@ import NavPartitions
         defer { try? FileManager.default.removeItem(at: directory) }
         let paths = try Self.replicatedLogs(copies: 120, in: directory)
         let collected = try Self.run(paths)
-        let streamed = try Self.streamed(paths) { $0.memoryLimit = 1 << 20; $0.jobs = 2 }
+        let streamed = try Self.streamed(paths) {
+            $0.memoryLimit = 1 << 20
+            $0.jobs = 2
+        }
         #expect(streamed.findings == collected.findings)
         let sessionOrder = collected.run.findings.compactMap(\.sessionID)
         #expect(sessionOrder == sessionOrder.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) })
@@ -379,9 +519,28 @@ import NavPartitions
         let inMemory = try audit { _ in }
         #expect(inMemory.run.counts.sessions == 2 * 12 * 10, "each session twice, once a model")
         for (name, configure) in [
-            ("mapped", { (c: inout AuditConfiguration) in c.tuning.partitionedInputBytes = 0; c.jobs = 2 }),
-            ("copied", { (c: inout AuditConfiguration) in c.tuning.partitionedInputBytes = 0; c.mapsInputs = false; c.jobs = 1 }),
-            ("held, then spilled", { (c: inout AuditConfiguration) in c.memoryLimit = 1 << 20; c.jobs = 2 }),
+            (
+                "mapped",
+                { (c: inout AuditConfiguration) in
+                    c.tuning.partitionedInputBytes = 0
+                    c.jobs = 2
+                }
+            ),
+            (
+                "copied",
+                { (c: inout AuditConfiguration) in
+                    c.tuning.partitionedInputBytes = 0
+                    c.mapsInputs = false
+                    c.jobs = 1
+                }
+            ),
+            (
+                "held, then spilled",
+                { (c: inout AuditConfiguration) in
+                    c.memoryLimit = 1 << 20
+                    c.jobs = 2
+                }
+            ),
         ] as [(String, (inout AuditConfiguration) -> Void)] {
             let partitioned = try audit(configure)
             #expect(partitioned.run.storage.partitioned, "\(name)")
@@ -390,7 +549,9 @@ import NavPartitions
             #expect(same.findings, "\(name): findings")
             #expect(same.quarantine, "\(name): quarantine")
         }
-        #expect(inMemory.quarantine.split(separator: "\n").filter { $0.contains("damaged") }.count == 4, "two broken lines, read under each model")
+        #expect(
+            inMemory.quarantine.split(separator: "\n").filter { $0.contains("damaged") }.count == 4,
+            "two broken lines, read under each model")
     }
 
     @Test func idsThatDifferOnlyInNormalisationAreTwoSessionsOnEveryPath() throws {
@@ -417,8 +578,20 @@ import NavPartitions
         let cafe = inMemory.run.findings.filter { $0.sessionID?.hasPrefix("caf") == true }
         #expect(!cafe.contains { $0.rule == .seqDuplicate || $0.rule == .eventIDConflict }, "\(cafe.map(\.rule))")
         for (name, configure) in [
-            ("partitioned", { (c: inout AuditConfiguration) in c.tuning.partitionedInputBytes = 0; c.jobs = 2 }),
-            ("held, then spilled", { (c: inout AuditConfiguration) in c.memoryLimit = 1 << 20; c.jobs = 1 }),
+            (
+                "partitioned",
+                { (c: inout AuditConfiguration) in
+                    c.tuning.partitionedInputBytes = 0
+                    c.jobs = 2
+                }
+            ),
+            (
+                "held, then spilled",
+                { (c: inout AuditConfiguration) in
+                    c.memoryLimit = 1 << 20
+                    c.jobs = 1
+                }
+            ),
         ] as [(String, (inout AuditConfiguration) -> Void)] {
             let other = try Self.run(paths, configure: configure)
             #expect(other.run.counts.sessions == inMemory.run.counts.sessions, "\(name)")
@@ -566,7 +739,9 @@ import NavPartitions
         let inMemory = try Self.run(paths)
         let conflicts = inMemory.run.findings.filter { $0.rule == .eventIDConflict }
         let bySession = Dictionary(grouping: conflicts) { $0.sessionID ?? "" }
-        #expect(!conflicts.contains { $0.sessionID?.hasPrefix("c0-") == true && $0.message.contains("in session") }, "the first copy owns every id")
+        #expect(
+            !conflicts.contains { $0.sessionID?.hasPrefix("c0-") == true && $0.message.contains("in session") },
+            "the first copy owns every id")
         #expect(bySession.keys.contains { $0.hasPrefix("c11-") })
         let events = inMemory.run.sessions.filter { $0.sessionID.hasPrefix("c1-") }.reduce(0) { $0 + $1.events + $1.duplicates }
         #expect(bySession.filter { $0.key.hasPrefix("c1-") }.values.reduce(0) { $0 + $1.count } >= events, "every event of c1")
@@ -577,16 +752,48 @@ import NavPartitions
         try Data(try Self.grouped(paths, reversed: true).utf8).write(to: URL(fileURLWithPath: grouped))
         let groupedInMemory = try Self.run([grouped])
         for (name, inputs, configure) in [
-            ("partitioned, mapped", paths, { (c: inout AuditConfiguration) in c.tuning.partitionedInputBytes = 0; c.jobs = 2 }),
-            ("partitioned, copied in shorthand", paths, { (c: inout AuditConfiguration) in
-                c.tuning.partitionedInputBytes = 0; c.mapsInputs = false; c.tuning.shorthandFromBytes = 0; c.jobs = 1 }),
-            ("held, then spilled, ledger in files", paths, { (c: inout AuditConfiguration) in
-                c.memoryLimit = 1 << 20; c.jobs = 2; c.temporaryDirectory = spill.path }),
+            (
+                "partitioned, mapped", paths,
+                { (c: inout AuditConfiguration) in
+                    c.tuning.partitionedInputBytes = 0
+                    c.jobs = 2
+                }
+            ),
+            (
+                "partitioned, copied in shorthand", paths,
+                { (c: inout AuditConfiguration) in
+                    c.tuning.partitionedInputBytes = 0
+                    c.mapsInputs = false
+                    c.tuning.shorthandFromBytes = 0
+                    c.jobs = 1
+                }
+            ),
+            (
+                "held, then spilled, ledger in files", paths,
+                { (c: inout AuditConfiguration) in
+                    c.memoryLimit = 1 << 20
+                    c.jobs = 2
+                    c.temporaryDirectory = spill.path
+                }
+            ),
             ("pre-grouped, in reverse session order", [grouped], { (c: inout AuditConfiguration) in c.preGrouped = true }),
-            ("partitioned, outputs set aside in a file", paths, { (c: inout AuditConfiguration) in
-                c.tuning.partitionedInputBytes = 0; c.jobs = 2; c.tuning.outputBudget = 0; c.temporaryDirectory = spill.path }),
-            ("pre-grouped, outputs set aside in a file", [grouped], { (c: inout AuditConfiguration) in
-                c.preGrouped = true; c.tuning.outputBudget = 0; c.temporaryDirectory = spill.path }),
+            (
+                "partitioned, outputs set aside in a file", paths,
+                { (c: inout AuditConfiguration) in
+                    c.tuning.partitionedInputBytes = 0
+                    c.jobs = 2
+                    c.tuning.outputBudget = 0
+                    c.temporaryDirectory = spill.path
+                }
+            ),
+            (
+                "pre-grouped, outputs set aside in a file", [grouped],
+                { (c: inout AuditConfiguration) in
+                    c.preGrouped = true
+                    c.tuning.outputBudget = 0
+                    c.temporaryDirectory = spill.path
+                }
+            ),
         ] as [(String, [String], (inout AuditConfiguration) -> Void)] {
             let expected = inputs == paths ? inMemory : groupedInMemory
             for streamed in [false, true] {
@@ -613,15 +820,25 @@ import NavPartitions
             paths.append(path)
         }
         let shared = directory.appendingPathComponent("shared.ndjson").path
-        try Data([
-            Self.validEvent.replacingOccurrences(of: "c0-s-clean-onboarding", with: "x-1").replacingOccurrences(of: "e-1", with: "same"),
-            Self.validEvent.replacingOccurrences(of: "c0-s-clean-onboarding", with: "x-2").replacingOccurrences(of: "e-1", with: "same"),
-        ].joined(separator: "\n").utf8).write(to: URL(fileURLWithPath: shared))
+        try Data(
+            [
+                Self.validEvent.replacingOccurrences(of: "c0-s-clean-onboarding", with: "x-1").replacingOccurrences(
+                    of: "e-1", with: "same"),
+                Self.validEvent.replacingOccurrences(of: "c0-s-clean-onboarding", with: "x-2").replacingOccurrences(
+                    of: "e-1", with: "same"),
+            ].joined(separator: "\n").utf8
+        ).write(to: URL(fileURLWithPath: shared))
         paths.append(shared)
         let inMemory = try Self.run(paths)
         #expect(inMemory.run.findings.filter { $0.message.contains("first seen in session") }.map(\.sessionID) == ["x-2"])
         for (name, configure) in [
-            ("mapped", { (c: inout AuditConfiguration) in c.tuning.partitionedInputBytes = 0; c.jobs = 2 }),
+            (
+                "mapped",
+                { (c: inout AuditConfiguration) in
+                    c.tuning.partitionedInputBytes = 0
+                    c.jobs = 2
+                }
+            ),
             ("pre-grouped", { (c: inout AuditConfiguration) in c.preGrouped = true }),
         ] as [(String, (inout AuditConfiguration) -> Void)] {
             var configuration = AuditConfiguration()
@@ -669,7 +886,13 @@ import NavPartitions
         let appended = original + event("x-2", 2, "late") + "\n" + event("x-1", 1, "same") + "\n"
         for (name, configure) in [
             ("mapped", { (c: inout AuditConfiguration) in c.jobs = 2 }),
-            ("copied", { (c: inout AuditConfiguration) in c.mapsInputs = false; c.jobs = 1 }),
+            (
+                "copied",
+                { (c: inout AuditConfiguration) in
+                    c.mapsInputs = false
+                    c.jobs = 1
+                }
+            ),
         ] as [(String, (inout AuditConfiguration) -> Void)] {
             let run = try auditChanging(to: appended, configure)
             #expect(FindingWriter.ndjson(run, explain: true) == expected.findings, "\(name)")
@@ -749,11 +972,19 @@ import NavPartitions
             }.findings
         }
         let expected = try Self.run([file]).findings
-        let rename = { (bytes: [UInt8]) in String(decoding: bytes, as: UTF8.self).replacingOccurrences(of: "fifo.ndjson", with: "grouped.ndjson") }
+        let rename = { (bytes: [UInt8]) in
+            String(decoding: bytes, as: UTF8.self).replacingOccurrences(of: "fifo.ndjson", with: "grouped.ndjson")
+        }
         #expect(String(decoding: expected, as: UTF8.self).contains("event_id.conflict"))
         for (name, configure) in [
             ("pre-grouped", { (c: inout AuditConfiguration) in c.preGrouped = true }),
-            ("partitioned", { (c: inout AuditConfiguration) in c.tuning.partitionedInputBytes = 16 << 10; c.tuning.batchBytes = 4 << 10 }),
+            (
+                "partitioned",
+                { (c: inout AuditConfiguration) in
+                    c.tuning.partitionedInputBytes = 16 << 10
+                    c.tuning.batchBytes = 4 << 10
+                }
+            ),
         ] as [(String, (inout AuditConfiguration) -> Void)] {
             let same = rename(try throughFIFO(configure)) == String(decoding: expected, as: UTF8.self)
             #expect(same, "\(name)")

@@ -75,7 +75,9 @@ import Testing
     }
 
     static func mutate(_ line: [UInt8], _ mutation: Mutation, _ random: inout SeededRandom) -> Mutated {
-        guard let members = object(line)?.members, !members.isEmpty else { return Mutated(bytes: line, mutation: mutation, expectation: .anything) }
+        guard let members = object(line)?.members, !members.isEmpty else {
+            return Mutated(bytes: line, mutation: mutation, expectation: .anything)
+        }
         switch mutation {
         case .bitFlip:
             var bytes = line
@@ -87,7 +89,8 @@ import Testing
             }
             return Mutated(bytes: bytes, mutation: mutation, expectation: bytes == line ? .valid(sameEventAs: line) : .anything)
         case .truncation:
-            return Mutated(bytes: Array(line.prefix(Int.random(in: 0..<line.count, using: &random))), mutation: mutation, expectation: .anything)
+            return Mutated(
+                bytes: Array(line.prefix(Int.random(in: 0..<line.count, using: &random))), mutation: mutation, expectation: .anything)
         case .fieldDeletion:
             let index = Int.random(in: 0..<members.count, using: &random)
             var rest = members
@@ -130,7 +133,8 @@ import Testing
                 if case .success(let after) = result, case .success(let first) = before {
                     #expect(after.identity == first.identity, "seed \(seed), \(mutation): another event after \(mutation)")
                 } else {
-                    Issue.record("seed \(seed), \(mutation): a valid line became invalid: \(String(decoding: mutated.bytes, as: UTF8.self))")
+                    Issue.record(
+                        "seed \(seed), \(mutation): a valid line became invalid: \(String(decoding: mutated.bytes, as: UTF8.self))")
                 }
             case .invalid(let field):
                 if case .failure(let error) = decoder.decode(mutated.bytes) {
@@ -162,7 +166,8 @@ import Testing
         }
         let reported = run.invalidFindings.compactMap { $0.location?.line }
         #expect(reported.count == Set(reported).count, "seed \(seed): a line reported twice")
-        #expect(Set(reported) == expectedInvalid, "seed \(seed): schema.invalid on \(reported.sorted()), expected \(expectedInvalid.sorted())")
+        #expect(
+            Set(reported) == expectedInvalid, "seed \(seed): schema.invalid on \(reported.sorted()), expected \(expectedInvalid.sorted())")
         #expect(run.invalidFindings.allSatisfy { $0.rule == .schemaInvalid && !$0.message.isEmpty })
         let counts = run.counts
         #expect(counts.isBalanced, "seed \(seed): \(counts)")

@@ -3,7 +3,9 @@ import NavTestSupport
 
 /// Processes, beside `Repository`'s paths (NavTestSupport).
 extension Repository {
-    static func runProcess(_ executable: String, _ arguments: [String], input: Data? = nil) throws -> (status: Int32, output: Data, error: Data) {
+    static func runProcess(
+        _ executable: String, _ arguments: [String], input: Data? = nil
+    ) throws -> (status: Int32, output: Data, error: Data) {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments

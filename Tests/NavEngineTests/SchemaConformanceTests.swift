@@ -54,8 +54,10 @@ import NavPartitions
         for path in [Self.validPath, Self.invalidPath] {
             let result = try Repository.runProcess(
                 "/usr/bin/env",
-                ["python3", Repository.path("scripts/schema_conformance.py"), "--schema",
-                 Repository.path("Schemas/navigation-event.v1.schema.json"), path])
+                [
+                    "python3", Repository.path("scripts/schema_conformance.py"), "--schema",
+                    Repository.path("Schemas/navigation-event.v1.schema.json"), path,
+                ])
             #expect(result.status == 0, "\(String(decoding: result.error, as: UTF8.self))")
             var python: [Int64: Bool] = [:]
             for row in String(decoding: result.output, as: UTF8.self).split(separator: "\n") {
@@ -82,8 +84,10 @@ import NavPartitions
         try Data(NavigationModelFixtures.poc.replacingOccurrences(of: "\"singletons\"", with: "\"singleton\"").utf8).write(to: bad)
         let result = try Repository.runProcess(
             "/usr/bin/env",
-            ["python3", Repository.path("scripts/schema_conformance.py"), "--model-schema",
-             Repository.path("Schemas/navigation-model.v1.schema.json"), good.path, bad.path])
+            [
+                "python3", Repository.path("scripts/schema_conformance.py"), "--model-schema",
+                Repository.path("Schemas/navigation-model.v1.schema.json"), good.path, bad.path,
+            ])
         let rows = String(decoding: result.output, as: UTF8.self).split(separator: "\n").map(String.init)
         #expect(rows.count == 2)
         #expect(rows.first?.contains("\tvalid") == true, "\(rows)")

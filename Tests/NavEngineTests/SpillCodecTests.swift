@@ -60,7 +60,8 @@ import NavPartitions
             #expect(decoded?.timestamp.isSameInstant(as: event.timestamp) == true)
             kinds.insert(event.name)
         }
-        #expect(kinds == Set(EventName.allCases), "the samples should hold every kind: missing \(Set(EventName.allCases).subtracting(kinds))")
+        #expect(
+            kinds == Set(EventName.allCases), "the samples should hold every kind: missing \(Set(EventName.allCases).subtracting(kinds))")
         #expect(snapshots > 0, "the samples should hold a snapshot")
     }
 
@@ -69,7 +70,9 @@ import NavPartitions
             eventID: "e", sessionID: "s", seq: 3, timestamp: Timestamp("2026-11-20T10:00:00.123456Z")!, correlationID: "c",
             payload: .routePush(
                 stack: "home", from: nil, to: "détail",
-                params: RouteParams([("a", .string("x\u{0}y")), ("b", .number("-1.5e3")), ("c", .bool(true)), ("d", .bool(false)), ("e", .null)])))
+                params: RouteParams([
+                    ("a", .string("x\u{0}y")), ("b", .number("-1.5e3")), ("c", .bool(true)), ("d", .bool(false)), ("e", .null),
+                ])))
         let (encoded, bytes) = Self.encode(event)
         #expect(encoded)
         #expect(bytes.withUnsafeBufferPointer { SpillCodec.decode($0) } == event)

@@ -57,45 +57,75 @@ struct BadLine: CustomTestStringConvertible, Sendable {
         BadLine("a string", "\"event\""),
         BadLine("byte order mark", bytes: [0xEF, 0xBB, 0xBF] + Array(push.utf8)),
         BadLine("invalid UTF-8", bytes: Array(line(#""stack":"tab1","from_route":null,"to_route":"#).utf8) + [0x22, 0xFF, 0x22, 0x7D]),
-        BadLine("overlong UTF-8", bytes: Array(line(#""stack":"tab1","from_route":null,"to_route":"#).utf8) + [0x22, 0xC0, 0xAF, 0x22, 0x7D]),
-        BadLine("UTF-8 surrogate", bytes: Array(line(#""stack":"tab1","from_route":null,"to_route":"#).utf8) + [0x22, 0xED, 0xA0, 0x80, 0x22, 0x7D]),
+        BadLine(
+            "overlong UTF-8", bytes: Array(line(#""stack":"tab1","from_route":null,"to_route":"#).utf8) + [0x22, 0xC0, 0xAF, 0x22, 0x7D]),
+        BadLine(
+            "UTF-8 surrogate",
+            bytes: Array(line(#""stack":"tab1","from_route":null,"to_route":"#).utf8) + [0x22, 0xED, 0xA0, 0x80, 0x22, 0x7D]),
         BadLine("lone surrogate escape", line(#""stack":"tab1","from_route":null,"to_route":"\ud800""#), field: "to_route"),
         BadLine("duplicate key", line(#""stack":"tab1","stack":"tab2","from_route":null,"to_route":"x""#), field: "stack"),
         BadLine("duplicate unknown key", line(#""x":1,"x":2,"stack":"tab1","from_route":null,"to_route":"x""#), field: "x"),
         BadLine("duplicate nested key", line(#""x":{"a":1,"a":1},"stack":"tab1","from_route":null,"to_route":"x""#), field: "x"),
         BadLine("NaN", line(#""x":NaN,"stack":"tab1","from_route":null,"to_route":"x""#), field: "x"),
-        BadLine("Infinity for an integer", line(#""stack":"tab1","from_route":null,"to_route":"x","count":Infinity"#, name: "route_pop"), field: "count"),
+        BadLine(
+            "Infinity for an integer", line(#""stack":"tab1","from_route":null,"to_route":"x","count":Infinity"#, name: "route_pop"),
+            field: "count"),
         BadLine("1.0 for an integer", push.replacingOccurrences(of: "\"seq\":3", with: "\"seq\":3.0"), field: "seq"),
         BadLine("exponent for an integer", push.replacingOccurrences(of: "\"seq\":3", with: "\"seq\":3e0"), field: "seq"),
         BadLine("seq 2^53", push.replacingOccurrences(of: "\"seq\":3", with: "\"seq\":9007199254740992"), field: "seq"),
         BadLine("negative seq", push.replacingOccurrences(of: "\"seq\":3", with: "\"seq\":-1"), field: "seq"),
-        BadLine("count beyond Int64", line(#""stack":"tab1","from_route":null,"to_route":null,"count":9223372036854775808"#, name: "route_pop"), field: "count"),
-        BadLine("nesting 65 deep", line("\"x\":" + String(repeating: "[", count: 64) + String(repeating: "]", count: 64) + #","stack":"tab1","from_route":null,"to_route":"x""#), field: "x"),
+        BadLine(
+            "count beyond Int64", line(#""stack":"tab1","from_route":null,"to_route":null,"count":9223372036854775808"#, name: "route_pop"),
+            field: "count"),
+        BadLine(
+            "nesting 65 deep",
+            line(
+                "\"x\":" + String(repeating: "[", count: 64) + String(repeating: "]", count: 64)
+                    + #","stack":"tab1","from_route":null,"to_route":"x""#), field: "x"),
         BadLine("nesting 100,000 deep", line("\"x\":" + String(repeating: "[", count: 100_000) + #","stack":"tab1""#), field: "x"),
         BadLine("missing field", line(#""stack":"tab1","from_route":null"#), field: "to_route"),
         BadLine("missing envelope field", push.replacingOccurrences(of: #""correlation_id":"c1","#, with: ""), field: "correlation_id"),
         BadLine("wrong type", push.replacingOccurrences(of: "\"seq\":3", with: "\"seq\":\"3\""), field: "seq"),
-        BadLine("wrong type of an unused known field", line(#""stack":"tab1","from_route":null,"to_route":"x","count":"2""#), field: "count"),
+        BadLine(
+            "wrong type of an unused known field", line(#""stack":"tab1","from_route":null,"to_route":"x","count":"2""#), field: "count"),
         BadLine("null optional field", line(#""stack":"tab1","from_route":null,"to_route":"x","app_version":null"#), field: "app_version"),
         BadLine("unknown event_name", line(#""stack":"tab1""#, name: "route_jump"), field: "event_name"),
-        BadLine("schema_version 2", push.replacingOccurrences(of: "\"schema_version\":1", with: "\"schema_version\":2"), field: "schema_version"),
+        BadLine(
+            "schema_version 2", push.replacingOccurrences(of: "\"schema_version\":1", with: "\"schema_version\":2"), field: "schema_version"
+        ),
         BadLine("timestamp without offset", push.replacingOccurrences(of: "10:15:30.123Z", with: "10:15:30.123"), field: "timestamp"),
         BadLine("February 30", push.replacingOccurrences(of: "2026-11-20", with: "2026-02-30"), field: "timestamp"),
         BadLine("leap second", push.replacingOccurrences(of: "10:15:30", with: "23:59:60"), field: "timestamp"),
         BadLine("empty id", push.replacingOccurrences(of: "\"event_id\":\"e1\"", with: "\"event_id\":\"\""), field: "event_id"),
-        BadLine("129-character id", push.replacingOccurrences(of: "\"event_id\":\"e1\"", with: "\"event_id\":\"\(String(repeating: "é", count: 129))\""), field: "event_id"),
-        BadLine("control character in an id", push.replacingOccurrences(of: "\"session_id\":\"s1\"", with: #""session_id":"s\u0085""#), field: "session_id"),
+        BadLine(
+            "129-character id",
+            push.replacingOccurrences(of: "\"event_id\":\"e1\"", with: "\"event_id\":\"\(String(repeating: "é", count: 129))\""),
+            field: "event_id"),
+        BadLine(
+            "control character in an id", push.replacingOccurrences(of: "\"session_id\":\"s1\"", with: #""session_id":"s\u0085""#),
+            field: "session_id"),
         BadLine("trailing content", push + " x"),
         BadLine("NUL byte", bytes: Array(push.utf8) + [0x00]),
         BadLine("torn line", String(push.prefix(60))),
-        BadLine("pop with count and to_root", line(#""stack":"tab1","from_route":null,"to_route":null,"count":1,"to_root":true"#, name: "route_pop"), field: "count"),
+        BadLine(
+            "pop with count and to_root",
+            line(#""stack":"tab1","from_route":null,"to_route":null,"count":1,"to_root":true"#, name: "route_pop"), field: "count"),
         BadLine("pop with neither", line(#""stack":"tab1","from_route":null,"to_route":null"#, name: "route_pop"), field: "count"),
         BadLine("null to_route on a push", line(#""stack":"tab1","from_route":null,"to_route":null"#), field: "to_route"),
-        BadLine("route_params on a pop", line(#""stack":"tab1","from_route":"a","to_route":null,"count":1,"route_params":{"a":1}"#, name: "route_pop"), field: "route_params"),
-        BadLine("nested route_params value", line(#""stack":"tab1","from_route":null,"to_route":"x","route_params":{"a":[1]}"#), field: "route_params.a"),
-        BadLine("screen_view with stack and modal", line(#""stack":"tab1","modal":"paywall","to_route":null"#, name: "screen_view"), field: "modal"),
+        BadLine(
+            "route_params on a pop",
+            line(#""stack":"tab1","from_route":"a","to_route":null,"count":1,"route_params":{"a":1}"#, name: "route_pop"),
+            field: "route_params"),
+        BadLine(
+            "nested route_params value", line(#""stack":"tab1","from_route":null,"to_route":"x","route_params":{"a":[1]}"#),
+            field: "route_params.a"),
+        BadLine(
+            "screen_view with stack and modal", line(#""stack":"tab1","modal":"paywall","to_route":null"#, name: "screen_view"),
+            field: "modal"),
         BadLine("unknown modal style", line(#""modal":"paywall","style":"popup""#, name: "modal_present"), field: "style"),
-        BadLine("snapshot without flow", line(#""app_version":"1","snapshot":{"tab":null,"stacks":{},"modals":[]}"#, name: "session_start"), field: "snapshot.flow"),
+        BadLine(
+            "snapshot without flow", line(#""app_version":"1","snapshot":{"tab":null,"stacks":{},"modals":[]}"#, name: "session_start"),
+            field: "snapshot.flow"),
     ]
 
     @Test(arguments: badLines)
@@ -131,7 +161,9 @@ struct BadLine: CustomTestStringConvertible, Sendable {
 
     @Test func acceptsUnknownFieldsAndDepth64() throws {
         let nested = String(repeating: "[", count: 63) + String(repeating: "]", count: 63)
-        let decoded = try decode(line("\"x\":\(nested),\"future\":{\"a\":[1,2.5e3,null]}," + #""stack":"tab1","from_route":null,"to_route":"detail""#)).get()
+        let decoded = try decode(
+            line("\"x\":\(nested),\"future\":{\"a\":[1,2.5e3,null]}," + #""stack":"tab1","from_route":null,"to_route":"detail""#)
+        ).get()
         #expect(decoded.event.name == .routePush)
     }
 
@@ -159,12 +191,16 @@ struct BadLine: CustomTestStringConvertible, Sendable {
         let inParams = rejection(line(#""stack":"tab1","from_route":null,"to_route":"x","route_params":"# + params))
         #expect(inParams?.message.contains("duplicate") == true, "\(String(describing: inParams))")
         let stacks = "{" + (0..<40).map { "\"s\($0)\":[]" }.joined(separator: ",") + ",\"s39\":[]}"
-        let inSnapshot = rejection(line(#""app_version":"1","snapshot":{"flow":"onboarding","tab":null,"modals":[],"stacks":"# + stacks + "}", name: "session_start"))
+        let inSnapshot = rejection(
+            line(
+                #""app_version":"1","snapshot":{"flow":"onboarding","tab":null,"modals":[],"stacks":"# + stacks + "}", name: "session_start"
+            ))
         #expect(inSnapshot?.message.contains("duplicate") == true, "\(String(describing: inSnapshot))")
     }
 
     @Test func identityIgnoresKeyOrderWhitespaceAndEscapes() throws {
-        let reordered = "{ \"to_route\" : \"d\\u0065tail\", \"from_route\":null,\"stack\":\"tab1\",\"event_name\":\"route_push\",\(envelope) }"
+        let reordered =
+            "{ \"to_route\" : \"d\\u0065tail\", \"from_route\":null,\"stack\":\"tab1\",\"event_name\":\"route_push\",\(envelope) }"
         let first = try decode(push).get()
         let second = try decode(reordered).get()
         #expect(first.identity == second.identity)
@@ -197,7 +233,8 @@ struct BadLine: CustomTestStringConvertible, Sendable {
             let text = push.replacingOccurrences(of: "\"event_id\":\"e1\"", with: "\"event_id\":\"\(id)\"")
             #expect(rejection(text)?.field == "event_id")
         }
-        #expect((try? decode(push.replacingOccurrences(of: "\"event_id\":\"e1\"", with: "\"event_id\":\"abcdefghijklmnopq\"")).get()) != nil)
+        #expect(
+            (try? decode(push.replacingOccurrences(of: "\"event_id\":\"e1\"", with: "\"event_id\":\"abcdefghijklmnopq\"")).get()) != nil)
     }
 
     @Test func identityTellsNumbersByTheirText() throws {
@@ -211,7 +248,8 @@ struct BadLine: CustomTestStringConvertible, Sendable {
         let b = try decode(
             push.replacingOccurrences(of: "\"event_id\":\"e1\"", with: "\"event_id\":\"e2\"")
                 .replacingOccurrences(of: "\"seq\":3", with: "\"seq\":4")
-                .replacingOccurrences(of: "10:15:30.123Z", with: "10:15:31Z")).get()
+                .replacingOccurrences(of: "10:15:30.123Z", with: "10:15:31Z")
+        ).get()
         let c = try decode(push.replacingOccurrences(of: "\"correlation_id\":\"c1\"", with: "\"correlation_id\":\"c2\"")).get()
         #expect(a.identity != b.identity)
         #expect(a.contentIdentity == b.contentIdentity)
@@ -235,12 +273,15 @@ struct BadLine: CustomTestStringConvertible, Sendable {
         let payload: NavigationEvent.Payload =
             switch name {
             case .sessionStart:
-                .sessionStart(snapshot: NavigationState(flow: "authorized", tab: "tab2", stacks: ["tab2": ["feed", "post"]], modals: ["success"]))
-            case .routePush: .routePush(stack: "tab1", from: nil, to: "detail", params: RouteParams([("id", .number("42")), ("a", .string("\"q\"\n"))]))
+                .sessionStart(
+                    snapshot: NavigationState(flow: "authorized", tab: "tab2", stacks: ["tab2": ["feed", "post"]], modals: ["success"]))
+            case .routePush:
+                .routePush(stack: "tab1", from: nil, to: "detail", params: RouteParams([("id", .number("42")), ("a", .string("\"q\"\n"))]))
             case .routePop: .routePop(stack: "tab1", from: "detail", to: nil, amount: .count(-3))
             case .routeReplace: .routeReplace(stack: "tab1", from: "list", to: "detail", params: nil)
             case .routePopTo: .routePopTo(stack: "tab1", from: "settings", to: "list")
-            case .routeInsert: .routeInsert(stack: "tab1", route: "list", index: 0, params: RouteParams([("flag", .bool(true)), ("none", .null)]))
+            case .routeInsert:
+                .routeInsert(stack: "tab1", route: "list", index: 0, params: RouteParams([("flag", .bool(true)), ("none", .null)]))
             case .routeRemove: .routeRemove(stack: "tab1", route: "list")
             case .flowSwitch: .flowSwitch(from: "onboarding", to: "authorized")
             case .tabSwitch: .tabSwitch(from: nil, to: "tab2")

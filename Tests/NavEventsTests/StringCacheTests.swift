@@ -38,8 +38,14 @@ import Testing
             lines += try Repository.read("SampleLogs/\(sample)").split(separator: UInt8(ascii: "\n")).map(Array.init)
         }
         // Names written with escapes, and a line whose names are the ones before, escaped.
-        lines.append(Array(#"{"schema_version":1,"event_id":"e\u0031","event_name":"route_push","session_id":"s\u0031","seq":1,"timestamp":"2026-11-20T10:15:30.123Z","correlation_id":"c1","stack":"tab\u0031","from_route":null,"to_route":"detail"}"#.utf8))
-        lines.append(Array(#"{"schema_version":1,"event_id":"e1","event_name":"route_push","session_id":"s1","seq":1,"timestamp":"2026-11-20T10:15:30.123Z","correlation_id":"c1","stack":"tab1","from_route":null,"to_route":"detail"}"#.utf8))
+        lines.append(
+            Array(
+                #"{"schema_version":1,"event_id":"e\u0031","event_name":"route_push","session_id":"s\u0031","seq":1,"timestamp":"2026-11-20T10:15:30.123Z","correlation_id":"c1","stack":"tab\u0031","from_route":null,"to_route":"detail"}"#
+                    .utf8))
+        lines.append(
+            Array(
+                #"{"schema_version":1,"event_id":"e1","event_name":"route_push","session_id":"s1","seq":1,"timestamp":"2026-11-20T10:15:30.123Z","correlation_id":"c1","stack":"tab1","from_route":null,"to_route":"detail"}"#
+                    .utf8))
         #expect(lines.count > 500)
         let decoder = EventDecoder()
         let caches = [StringCache(slotsLog2: 0), StringCache(slotsLog2: 4), StringCache()]

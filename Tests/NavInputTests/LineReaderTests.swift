@@ -8,7 +8,9 @@ import Testing
 /// The streaming line reader.
 @Suite struct LineReaderTests {
     private func lines(of bytes: [UInt8], maxLineBytes: Int, chunkSize: Int) throws -> [(number: Int64, length: Int?, kept: Int)] {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("navreplay-reader-\(getpid())-\(UInt32.random(in: 0...UInt32.max)).ndjson").path
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "navreplay-reader-\(getpid())-\(UInt32.random(in: 0...UInt32.max)).ndjson"
+        ).path
         defer { unlink(path) }
         try Data(bytes).write(to: URL(fileURLWithPath: path))
         var result: [(Int64, Int?, Int)] = []

@@ -1,7 +1,7 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 import Dispatch
 import NavEvents
@@ -211,14 +211,14 @@ struct FileEventSinkTests {
     }
 
     #if os(Linux)
-    @Test func aFullDiskIsAWriteError() throws {
-        // /dev/full accepts the open and fails every write with ENOSPC.
-        let sink = try FileEventSink(path: "/dev/full")
-        sink.write(makeEvent(.sessionStart(snapshot: nil)))
-        #expect(sink.errorCount == 1)
-        #expect(sink.lastError?.code == ENOSPC)
-        try? sink.close()
-    }
+        @Test func aFullDiskIsAWriteError() throws {
+            // /dev/full accepts the open and fails every write with ENOSPC.
+            let sink = try FileEventSink(path: "/dev/full")
+            sink.write(makeEvent(.sessionStart(snapshot: nil)))
+            #expect(sink.errorCount == 1)
+            #expect(sink.lastError?.code == ENOSPC)
+            try? sink.close()
+        }
     #endif
 }
 

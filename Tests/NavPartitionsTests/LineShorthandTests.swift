@@ -39,8 +39,12 @@ import NavPartitions
         while at < short.count {
             if short[at] == LineShorthand.marker, at + 1 < short.count {
                 switch Int32(short[at + 1]) {
-                case NAVREPLAY_SHORTHAND_UUID: parts.uuids += 1; at += 16
-                case NAVREPLAY_SHORTHAND_TIME: parts.timestamps += 1; at += 9
+                case NAVREPLAY_SHORTHAND_UUID:
+                    parts.uuids += 1
+                    at += 16
+                case NAVREPLAY_SHORTHAND_TIME:
+                    parts.timestamps += 1
+                    at += 9
                 default: parts.codes += 1
                 }
                 at += 1
@@ -113,14 +117,18 @@ import NavPartitions
                     #expect(Self.expand(short) == line, "\(String(decoding: line, as: UTF8.self))")
                     let stillOne =
                         isUUID
-                        ? changed.enumerated().allSatisfy { [8, 13, 18, 23].contains($0) ? $1 == UInt8(ascii: "-") : Array("0123456789abcdef".utf8).contains($1) }
+                        ? changed.enumerated().allSatisfy {
+                            [8, 13, 18, 23].contains($0) ? $1 == UInt8(ascii: "-") : Array("0123456789abcdef".utf8).contains($1)
+                        }
                         : changed.enumerated().allSatisfy { Self.timestampShape($0, $1) }
                     let parts = Self.parts(short)
                     #expect((isUUID ? parts.uuids : parts.timestamps) == (stillOne ? 1 : 0), "\(String(decoding: line, as: UTF8.self))")
                 }
             }
             // Shorter and longer values are not packed either.
-            for line in [Array(#"{"event_id":""#.utf8) + value.dropLast() + [34], Array(#"{"event_id":""#.utf8) + value + Array("0\"".utf8)] {
+            for line in [
+                Array(#"{"event_id":""#.utf8) + value.dropLast() + [34], Array(#"{"event_id":""#.utf8) + value + Array("0\"".utf8),
+            ] {
                 let short = try #require(Self.shorten(line))
                 #expect(Self.expand(short) == line)
                 #expect(Self.parts(short).uuids + Self.parts(short).timestamps == 0)
@@ -172,8 +180,11 @@ import NavPartitions
     @Test func randomBytesAndFragmentsRoundTrip() {
         var random = SeededRandom(seed: 11)
         let fragments: [[UInt8]] =
-            ["\"", "\\", ":", ",", "{", "}", "\"seq\":", "\"event_name\":\"", "route_pop", "\"event_name\":\"screen_view\"", "\"to_route\":",
-             "\"correlation_id\"", "null", "\"url\":\"", "é", "\n", "\u{0}"].map { Array($0.utf8) }
+            [
+                "\"", "\\", ":", ",", "{", "}", "\"seq\":", "\"event_name\":\"", "route_pop", "\"event_name\":\"screen_view\"",
+                "\"to_route\":",
+                "\"correlation_id\"", "null", "\"url\":\"", "é", "\n", "\u{0}",
+            ].map { Array($0.utf8) }
         for _ in 0..<5_000 {
             var line: [UInt8] = []
             for _ in 0..<Int.random(in: 0...40, using: &random) {
@@ -209,7 +220,8 @@ import NavPartitions
     /// (Python's `json.dumps` by default) are shortened as much as compact ones.
     @Test func linesWithSpacesBetweenMembersAreShortened() throws {
         let line = Array(
-            #"{"schema_version": 1, "event_id": "e-1", "event_name": "route_push", "session_id": "s-1", "seq": 7, "to_route": "detail"}"#.utf8)
+            #"{"schema_version": 1, "event_id": "e-1", "event_name": "route_push", "session_id": "s-1", "seq": 7, "to_route": "detail"}"#
+                .utf8)
         let short = try #require(Self.shorten(line))
         #expect(Self.expand(short) == line)
         #expect(Self.codes(short) == 6)
@@ -239,11 +251,14 @@ import NavPartitions
     /// Processors without SSE2 use the portable masks: they must find the same bytes.
     @Test func portableMasksMatchTheVectorOnes() {
         var random = SeededRandom(seed: 17)
-        let interesting: [UInt8] = [UInt8(ascii: "\""), UInt8(ascii: ","), UInt8(ascii: "{"), UInt8(ascii: " "), LineShorthand.marker, 0x00, 0x7F, 0x80, 0xFF]
+        let interesting: [UInt8] = [
+            UInt8(ascii: "\""), UInt8(ascii: ","), UInt8(ascii: "{"), UInt8(ascii: " "), LineShorthand.marker, 0x00, 0x7F, 0x80, 0xFF,
+        ]
         for _ in 0..<2_000 {
             var block = [UInt8](repeating: 0, count: 64)
             for index in 0..<64 {
-                block[index] = Bool.random(using: &random) ? interesting.randomElement(using: &random)! : UInt8.random(in: 0...255, using: &random)
+                block[index] =
+                    Bool.random(using: &random) ? interesting.randomElement(using: &random)! : UInt8.random(in: 0...255, using: &random)
             }
             block.withUnsafeBufferPointer { bytes in
                 let base = bytes.baseAddress!

@@ -3,7 +3,6 @@ import NavReplay
 import NavTestSupport
 import Testing
 
-
 import NavInput
 import NavRuns
 import NavResults

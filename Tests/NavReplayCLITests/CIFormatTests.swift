@@ -70,7 +70,9 @@ import Testing
     }
 
     @Test func junitOfValidateReportsCleanFilesAsPassingAndUnreadableFilesAsErrors() throws {
-        let result = try navreplay(["validate", "--quiet", "--format", "junit", "SampleLogs/clean", "SampleLogs/violations", "no-such.ndjson"])
+        let result = try navreplay([
+            "validate", "--quiet", "--format", "junit", "SampleLogs/clean", "SampleLogs/violations", "no-such.ndjson",
+        ])
         #expect(result.status == 2)
         let document = try XMLDocument(data: Data(result.stdout.utf8))
         let suites = try #require(document.rootElement()).elements(forName: "testsuite")
@@ -88,7 +90,9 @@ import Testing
         let scratch = try TemporaryDirectory()
         let hostile = try scratch.write("hostile.ndjson", Self.hostileLog())
         let sarif = scratch.url.appendingPathComponent("out.sarif").path
-        let result = try navreplay(["audit", "--quiet", "--format", "sarif", "--output", sarif, "SampleLogs/clean", "SampleLogs/violations", hostile])
+        let result = try navreplay([
+            "audit", "--quiet", "--format", "sarif", "--output", sarif, "SampleLogs/clean", "SampleLogs/violations", hostile,
+        ])
         #expect(result.status == 1)
         let expected = scratch.url.appendingPathComponent("expected.ndjson").path
         try navreplay(["audit", "--quiet", "--format", "ndjson", "SampleLogs/clean", "SampleLogs/violations", hostile]).stdout
@@ -181,7 +185,9 @@ import Testing
     @Test func aBaselineAcceptsKnownFindingsAndFailsOnlyOnNewOnes() throws {
         let scratch = try TemporaryDirectory()
         let baseline = scratch.url.appendingPathComponent("baseline.json").path
-        let first = try navreplay(["audit", "--quiet", "--format", "ndjson", "--write-baseline", baseline, "SampleLogs/clean", "SampleLogs/violations"])
+        let first = try navreplay([
+            "audit", "--quiet", "--format", "ndjson", "--write-baseline", baseline, "SampleLogs/clean", "SampleLogs/violations",
+        ])
         #expect(first.status == 1)
         let entries = try #require(
             try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: baseline))) as? [String: Any])
@@ -194,7 +200,9 @@ import Testing
 
         // A new broken session in a new file: only its findings are printed, and they fail the run.
         let hostile = try scratch.write("new.ndjson", Self.hostileLog())
-        let withNew = try navreplay(["audit", "--format", "ndjson", "--baseline", baseline, "SampleLogs/clean", "SampleLogs/violations", hostile])
+        let withNew = try navreplay([
+            "audit", "--format", "ndjson", "--baseline", baseline, "SampleLogs/clean", "SampleLogs/violations", hostile,
+        ])
         #expect(withNew.status == 1)
         let printed = withNew.stdout.split(separator: "\n")
         #expect(printed.count == 2)
@@ -202,7 +210,9 @@ import Testing
         #expect(withNew.stderr.contains("baseline: 28 accepted, 2 new"))
 
         // SARIF keeps every result and marks which are new.
-        let sarif = try navreplay(["audit", "--quiet", "--format", "sarif", "--baseline", baseline, "SampleLogs/clean", "SampleLogs/violations", hostile])
+        let sarif = try navreplay([
+            "audit", "--quiet", "--format", "sarif", "--baseline", baseline, "SampleLogs/clean", "SampleLogs/violations", hostile,
+        ])
         let document = try #require(try JSONSerialization.jsonObject(with: Data(sarif.stdout.utf8)) as? [String: Any])
         let results = try #require(((document["runs"] as? [[String: Any]])?.first?["results"]) as? [[String: Any]])
         #expect(results.filter { $0["baselineState"] as? String == "new" }.count == 2)

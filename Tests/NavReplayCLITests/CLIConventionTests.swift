@@ -70,7 +70,8 @@ import Testing
     func colourOnATerminalUnlessNoColor() throws {
         // script(1) gives navreplay a pseudo-terminal for standard output.
         let command = "\(Repository.binary ?? "navreplay") audit --quiet SampleLogs/violations"
-        let coloured = try run("/usr/bin/script", ["-qec", command, "/dev/null"], directory: Repository.root, environment: ["NO_COLOR": ""])
+        let coloured = try run(
+            "/usr/bin/script", ["-qec", command, "/dev/null"], directory: Repository.root, environment: ["NO_COLOR": ""])
         #expect(coloured.stdout.contains("\u{1B}[31;1m"))
         let plain = try run("/usr/bin/script", ["-qec", command, "/dev/null"], directory: Repository.root, environment: ["NO_COLOR": "1"])
         #expect(!plain.stdout.contains("\u{1B}["))

@@ -58,10 +58,11 @@ import Testing
     }
 
     @Test func warningsFailOnlyWithFailOnWarning() throws {
-        let gap = Self.clean + """
-            {"schema_version":1,"event_id":"e3","event_name":"route_push","session_id":"s","seq":3,"timestamp":"2026-11-20T10:00:03Z","correlation_id":"c3","stack":"onboarding","from_route":"welcome","to_route":"signup"}
+        let gap =
+            Self.clean + """
+                {"schema_version":1,"event_id":"e3","event_name":"route_push","session_id":"s","seq":3,"timestamp":"2026-11-20T10:00:03Z","correlation_id":"c3","stack":"onboarding","from_route":"welcome","to_route":"signup"}
 
-            """
+                """
         #expect(try navreplay(["audit", "-q", "-"], stdin: Data(gap.utf8)).status == 0)
         #expect(try navreplay(["audit", "-q", "--fail-on", "warning", "-"], stdin: Data(gap.utf8)).status == 1)
         #expect(try navreplay(["audit", "-q", "--fail-on", "never", "SampleLogs"]).status == 0)
@@ -110,7 +111,9 @@ import Testing
         #expect(rules.count == 4)
         #expect(rules.allSatisfy { $0 })
         // Its summary does not claim a fold it did not do.
-        #expect(result.stderr.contains("line(s): 491 valid event(s), 2 blank, 4 invalid (lines checked alone, not folded); 4 finding(s)"), "\(result.stderr)")
+        #expect(
+            result.stderr.contains("line(s): 491 valid event(s), 2 blank, 4 invalid (lines checked alone, not folded); 4 finding(s)"),
+            "\(result.stderr)")
         #expect(!result.stderr.contains("folded,"))
         #expect(try navreplay(["validate", "SampleLogs/clean"]).status == 0)
     }
@@ -129,7 +132,9 @@ import Testing
         let text = try navreplay(["replay", "--session", "s-bad-lost-event", "--until-seq", "9", "SampleLogs"]).stdout
         let textLines = text.split(separator: "\n").map(String.init)
         let push = try #require(textLines.firstIndex { $0.hasPrefix("  seq 5  route_push") }, "\(text)")
-        #expect(textLines[push + 1] == #"      state: {"flow":"authorized","tab":"tab1","stacks":{"onboarding":[],"tab1":["list"],"tab2":[]},"modals":[]}"#)
+        #expect(
+            textLines[push + 1]
+                == #"      state: {"flow":"authorized","tab":"tab1","stacks":{"onboarding":[],"tab1":["list"],"tab2":[]},"modals":[]}"#)
         #expect(textLines.filter { $0.hasPrefix("      state: ") }.count == 8, "one state a folded event (seq 0...6 and 9): \(text)")
         let pop = try #require(textLines.firstIndex { $0.hasPrefix("  seq 9  route_pop") })
         #expect(textLines[pop + 1].hasPrefix("      state: ") && textLines[pop + 2].contains("seq.gap"))
@@ -151,7 +156,9 @@ import Testing
         let summary = scratch.path("summary.json")
         let shown = try navreplay(["replay", "--session", "s", "--until-seq", "1", "--summary", summary, path])
         #expect(shown.status == 0, "\(shown.stdout)")
-        #expect(shown.stderr.hasPrefix("navreplay: session \"s\": 2 event(s) replayed (seq 0 to 1), 2 past --until-seq; 0 finding(s)"), "\(shown.stderr)")
+        #expect(
+            shown.stderr.hasPrefix("navreplay: session \"s\": 2 event(s) replayed (seq 0 to 1), 2 past --until-seq; 0 finding(s)"),
+            "\(shown.stderr)")
         #expect(shown.stderr.hasSuffix("read 1 file(s), 5 line(s) to find it\n"), "\(shown.stderr)")
         let counts = try Summary(path: summary)
         counts.expectBalanced()
@@ -223,11 +230,15 @@ import Testing
 
     @Test func aDirectoryModelIsUsed() throws {
         let scratch = try TemporaryDirectory()
-        _ = try scratch.write("model.json", """
+        _ = try scratch.write(
+            "model.json",
+            """
             {"model_version":1,"name":"tiny","initial":{"flow":"main"},"flows":{"main":{"stack":"home"}},
              "stacks":{"home":{"routes":["a"]}}}
             """)
-        _ = try scratch.write("log.ndjson", """
+        _ = try scratch.write(
+            "log.ndjson",
+            """
             {"schema_version":1,"event_id":"e0","event_name":"session_start","session_id":"s","seq":0,"timestamp":"2026-11-20T10:00:00Z","correlation_id":"c0","app_version":"1"}
             {"schema_version":1,"event_id":"e1","event_name":"route_push","session_id":"s","seq":1,"timestamp":"2026-11-20T10:00:01Z","correlation_id":"c1","stack":"home","from_route":null,"to_route":"a"}
 
@@ -269,10 +280,14 @@ import Testing
         let scratch = try TemporaryDirectory()
         for (app, route) in [("a", "x"), ("b", "y")] {
             try FileManager.default.createDirectory(at: scratch.url.appendingPathComponent(app), withIntermediateDirectories: true)
-            _ = try scratch.write("\(app)/model.json", """
+            _ = try scratch.write(
+                "\(app)/model.json",
+                """
                 {"model_version":1,"name":"\(app)","initial":{"flow":"main"},"flows":{"main":{"stack":"home"}},"stacks":{"home":{"routes":["\(route)"]}}}
                 """)
-            _ = try scratch.write("\(app)/log.ndjson", """
+            _ = try scratch.write(
+                "\(app)/log.ndjson",
+                """
                 {"schema_version":1,"event_id":"e0","event_name":"session_start","session_id":"s","seq":0,"timestamp":"2026-11-20T10:00:00Z","correlation_id":"c0","app_version":"1"}
                 {"schema_version":1,"event_id":"e1","event_name":"route_push","session_id":"s","seq":1,"timestamp":"2026-11-20T10:00:01Z","correlation_id":"c1","stack":"home","from_route":null,"to_route":"z"}
 

@@ -149,8 +149,11 @@ import Testing
         let events = 80
         let children = try (0..<writers).map { index in
             try ChildProcess(
-                fixture, ["--path", log, "--session", "writer-\(index)", "--count", "\(events)", "--blob-max", "100000",
-                          "--sync", index % 2 == 0 ? "none" : "interval:5", "--seed", "\(index + 100)"])
+                fixture,
+                [
+                    "--path", log, "--session", "writer-\(index)", "--count", "\(events)", "--blob-max", "100000",
+                    "--sync", index % 2 == 0 ? "none" : "interval:5", "--seed", "\(index + 100)",
+                ])
         }
         let outcomes = children.map { $0.wait() }
         for (index, outcome) in outcomes.enumerated() {

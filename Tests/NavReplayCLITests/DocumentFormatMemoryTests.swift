@@ -13,7 +13,8 @@ struct DocumentFormatMemoryTests {
         var text = ""
         text.reserveCapacity(9_000_000)
         for index in 0..<40_000 {
-            text += #"{"schema_version":1,"event_id":"e\#(index)","event_name":"session_start","session_id":"s\#(index)","seq":0,"timestamp":"2026-11-20T10:00:00Z","correlation_id":"c\#(index)","app_version":"1"}"#
+            text +=
+                #"{"schema_version":1,"event_id":"e\#(index)","event_name":"session_start","session_id":"s\#(index)","seq":0,"timestamp":"2026-11-20T10:00:00Z","correlation_id":"c\#(index)","app_version":"1"}"#
             text += "\n"
         }
         return try scratch.write("clean.ndjson", text)

@@ -138,7 +138,8 @@ import Testing
                 at: package.appendingPathComponent(entry), withDestinationURL: Repository.root.appendingPathComponent(entry))
         }
         let app = package.appendingPathComponent("Examples/InstrumentedApp")
-        try FileManager.default.createDirectory(at: app.appendingPathComponent("Sources/InstrumentedApp"), withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(
+            at: app.appendingPathComponent("Sources/InstrumentedApp"), withIntermediateDirectories: true)
         for file in ["Package.swift", "navigation-model.json", "Sources/InstrumentedApp/main.swift"] {
             try FileManager.default.copyItem(
                 at: Repository.root.appendingPathComponent("Examples/InstrumentedApp/" + file), to: app.appendingPathComponent(file))
@@ -160,7 +161,9 @@ import Testing
         #expect(audit.status == 0, "\(audit.stdout)\(audit.stderr)")
         #expect(audit.stdout == "no findings\n")
         #expect(audit.stderr.contains("0 finding(s)"))
-        let deepLinks = try String(contentsOfFile: log, encoding: .utf8).split(separator: "\n").filter { $0.contains(#""event_name":"deep_link""#) }
+        let deepLinks = try String(contentsOfFile: log, encoding: .utf8).split(separator: "\n").filter {
+            $0.contains(#""event_name":"deep_link""#)
+        }
         #expect(deepLinks.count == 1 && deepLinks.first?.contains(#""outcome":"resolved""#) == true, "\(deepLinks)")
     }
 }

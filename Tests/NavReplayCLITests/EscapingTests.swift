@@ -45,7 +45,9 @@ import Testing
             event(1, "route_push", #""stack":"onboarding","from_route":null,"to_route":"# + route),
             event(2, "deep_link", "\"url\":\(quoted(hostileURL)),\"outcome\":\"fallback\""),
             event(3, "screen_view", "\"stack\":\"onboarding\",\"to_route\":\(quoted("v</script>\u{1B}[1m"))"),
-            event(4, "route_push", "\"stack\":\"onboarding\",\"from_route\":\(quoted("f\"><img onerror=alert(1)>\n")),\"to_route\":\"welcome\""),
+            event(
+                4, "route_push",
+                "\"stack\":\"onboarding\",\"from_route\":\(quoted("f\"><img onerror=alert(1)>\n")),\"to_route\":\"welcome\""),
             event(0, "session_start", session: formulaSession, #""app_version":"1""#),
         ]
         let invalid = [
@@ -138,7 +140,8 @@ import Testing
             var strings: [String] = []
             for line in bytes.split(separator: 0x0A) {
                 let object = try? JSONSerialization.jsonObject(with: Data(line))
-                #expect(object is [String: Any], "\(label): a line is not a JSON object: \(String(decoding: line.prefix(300), as: UTF8.self))")
+                #expect(
+                    object is [String: Any], "\(label): a line is not a JSON object: \(String(decoding: line.prefix(300), as: UTF8.self))")
                 if let object { strings += Self.strings(in: object) }
             }
             expect(strings, contain: wanted, label)
@@ -152,7 +155,9 @@ import Testing
         case "junit":
             let parsed = XMLStrings(bytes)
             #expect(parsed.error == nil, "\(label): not well-formed XML: \(parsed.error ?? "")")
-            #expect(parsed.elements.isDisjoint(with: ["img", "script", "x"]), "\(label): markup from the log became elements: \(parsed.elements)")
+            #expect(
+                parsed.elements.isDisjoint(with: ["img", "script", "x"]),
+                "\(label): markup from the log became elements: \(parsed.elements)")
             expect(parsed.strings, contain: wanted, label)
         case "github":
             try checkGitHub(bytes, wanted: wanted, files: files, label: label)
@@ -188,7 +193,9 @@ import Testing
 
     func expect(_ strings: [String], contain needles: [String], _ label: String, sourceLocation: SourceLocation = #_sourceLocation) {
         for needle in needles {
-            #expect(strings.contains { $0.contains(needle) }, "\(label): \(needle.debugDescription) is not carried", sourceLocation: sourceLocation)
+            #expect(
+                strings.contains { $0.contains(needle) }, "\(label): \(needle.debugDescription) is not carried",
+                sourceLocation: sourceLocation)
         }
     }
 
@@ -207,7 +214,9 @@ import Testing
         let text = String(decoding: bytes, as: UTF8.self)
         var decoded: [String] = []
         for line in text.split(separator: "\n") {
-            #expect(line.hasPrefix("::error ") || line.hasPrefix("::warning ") || line.hasPrefix("::notice "), "\(label): a line that is not a command: \(line.prefix(200))")
+            #expect(
+                line.hasPrefix("::error ") || line.hasPrefix("::warning ") || line.hasPrefix("::notice "),
+                "\(label): a line that is not a command: \(line.prefix(200))")
             guard let split = line.range(of: "::", range: line.index(line.startIndex, offsetBy: 2)..<line.endIndex) else {
                 Issue.record("\(label): a command without a message: \(line.prefix(200))")
                 continue
@@ -366,7 +375,9 @@ final class XMLStrings: NSObject, XMLParserDelegate {
         }
     }
 
-    func parser(_ parser: XMLParser, didStartElement name: String, namespaceURI: String?, qualifiedName: String?, attributes: [String: String] = [:]) {
+    func parser(
+        _ parser: XMLParser, didStartElement name: String, namespaceURI: String?, qualifiedName: String?, attributes: [String: String] = [:]
+    ) {
         if depth == 0 { roots += 1 }
         depth += 1
         elements.insert(name)

@@ -103,7 +103,8 @@ import Testing
     @Test func replaySpeaksOfTheReplayedSession() throws {
         let result = try navreplay(["replay", "--session", "s-clean-deeplinks", "SampleLogs"])
         #expect(result.status == 0)
-        let expected = "navreplay: session \"s-clean-deeplinks\": 24 event(s) replayed (seq 0 to 23); 0 finding(s) "
+        let expected =
+            "navreplay: session \"s-clean-deeplinks\": 24 event(s) replayed (seq 0 to 23); 0 finding(s) "
             + "(0 error(s), 0 warning(s))\n  read 11 file(s), 497 line(s) to find it\n"
         #expect(result.stderr == expected)
         let unknown = try navreplay(["replay", "--session", "s-nobody", "SampleLogs"])
@@ -143,10 +144,13 @@ import Testing
 
     @Test func aModelFileThatCannotBeUsedSaysWhereAndWhy() throws {
         let scratch = try TemporaryDirectory()
-        let broken = try scratch.write("model.json", "{\n  \"model_version\": 1,\n  \"name\": \"x\",\n  \"flows\": {\"a\": {\"stack\": \"s\"},}\n}\n")
+        let broken = try scratch.write(
+            "model.json", "{\n  \"model_version\": 1,\n  \"name\": \"x\",\n  \"flows\": {\"a\": {\"stack\": \"s\"},}\n}\n")
         let syntax = try navreplay(["audit", "--model", broken, "SampleLogs/clean"])
         #expect(syntax.status == 2)
-        #expect(syntax.stderr.contains("The model file \(broken) is invalid: $: not valid JSON: expected a string at line 4, column 33"), "\(syntax.stderr)")
+        #expect(
+            syntax.stderr.contains("The model file \(broken) is invalid: $: not valid JSON: expected a string at line 4, column 33"),
+            "\(syntax.stderr)")
         let missing = try navreplay(["audit", "--model", scratch.path("absent.json"), "SampleLogs/clean"])
         #expect(missing.status == 2)
         #expect(missing.stderr.contains("absent.json cannot be read: No such file or directory."), "\(missing.stderr)")

@@ -61,9 +61,14 @@ import NavResults
     @Test(arguments: 0..<UInt64(6))
     func seededRandomInputsKeepEveryInvariant(seed: UInt64) throws {
         // Sample lines cut, spliced and sprinkled with JSON tokens and odd bytes.
-        let sample = [UInt8](try Data(contentsOf: URL(fileURLWithPath: Repository.path("SampleLogs/violations/app-2026-11-20-broken.ndjson"))))
+        let sample = [UInt8](
+            try Data(contentsOf: URL(fileURLWithPath: Repository.path("SampleLogs/violations/app-2026-11-20-broken.ndjson"))))
         let lines = sample.split(separator: 0x0A, omittingEmptySubsequences: false).map(Array.init)
-        let tokens: [[UInt8]] = ["{", "}", "[", "]", "\"", ",", ":", "\r\n", "\n", "null", "1e999", "\\u0000", "\u{FEFF}", "\"seq\":", "\"event_name\":\"route_pop\""]
+        let tokens: [[UInt8]] =
+            [
+                "{", "}", "[", "]", "\"", ",", ":", "\r\n", "\n", "null", "1e999", "\\u0000", "\u{FEFF}", "\"seq\":",
+                "\"event_name\":\"route_pop\"",
+            ]
             .map { Array($0.utf8) } + [[0xFF], [0xC0, 0xAF], [0x00], [0x1F, 0x8B]]
         var random = SeededRandom(seed: seed)
         let harness = FuzzHarness(maxLineBytes: 512)
@@ -81,7 +86,9 @@ import NavResults
                 input += line + (Int.random(in: 0..<8, using: &random) == 0 ? [] : [0x0A])
             }
             let report = harness.check(input)
-            #expect(report.violations.isEmpty, "seed \(seed), round \(round): \(report.violations); input base64 \(Data(input).base64EncodedString().prefix(4000))")
+            #expect(
+                report.violations.isEmpty,
+                "seed \(seed), round \(round): \(report.violations); input base64 \(Data(input).base64EncodedString().prefix(4000))")
         }
     }
 

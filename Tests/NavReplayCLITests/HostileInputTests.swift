@@ -51,21 +51,40 @@ struct HostileLine: CustomTestStringConvertible, Sendable {
 /// bounded. (The decoder's own unit tests are in NavEventsTests/EventDecoderTests.)
 @Suite struct HostileInputTests {
     static let hostileLines: [HostileLine] = [
-        HostileLine("arrays nested 100,000 deep", HostileLine.push(
-            replacing: #""stack""#, with: "\"x\":" + String(repeating: "[", count: 100_000) + String(repeating: "]", count: 100_000) + #","stack""#),
+        HostileLine(
+            "arrays nested 100,000 deep",
+            HostileLine.push(
+                replacing: #""stack""#,
+                with: "\"x\":" + String(repeating: "[", count: 100_000) + String(repeating: "]", count: 100_000) + #","stack""#),
             field: "x", mentions: "deep"),
-        HostileLine("objects nested 100,000 deep, never closed", HostileLine.push(
-            replacing: #""stack""#, with: "\"x\":" + String(repeating: #"{"a":"#, count: 100_000)), field: "x", mentions: "deep"),
+        HostileLine(
+            "objects nested 100,000 deep, never closed",
+            HostileLine.push(
+                replacing: #""stack""#, with: "\"x\":" + String(repeating: #"{"a":"#, count: 100_000)), field: "x", mentions: "deep"),
         HostileLine("seq 2^53 + 1", HostileLine.push(replacing: #""seq":1"#, with: #""seq":9007199254740993"#), field: "seq"),
-        HostileLine("seq with an exponent", HostileLine.push(replacing: #""seq":1"#, with: #""seq":1e0"#), field: "seq", mentions: "exponent"),
+        HostileLine(
+            "seq with an exponent", HostileLine.push(replacing: #""seq":1"#, with: #""seq":1e0"#), field: "seq", mentions: "exponent"),
         HostileLine("seq 1.0", HostileLine.push(replacing: #""seq":1"#, with: #""seq":1.0"#), field: "seq"),
-        HostileLine("insert index 1e400", #"{"schema_version":1,"event_id":"e1","event_name":"route_insert","session_id":"s","seq":1,"timestamp":"2026-11-20T10:00:01Z","correlation_id":"c1","stack":"onboarding","to_route":"welcome","index":1e400}"#, field: "index"),
-        HostileLine("pop count beyond 2^63", #"{"schema_version":1,"event_id":"e1","event_name":"route_pop","session_id":"s","seq":1,"timestamp":"2026-11-20T10:00:01Z","correlation_id":"c1","stack":"onboarding","from_route":null,"to_route":null,"count":9223372036854775808}"#, field: "count"),
+        HostileLine(
+            "insert index 1e400",
+            #"{"schema_version":1,"event_id":"e1","event_name":"route_insert","session_id":"s","seq":1,"timestamp":"2026-11-20T10:00:01Z","correlation_id":"c1","stack":"onboarding","to_route":"welcome","index":1e400}"#,
+            field: "index"),
+        HostileLine(
+            "pop count beyond 2^63",
+            #"{"schema_version":1,"event_id":"e1","event_name":"route_pop","session_id":"s","seq":1,"timestamp":"2026-11-20T10:00:01Z","correlation_id":"c1","stack":"onboarding","from_route":null,"to_route":null,"count":9223372036854775808}"#,
+            field: "count"),
         HostileLine("NaN in an unknown field", HostileLine.push(replacing: #""stack""#, with: #""x":NaN,"stack""#), field: "x"),
-        HostileLine("Infinity as a count", #"{"schema_version":1,"event_id":"e1","event_name":"route_pop","session_id":"s","seq":1,"timestamp":"2026-11-20T10:00:01Z","correlation_id":"c1","stack":"onboarding","from_route":null,"to_route":null,"count":Infinity}"#, field: "count"),
+        HostileLine(
+            "Infinity as a count",
+            #"{"schema_version":1,"event_id":"e1","event_name":"route_pop","session_id":"s","seq":1,"timestamp":"2026-11-20T10:00:01Z","correlation_id":"c1","stack":"onboarding","from_route":null,"to_route":null,"count":Infinity}"#,
+            field: "count"),
         HostileLine("-Infinity as seq", HostileLine.push(replacing: #""seq":1"#, with: #""seq":-Infinity"#), field: "seq"),
-        HostileLine("duplicate key", HostileLine.push(replacing: #""stack":"onboarding""#, with: #""stack":"onboarding","stack":"onboarding""#), field: "stack", mentions: "duplicate"),
-        HostileLine("duplicate envelope key", HostileLine.push(replacing: #""seq":1"#, with: #""seq":1,"seq":2"#), field: "seq", mentions: "duplicate"),
+        HostileLine(
+            "duplicate key", HostileLine.push(replacing: #""stack":"onboarding""#, with: #""stack":"onboarding","stack":"onboarding""#),
+            field: "stack", mentions: "duplicate"),
+        HostileLine(
+            "duplicate envelope key", HostileLine.push(replacing: #""seq":1"#, with: #""seq":1,"seq":2"#), field: "seq",
+            mentions: "duplicate"),
         .routeBytes("invalid UTF-8 (0xFF)", [0x77, 0xFF, 0x77], mentions: "UTF-8"),
         .routeBytes("overlong UTF-8 (C0 AF)", [0xC0, 0xAF], mentions: "UTF-8"),
         .routeBytes("overlong UTF-8 (E0 80 AF)", [0xE0, 0x80, 0xAF], mentions: "UTF-8"),
@@ -74,8 +93,12 @@ struct HostileLine: CustomTestStringConvertible, Sendable {
         .routeBytes("raw NUL byte in a string", [0x61, 0x00, 0x62], mentions: "control character"),
         .routeBytes("raw escape byte in a string", [0x1B, 0x5B, 0x33, 0x31, 0x6D], mentions: "control character"),
         HostileLine("NUL byte between tokens", bytes: Array(Lines.push().utf8.dropLast()) + [0x00, 0x7D]),
-        HostileLine("escaped NUL in an id", HostileLine.push(replacing: #""session_id":"s""#, with: #""session_id":"s\u0000""#), field: "session_id", mentions: "control character"),
-        HostileLine("lone surrogate escape", HostileLine.push(replacing: #""to_route":"welcome""#, with: #""to_route":"\udc00""#), field: "to_route", mentions: "surrogate"),
+        HostileLine(
+            "escaped NUL in an id", HostileLine.push(replacing: #""session_id":"s""#, with: #""session_id":"s\u0000""#),
+            field: "session_id", mentions: "control character"),
+        HostileLine(
+            "lone surrogate escape", HostileLine.push(replacing: #""to_route":"welcome""#, with: #""to_route":"\udc00""#),
+            field: "to_route", mentions: "surrogate"),
         HostileLine("byte order mark before a line", bytes: [0xEF, 0xBB, 0xBF] + Array(Lines.push().utf8), mentions: "byte order mark"),
     ]
 
@@ -140,14 +163,17 @@ struct HostileLine: CustomTestStringConvertible, Sendable {
         let quarantine = scratch.path("quarantine.ndjson")
         // A memory limit below the file's size, so that it is read, not mapped (a mapped file's
         // pages count in the resident size).
-        let outcome = try navreplayChild(["audit", "--format", "ndjson", "--memory-limit", "64M", "--summary", summary, "--quarantine", quarantine, path])
+        let outcome = try navreplayChild([
+            "audit", "--format", "ndjson", "--memory-limit", "64M", "--summary", summary, "--quarantine", quarantine, path,
+        ])
         #expect(outcome.exitStatus == 1, "\(outcome.stderrText)")
         let findings = NDJSONFinding.parse(outcome.stdoutText)
         try #require(findings.count == 1, "\(outcome.stdoutText)")
         #expect(findings[0].rule == "schema.invalid")
         #expect(findings[0].line == 2)
         #expect(findings[0].file == path)
-        #expect(findings[0].message.contains("\(size + 1) bytes") || findings[0].message.contains("\(size) bytes"), "\(findings[0].message)")
+        #expect(
+            findings[0].message.contains("\(size + 1) bytes") || findings[0].message.contains("\(size) bytes"), "\(findings[0].message)")
         #expect(findings[0].message.contains("--max-line-bytes"))
         let counts = try Summary(path: summary)
         counts.expectBalanced()
@@ -225,7 +251,9 @@ struct HostileLine: CustomTestStringConvertible, Sendable {
         var log = Lines.start + "\n"
         for seq in 1...40 {
             let route = seq % 2 == 1 ? #""welcome""# : "null"
-            log += #"{"schema_version":1,"event_id":"e\#(seq)","event_name":"screen_view","session_id":"s","seq":\#(seq),"timestamp":"2026-11-20T10:00:00Z","correlation_id":"c\#(seq)","stack":"onboarding","to_route":\#(route)}"# + "\n"
+            log +=
+                #"{"schema_version":1,"event_id":"e\#(seq)","event_name":"screen_view","session_id":"s","seq":\#(seq),"timestamp":"2026-11-20T10:00:00Z","correlation_id":"c\#(seq)","stack":"onboarding","to_route":\#(route)}"#
+                + "\n"
         }
         let path = try scratch.write("warnings.ndjson", log)
         // Streamed (ndjson) and kept (json) runs; 0 keeps no finding at all.
@@ -318,8 +346,10 @@ struct HostileLine: CustomTestStringConvertible, Sendable {
             }
         }
         let damaged = try scratch.write("damaged.ndjson.gz", bytes: bytes)
-        let other = try scratch.write("other.ndjson", Lines.clean.replacingOccurrences(of: "\"s\"", with: "\"other\"")
-            + "{\"not\":\"an event\"}\n")
+        let other = try scratch.write(
+            "other.ndjson",
+            Lines.clean.replacingOccurrences(of: "\"s\"", with: "\"other\"")
+                + "{\"not\":\"an event\"}\n")
         let summary = scratch.path("summary.json")
         let result = try navreplay(["audit", "--format", "ndjson", "--summary", summary, damaged, other])
         #expect(result.status == 2, "\(kind): \(result.stderr)")
@@ -512,14 +542,14 @@ struct HostileLine: CustomTestStringConvertible, Sendable {
     }
 }
 
-
 /// What the tool writes must never destroy what it reads, and no option value, output device or
 /// closed descriptor may crash it (found by a black-box crash hunt, fifteenth session).
 @Suite struct OutputSafetyTests {
     @Test func anOutputThatIsAnInputIsRefusedBeforeAnythingIsWritten() throws {
         let scratch = try TemporaryDirectory()
         let log = try scratch.write("log.ndjson", Lines.clean)
-        let model = try scratch.write("model.json", try String(contentsOfFile: Repository.path("SampleLogs/poc.model.json"), encoding: .utf8))
+        let model = try scratch.write(
+            "model.json", try String(contentsOfFile: Repository.path("SampleLogs/poc.model.json"), encoding: .utf8))
         for arguments in [
             ["audit", "--quarantine", log, log], ["validate", "--quarantine", log, log], ["audit", "--output", log, log],
             ["audit", "--summary", log, scratch.url.path], ["audit", "--write-baseline", log, log],
@@ -536,7 +566,9 @@ struct HostileLine: CustomTestStringConvertible, Sendable {
     @Test func anOutputDirectoryThatIsAFileIsAnError() throws {
         let scratch = try TemporaryDirectory()
         let file = try scratch.write("afile", "")
-        let result = try navreplay(["repro", "--rule", "state.mismatch", "--session", "s-bad-lost-event", "SampleLogs/violations", "--output-dir", file])
+        let result = try navreplay([
+            "repro", "--rule", "state.mismatch", "--session", "s-bad-lost-event", "SampleLogs/violations", "--output-dir", file,
+        ])
         #expect(result.status == 2, "\(result.stderr)")  // was 1, which means findings
         #expect(result.stderr.contains("is a file, not a directory"), "\(result.stderr)")
     }
@@ -604,7 +636,9 @@ struct HostileLine: CustomTestStringConvertible, Sendable {
 
     @Test func aSubdirectoryTheWalkCannotEnterIsAnUnreadableInput() throws {
         // Root reads every directory: the walk runs as user nobody, through setpriv.
-        guard getuid() == 0, let binary = Repository.binary, FileManager.default.isExecutableFile(atPath: "/usr/bin/setpriv") else { return }
+        guard getuid() == 0, let binary = Repository.binary, FileManager.default.isExecutableFile(atPath: "/usr/bin/setpriv") else {
+            return
+        }
         let scratch = try TemporaryDirectory()
         _ = try scratch.write("a.ndjson", Lines.clean)
         try FileManager.default.createDirectory(at: scratch.url.appendingPathComponent("sub"), withIntermediateDirectories: true)

@@ -13,8 +13,9 @@ import Testing
         lines.append([0xEF, 0xBB, 0xBF] + good[0])  // line 3: a byte order mark
         lines.append(good[1] + [0x00])  // line 4: a NUL after the object
         lines.append(Array(String(decoding: good[2], as: UTF8.self).replacingOccurrences(of: "\"seq\":4", with: "\"seq\":\"4\"").utf8))  // line 5
-        lines.append(Array(String(decoding: good[3], as: UTF8.self).replacingOccurrences(of: "welcome\"}", with: "welc\u{FFFD}ome\"}").utf8)
-            .flatMap { $0 == 0xEF ? [UInt8](arrayLiteral: 0xFF) : [$0] }.filter { $0 != 0xBF && $0 != 0xBD })  // line 6: invalid UTF-8
+        lines.append(
+            Array(String(decoding: good[3], as: UTF8.self).replacingOccurrences(of: "welcome\"}", with: "welc\u{FFFD}ome\"}").utf8)
+                .flatMap { $0 == 0xEF ? [UInt8](arrayLiteral: 0xFF) : [$0] }.filter { $0 != 0xBF && $0 != 0xBD })  // line 6: invalid UTF-8
         lines.append(Array(good[4].dropLast(20)))  // line 7: torn in the middle, with a line end
         lines.append(Array(Lines.push(seq: 7, route: "welcome", from: "\"welcome\"").utf8))
         let damaged: [Int: (String?, String?)] = [

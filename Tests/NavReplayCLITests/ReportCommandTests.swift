@@ -9,7 +9,9 @@ import Testing
     func writeReport(in scratch: TemporaryDirectory) throws -> String {
         let hostile = try scratch.write("hostile.ndjson", CIFormatTests.hostileLog())
         let page = scratch.url.appendingPathComponent("report.html").path
-        let result = try navreplay(["report", "--quiet", "--worst", "20", "SampleLogs/clean", "SampleLogs/violations", hostile, "--output", page])
+        let result = try navreplay([
+            "report", "--quiet", "--worst", "20", "SampleLogs/clean", "SampleLogs/violations", hostile, "--output", page,
+        ])
         #expect(result.status == 0)  // a data export: findings do not fail it without --fail-on
         return page
     }
@@ -102,7 +104,9 @@ import Testing
 }
 
 /// Runs a program with arguments and returns its status and output.
-func run(_ executable: String, _ arguments: [String], directory: URL? = nil, environment: [String: String] = [:]) throws
+func run(
+    _ executable: String, _ arguments: [String], directory: URL? = nil, environment: [String: String] = [:]
+) throws
     -> ProcessResult
 {
     let process = Process()

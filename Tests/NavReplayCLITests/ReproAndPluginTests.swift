@@ -22,7 +22,8 @@ import Testing
             contentsOfFile: Repository.path("Tests/NavReplayCLITests/Repro/ReproStateMismatchSBadLostEventTests.swift"),
             encoding: .utf8)
         #expect(written == fixture)
-        let log = try String(contentsOfFile: scratch.url.appendingPathComponent("reproStateMismatchSBadLostEvent.ndjson").path, encoding: .utf8)
+        let log = try String(
+            contentsOfFile: scratch.url.appendingPathComponent("reproStateMismatchSBadLostEvent.ndjson").path, encoding: .utf8)
         #expect(log.split(separator: "\n").count == 8)
     }
 
@@ -35,7 +36,10 @@ import Testing
         #expect(result.status == 0, "\(result.stderr)")
         // Found at the command (seq 10) but only judged at its group's end: the group
         // ("logout") is seq 10 to 12, and a prefix that ends at 11 would report it too.
-        #expect(result.stdout.contains("command.postcondition at seq 10 of session s-bad-command reproduces with 13 line(s) (seq 0...12 of 13)"), "\(result.stdout)")
+        #expect(
+            result.stdout.contains(
+                "command.postcondition at seq 10 of session s-bad-command reproduces with 13 line(s) (seq 0...12 of 13)"),
+            "\(result.stdout)")
         #expect(FileManager.default.fileExists(atPath: scratch.url.appendingPathComponent("LogoutLeavesAModalTests.swift").path))
     }
 
@@ -44,7 +48,8 @@ import Testing
         let relative = ".build/repro-test-\(UUID().uuidString)"
         defer { try? FileManager.default.removeItem(atPath: Repository.path(relative)) }
         let result = try navreplay([
-            "repro", "--quiet", "--rule", "state.mismatch", "--session", "s-bad-lost-event", "SampleLogs/violations", "--output-dir", relative,
+            "repro", "--quiet", "--rule", "state.mismatch", "--session", "s-bad-lost-event", "SampleLogs/violations", "--output-dir",
+            relative,
         ])
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stdout.contains("\n  \(relative)/reproStateMismatchSBadLostEvent.ndjson\n"), "\(result.stdout)")
@@ -59,7 +64,11 @@ import Testing
         let lines = sample.split(separator: "\n").filter { $0.contains("\"session_id\":\"s-bad-lost-event\"") }
         var text = ""
         for id in ["名前", "日本"] {
-            text += lines.map { $0.replacingOccurrences(of: "s-bad-lost-event", with: id).replacingOccurrences(of: "\"event_id\":\"", with: "\"event_id\":\"\(id)") }
+            text +=
+                lines.map {
+                    $0.replacingOccurrences(of: "s-bad-lost-event", with: id).replacingOccurrences(
+                        of: "\"event_id\":\"", with: "\"event_id\":\"\(id)")
+                }
                 .joined(separator: "\n") + "\n"
         }
         let log = try scratch.write("names.ndjson", text)

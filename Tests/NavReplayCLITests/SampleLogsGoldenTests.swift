@@ -51,15 +51,17 @@ import Testing
         #expect(summary == golden)
         let object = try #require(try JSONSerialization.jsonObject(with: Data(summary.utf8)) as? [String: Any])
         let count = { (key: String) in (object[key] as? Int) ?? -1 }
-        #expect(count("lines") == count("blank_lines") + count("invalid_lines") + count("redeliveries") + count("duplicates") + count("events"))
+        #expect(
+            count("lines") == count("blank_lines") + count("invalid_lines") + count("redeliveries") + count("duplicates") + count("events"))
     }
 
     @Test func everyContractRuleAppearsInTheSamples() throws {
         let golden = try String(contentsOfFile: Repository.path("SampleLogs/expected/audit.jsonl"), encoding: .utf8)
-        let rules = Set(golden.split(separator: "\n").compactMap { line -> String? in
-            let object = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any]
-            return object?["rule"] as? String
-        })
+        let rules = Set(
+            golden.split(separator: "\n").compactMap { line -> String? in
+                let object = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any]
+                return object?["rule"] as? String
+            })
         let contract = [
             "schema.invalid", "seq.duplicate", "event_id.conflict", "seq.gap", "session.no_start", "clock.regression",
             "state.mismatch", "stack.not_owned", "stack.unknown", "flow.unknown", "flow.without_command", "command.unknown",

@@ -28,7 +28,9 @@ import Testing
         // merged back in session order, it holds exactly the rows of an in-memory run.
         let scratch = try TemporaryDirectory()
         var dumps: [String] = []
-        for path in try StreamedOutputTests.writtenInMemoryAndSpilled(["sessions", "--quiet", "--format", "sqlite"], scratch, extension: "db") {
+        for path in try StreamedOutputTests.writtenInMemoryAndSpilled(
+            ["sessions", "--quiet", "--format", "sqlite"], scratch, extension: "db")
+        {
             let dump = try run("/usr/bin/env", ["sqlite3", path, ".dump"])
             #expect(dump.status == 0, "\(dump.stderr)")
             dumps.append(dump.stdout)
@@ -36,7 +38,9 @@ import Testing
         #expect(try query(scratch.path("spilled.db"), "SELECT count(*) AS n FROM sessions").first?["n"] as? Int == 150 * 7)
         #expect(dumps[0].contains("INSERT INTO events"))
         let lastLine = 150 * 80 + 1  // the "not json" line after the copies
-        #expect(try query(scratch.path("spilled.db"), "SELECT rule FROM findings WHERE line = \(lastLine)").first?["rule"] as? String == "schema.invalid")
+        #expect(
+            try query(scratch.path("spilled.db"), "SELECT rule FROM findings WHERE line = \(lastLine)").first?["rule"] as? String
+                == "schema.invalid")
         let same = dumps[0] == dumps[1]
         #expect(same, "the two databases differ")
     }
@@ -89,8 +93,10 @@ import Testing
             #expect((row["fingerprint"] as? String)?.hasPrefix("nr1-") == true)
         }
 
-        let indexes = try query(database, "SELECT name, tbl_name FROM sqlite_master WHERE type = 'index' AND name NOT LIKE 'sqlite_%' ORDER BY name")
-        #expect(indexes.compactMap { $0["name"] as? String } == ["events_session", "findings_rule", "findings_session", "sessions_session"])
+        let indexes = try query(
+            database, "SELECT name, tbl_name FROM sqlite_master WHERE type = 'index' AND name NOT LIKE 'sqlite_%' ORDER BY name")
+        #expect(
+            indexes.compactMap { $0["name"] as? String } == ["events_session", "findings_rule", "findings_session", "sessions_session"])
         let meta = try query(database, "SELECT value FROM meta WHERE key = 'tool_version'")
         #expect(meta.first?["value"] as? String == "0.1.0")
     }

@@ -129,7 +129,8 @@ import Testing
         let spill = scratch.url.appendingPathComponent("spill")
         try FileManager.default.createDirectory(at: spill, withIntermediateDirectories: true)
         let log = try StreamedOutputTests.replicated(scratch, copies: 300)
-        let command = "'\(try Executables.navreplay())' audit -q --format ndjson --memory-limit 1M --temp-dir '\(spill.path)' '\(log)' | head -c 100 > /dev/null; echo ${PIPESTATUS:-}"
+        let command =
+            "'\(try Executables.navreplay())' audit -q --format ndjson --memory-limit 1M --temp-dir '\(spill.path)' '\(log)' | head -c 100 > /dev/null; echo ${PIPESTATUS:-}"
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/bin/bash")
         process.arguments = ["-c", "set -o pipefail; " + command + "; exit 0"]

@@ -48,7 +48,9 @@ import Testing
         #expect(spilled.status == inMemory.status, "\(spilled.stderr)")
         #expect(!inMemory.stdout.isEmpty)
         #expect(spilled.stdout == inMemory.stdout)
-        #expect(try Data(contentsOf: URL(fileURLWithPath: scratch.path("a.json"))) == Data(contentsOf: URL(fileURLWithPath: scratch.path("b.json"))))
+        #expect(
+            try Data(contentsOf: URL(fileURLWithPath: scratch.path("a.json")))
+                == Data(contentsOf: URL(fileURLWithPath: scratch.path("b.json"))))
     }
 
     @Test func theExitStatusFollowsTheWrittenFindingsSeverities() throws {
@@ -80,7 +82,10 @@ import Testing
         // A run that fails (its spill directory does not exist) leaves neither the file nor a part of it.
         let failedOutput = scratch.path("failed.ndjson")
         let failed = try navreplay(
-            ["audit", "--format", "ndjson", "-q", "--memory-limit", "1K", "--temp-dir", scratch.path("missing"), "--output", failedOutput, log])
+            [
+                "audit", "--format", "ndjson", "-q", "--memory-limit", "1K", "--temp-dir", scratch.path("missing"), "--output",
+                failedOutput, log,
+            ])
         #expect(failed.status == 2, "\(failed.stderr)")
         #expect(failed.stderr.contains("spill"), "\(failed.stderr)")
         #expect(try FileManager.default.contentsOfDirectory(atPath: scratch.url.path).sorted() == ["big.ndjson", "findings.ndjson"])

@@ -38,7 +38,9 @@ struct CrossSessionConflictTests {
     }
 
     static func described(_ owners: [UInt64: [EarlierOccurrence]]) -> [String] {
-        owners.values.flatMap { $0 }.map { "\($0.eventID) \($0.sessionID) \($0.reference.seq) \($0.reference.location.map { "\($0.line)" } ?? "")" }.sorted()
+        owners.values.flatMap { $0 }.map {
+            "\($0.eventID) \($0.sessionID) \($0.reference.seq) \($0.reference.location.map { "\($0.line)" } ?? "")"
+        }.sorted()
     }
 
     @Test func anIDOfAnEarlierSessionIsAConflictInTheLaterOneOnly() throws {

@@ -345,4 +345,3 @@ struct SessionIdentityTests {
         #expect(result.duplicates == 1)
     }
 }
-

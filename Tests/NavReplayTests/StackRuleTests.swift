@@ -308,27 +308,37 @@ struct StackRuleTests {
     }
 
     static let entering: [Entering] = [
-        Entering(id: "push an undeclared route", routes: [], event: .push("tab1", from: nil, to: "feed"),
+        Entering(
+            id: "push an undeclared route", routes: [], event: .push("tab1", from: nil, to: "feed"),
             expected: ["route.unknown@1"], finalStack: ["feed"]),
-        Entering(id: "replace with an undeclared route", routes: ["list"], event: .replace("tab1", from: "list", to: "post"),
+        Entering(
+            id: "replace with an undeclared route", routes: ["list"], event: .replace("tab1", from: "list", to: "post"),
             expected: ["route.unknown@1"], finalStack: ["post"]),
-        Entering(id: "insert an undeclared route", routes: ["list"], event: .insert("tab1", "profile", at: 0),
+        Entering(
+            id: "insert an undeclared route", routes: ["list"], event: .insert("tab1", "profile", at: 0),
             expected: ["route.unknown@1"], finalStack: ["profile", "list"]),
-        Entering(id: "push a declared route", routes: [], event: .push("tab1", from: nil, to: "list"),
+        Entering(
+            id: "push a declared route", routes: [], event: .push("tab1", from: nil, to: "list"),
             expected: [], finalStack: ["list"]),
-        Entering(id: "push a singleton a second time", routes: ["settings", "detail"],
+        Entering(
+            id: "push a singleton a second time", routes: ["settings", "detail"],
             event: .push("tab1", from: "detail", to: "settings"), expected: ["route.singleton@1"],
             finalStack: ["settings", "detail", "settings"]),
-        Entering(id: "replace that makes a second singleton copy", routes: ["settings", "detail"],
+        Entering(
+            id: "replace that makes a second singleton copy", routes: ["settings", "detail"],
             event: .replace("tab1", from: "detail", to: "settings"), expected: ["route.singleton@1"],
             finalStack: ["settings", "settings"]),
-        Entering(id: "insert a second singleton copy", routes: ["settings"], event: .insert("tab1", "settings", at: 0),
+        Entering(
+            id: "insert a second singleton copy", routes: ["settings"], event: .insert("tab1", "settings", at: 0),
             expected: ["route.singleton@1"], finalStack: ["settings", "settings"]),
-        Entering(id: "replace a singleton with itself", routes: ["list", "settings"],
+        Entering(
+            id: "replace a singleton with itself", routes: ["list", "settings"],
             event: .replace("tab1", from: "settings", to: "settings"), expected: [], finalStack: ["list", "settings"]),
-        Entering(id: "push a singleton once", routes: ["list", "detail"], event: .push("tab1", from: "detail", to: "settings"),
+        Entering(
+            id: "push a singleton once", routes: ["list", "detail"], event: .push("tab1", from: "detail", to: "settings"),
             expected: [], finalStack: ["list", "detail", "settings"]),
-        Entering(id: "push a non-singleton twice", routes: ["detail"], event: .push("tab1", from: "detail", to: "detail"),
+        Entering(
+            id: "push a non-singleton twice", routes: ["detail"], event: .push("tab1", from: "detail", to: "detail"),
             expected: [], finalStack: ["detail", "detail"]),
     ]
 
@@ -387,20 +397,27 @@ struct StackRuleTests {
     }
 
     static let positions: [Position] = [
-        Position(id: "push docs at index 1", start: ["space"], event: .push("hub", from: "space", to: "docs"),
+        Position(
+            id: "push docs at index 1", start: ["space"], event: .push("hub", from: "space", to: "docs"),
             expected: ["route.position@1"]),
-        Position(id: "push widgets at index 1", start: ["space"], event: .push("hub", from: "space", to: "widgets"),
+        Position(
+            id: "push widgets at index 1", start: ["space"], event: .push("hub", from: "space", to: "widgets"),
             expected: []),
-        Position(id: "push chat at index 1", start: ["space"], event: .push("hub", from: "space", to: "chat"),
+        Position(
+            id: "push chat at index 1", start: ["space"], event: .push("hub", from: "space", to: "chat"),
             expected: []),
         Position(id: "push docs at index 0", start: [], event: .push("hub", from: nil, to: "docs"), expected: []),
-        Position(id: "push docs at index 2", start: ["space", "chat"], event: .push("hub", from: "chat", to: "docs"),
+        Position(
+            id: "push docs at index 2", start: ["space", "chat"], event: .push("hub", from: "chat", to: "docs"),
             expected: []),
-        Position(id: "insert docs at index 1", start: ["space", "chat"], event: .insert("hub", "docs", at: 1),
+        Position(
+            id: "insert docs at index 1", start: ["space", "chat"], event: .insert("hub", "docs", at: 1),
             expected: ["route.position@1"]),
-        Position(id: "replace the route at index 1 with docs", start: ["space", "chat"],
+        Position(
+            id: "replace the route at index 1 with docs", start: ["space", "chat"],
             event: .replace("hub", from: "chat", to: "docs"), expected: ["route.position@1"]),
-        Position(id: "replace the route at index 1 with widgets", start: ["space", "chat"],
+        Position(
+            id: "replace the route at index 1 with widgets", start: ["space", "chat"],
             event: .replace("hub", from: "chat", to: "widgets"), expected: []),
     ]
 
@@ -444,52 +461,75 @@ struct StackRuleTests {
     }
 
     static let operations: [Operation] = [
-        Operation(id: "pop count 0", routes: ["list", "detail"], event: .pop("tab1", from: "detail", to: "detail", count: 0),
+        Operation(
+            id: "pop count 0", routes: ["list", "detail"], event: .pop("tab1", from: "detail", to: "detail", count: 0),
             expected: ["stack.out_of_range@1"], finalStack: ["list", "detail"]),
-        Operation(id: "pop count -2", routes: ["list", "detail"], event: .pop("tab1", from: "detail", to: "detail", count: -2),
+        Operation(
+            id: "pop count -2", routes: ["list", "detail"], event: .pop("tab1", from: "detail", to: "detail", count: -2),
             expected: ["stack.out_of_range@1"], finalStack: ["list", "detail"]),
-        Operation(id: "pop count above the depth", routes: ["list", "detail"], event: .pop("tab1", from: "detail", to: nil, count: 5),
+        Operation(
+            id: "pop count above the depth", routes: ["list", "detail"], event: .pop("tab1", from: "detail", to: nil, count: 5),
             expected: ["stack.out_of_range@1"], finalStack: []),
-        Operation(id: "pop count equal to the depth", routes: ["list", "detail"], event: .pop("tab1", from: "detail", to: nil, count: 2),
+        Operation(
+            id: "pop count equal to the depth", routes: ["list", "detail"], event: .pop("tab1", from: "detail", to: nil, count: 2),
             expected: [], finalStack: []),
-        Operation(id: "pop count 1", routes: ["list", "detail"], event: .pop("tab1", from: "detail", to: "list", count: 1),
+        Operation(
+            id: "pop count 1", routes: ["list", "detail"], event: .pop("tab1", from: "detail", to: "list", count: 1),
             expected: [], finalStack: ["list"]),
-        Operation(id: "pop on an empty stack", routes: [], event: .pop("tab1", from: nil, to: nil, count: 1),
+        Operation(
+            id: "pop on an empty stack", routes: [], event: .pop("tab1", from: nil, to: nil, count: 1),
             expected: ["stack.out_of_range@1"], finalStack: []),
-        Operation(id: "pop to_root on an empty stack", routes: [], event: .popToRoot("tab1", from: nil),
+        Operation(
+            id: "pop to_root on an empty stack", routes: [], event: .popToRoot("tab1", from: nil),
             expected: [], finalStack: []),
-        Operation(id: "pop_to a route below the top", routes: ["list", "detail", "settings"],
+        Operation(
+            id: "pop_to a route below the top", routes: ["list", "detail", "settings"],
             event: .popTo("tab1", from: "settings", to: "list"), expected: [], finalStack: ["list"]),
-        Operation(id: "pop_to the last occurrence", routes: ["detail", "list", "detail", "settings"],
+        Operation(
+            id: "pop_to the last occurrence", routes: ["detail", "list", "detail", "settings"],
             event: .popTo("tab1", from: "settings", to: "detail"), expected: [], finalStack: ["detail", "list", "detail"]),
-        Operation(id: "pop_to null empties the stack", routes: ["list", "detail"], event: .popTo("tab1", from: "detail", to: nil),
+        Operation(
+            id: "pop_to null empties the stack", routes: ["list", "detail"], event: .popTo("tab1", from: "detail", to: nil),
             expected: [], finalStack: []),
-        Operation(id: "pop_to the current top is a no-op", routes: ["list", "detail"],
+        Operation(
+            id: "pop_to the current top is a no-op", routes: ["list", "detail"],
             event: .popTo("tab1", from: "detail", to: "detail"), expected: [], finalStack: ["list", "detail"]),
-        Operation(id: "pop_to a missing target is a no-op", routes: ["list", "detail"],
+        Operation(
+            id: "pop_to a missing target is a no-op", routes: ["list", "detail"],
             event: .popTo("tab1", from: "detail", to: "settings"), expected: ["stack.out_of_range@1"],
             finalStack: ["list", "detail"]),
-        Operation(id: "insert at 0", routes: ["detail"], event: .insert("tab1", "list", at: 0), expected: [],
+        Operation(
+            id: "insert at 0", routes: ["detail"], event: .insert("tab1", "list", at: 0), expected: [],
             finalStack: ["list", "detail"]),
-        Operation(id: "insert at the depth", routes: ["list"], event: .insert("tab1", "detail", at: 1), expected: [],
+        Operation(
+            id: "insert at the depth", routes: ["list"], event: .insert("tab1", "detail", at: 1), expected: [],
             finalStack: ["list", "detail"]),
-        Operation(id: "insert above the depth is clamped", routes: ["list"], event: .insert("tab1", "detail", at: 4),
+        Operation(
+            id: "insert above the depth is clamped", routes: ["list"], event: .insert("tab1", "detail", at: 4),
             expected: ["stack.out_of_range@1"], finalStack: ["list", "detail"]),
-        Operation(id: "insert below 0 is clamped", routes: ["detail"], event: .insert("tab1", "list", at: -1),
+        Operation(
+            id: "insert below 0 is clamped", routes: ["detail"], event: .insert("tab1", "list", at: -1),
             expected: ["stack.out_of_range@1"], finalStack: ["list", "detail"]),
-        Operation(id: "insert at Int64.max is clamped", routes: ["list"], event: .insert("tab1", "detail", at: .max),
+        Operation(
+            id: "insert at Int64.max is clamped", routes: ["list"], event: .insert("tab1", "detail", at: .max),
             expected: ["stack.out_of_range@1"], finalStack: ["list", "detail"]),
-        Operation(id: "pop count Int64.min is clamped to 0", routes: ["list"], event: .pop("tab1", from: "list", to: "list", count: .min),
+        Operation(
+            id: "pop count Int64.min is clamped to 0", routes: ["list"], event: .pop("tab1", from: "list", to: "list", count: .min),
             expected: ["stack.out_of_range@1"], finalStack: ["list"]),
-        Operation(id: "pop count Int64.max is clamped to the depth", routes: ["list"], event: .pop("tab1", from: "list", to: nil, count: .max),
+        Operation(
+            id: "pop count Int64.max is clamped to the depth", routes: ["list"], event: .pop("tab1", from: "list", to: nil, count: .max),
             expected: ["stack.out_of_range@1"], finalStack: []),
-        Operation(id: "replace on an empty stack pushes", routes: [], event: .replace("tab1", from: nil, to: "list"),
+        Operation(
+            id: "replace on an empty stack pushes", routes: [], event: .replace("tab1", from: nil, to: "list"),
             expected: [], finalStack: ["list"]),
-        Operation(id: "replace the top", routes: ["list", "detail"], event: .replace("tab1", from: "detail", to: "settings"),
+        Operation(
+            id: "replace the top", routes: ["list", "detail"], event: .replace("tab1", from: "detail", to: "settings"),
             expected: [], finalStack: ["list", "settings"]),
-        Operation(id: "remove every occurrence", routes: ["detail", "list", "detail"], event: .remove("tab1", "detail"),
+        Operation(
+            id: "remove every occurrence", routes: ["detail", "list", "detail"], event: .remove("tab1", "detail"),
             expected: [], finalStack: ["list"]),
-        Operation(id: "remove an absent route", routes: ["list"], event: .remove("tab1", "detail"),
+        Operation(
+            id: "remove an absent route", routes: ["list"], event: .remove("tab1", "detail"),
             expected: [], finalStack: ["list"]),
     ]
 

@@ -59,7 +59,8 @@ import Testing
     @Test func differentFindingsHaveDifferentFingerprints() throws {
         let directory = try TemporaryDirectory()
         let path = try directory.write(
-            "a.ndjson", ndjson(Sessions.broken("s-1")) + ndjson(Sessions.broken("s-2")) + Self.invalidLine + "\n"
+            "a.ndjson",
+            ndjson(Sessions.broken("s-1")) + ndjson(Sessions.broken("s-2")) + Self.invalidLine + "\n"
                 + Self.invalidLine.replacingOccurrences(of: "\"x\"", with: "\"y\"") + "\n")
         let run = try audit([path])
         let all = FindingFingerprint.compute(run)

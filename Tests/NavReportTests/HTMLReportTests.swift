@@ -50,16 +50,18 @@ import Testing
         var builder = EventBuilder(sessionID: "s-deep")
         var events = [builder.start()]
         for index in 0..<39 {
-            events.append(builder.make(.routePush(stack: "onboarding", from: index == 0 ? nil : "r\(index - 1)", to: "r\(index)", params: nil)))
+            events.append(
+                builder.make(.routePush(stack: "onboarding", from: index == 0 ? nil : "r\(index - 1)", to: "r\(index)", params: nil)))
         }
         builder.nextSeq += 1  // a lost event: the session has an error, and a timeline
         events.append(builder.make(.routePush(stack: "onboarding", from: "r38", to: "r39", params: nil)))
         let path = try directory.write("deep.ndjson", ndjson(events))
         let run = try audit([path], recordSteps: true)
         let html = HTMLReport.html(try ReportData(run: run, worstCount: 1), toolVersion: "test")
-        #expect(html.contains(
-            "<div class=\"chg\">onboarding: [r0, r1, r2, r3, … 23 more …, r27, r28, r29, r30, r31, r32, r33, r34, r35, r36, r37, r38] → "
-                + "[r0, r1, r2, r3, … 24 more …, r28, r29, r30, r31, r32, r33, r34, r35, r36, r37, r38, r39]</div>"))
+        #expect(
+            html.contains(
+                "<div class=\"chg\">onboarding: [r0, r1, r2, r3, … 23 more …, r27, r28, r29, r30, r31, r32, r33, r34, r35, r36, r37, r38] → "
+                    + "[r0, r1, r2, r3, … 24 more …, r28, r29, r30, r31, r32, r33, r34, r35, r36, r37, r38, r39]</div>"))
         // (Every push is shown: its route is not in the PoC model.) No list past 16 names is
         // spelled out: 13 names in a row from the middle would be one.
         #expect(!html.contains("r5, r6, r7, r8, r9, r10, r11, r12, r13, r14, r15, r16, r17"))
@@ -75,9 +77,10 @@ import Testing
         finding.stateBefore = NavigationState(flow: "authorized", modals: Array(modals.dropLast()))
         finding.stateAfter = NavigationState(flow: "authorized", modals: modals)
         let text = TextWriter.group([finding], files: [], style: TextStyle(color: false))
-        #expect(text.contains(
-            "changed: modals: [m0, m1, m2, m3, … 23 more …, m27, m28, m29, m30, m31, m32, m33, m34, m35, m36, m37, m38] → "
-                + "[m0, m1, m2, m3, … 24 more …, m28, m29, m30, m31, m32, m33, m34, m35, m36, m37, m38, m39]"), "\(text)")
+        #expect(
+            text.contains(
+                "changed: modals: [m0, m1, m2, m3, … 23 more …, m27, m28, m29, m30, m31, m32, m33, m34, m35, m36, m37, m38] → "
+                    + "[m0, m1, m2, m3, … 24 more …, m28, m29, m30, m31, m32, m33, m34, m35, m36, m37, m38, m39]"), "\(text)")
         #expect(!text.contains("m5, m6, m7, m8, m9, m10, m11, m12, m13, m14, m15, m16, m17"))
     }
 
@@ -86,7 +89,9 @@ import Testing
         // and keeps only the worst: the page must be the one made from the whole run.
         let run = try audit(
             [Repository.path("SampleLogs/clean"), Repository.path("SampleLogs/violations")].flatMap { directory in
-                try FileManager.default.contentsOfDirectory(atPath: directory).filter { $0.hasSuffix(".ndjson") }.sorted().map { directory + "/" + $0 }
+                try FileManager.default.contentsOfDirectory(atPath: directory).filter { $0.hasSuffix(".ndjson") }.sorted().map {
+                    directory + "/" + $0
+                }
             }, recordSteps: true)
         #expect(run.sessions.count >= 10)
         for worstCount in [0, 3, 50] {
@@ -117,13 +122,29 @@ import Testing
         // audit: the page is the one made from the final audits, whatever the first ones held.
         let run = try audit(
             [Repository.path("SampleLogs/violations")].flatMap { directory in
-                try FileManager.default.contentsOfDirectory(atPath: directory).filter { $0.hasSuffix(".ndjson") }.sorted().map { directory + "/" + $0 }
+                try FileManager.default.contentsOfDirectory(atPath: directory).filter { $0.hasSuffix(".ndjson") }.sorted().map {
+                    directory + "/" + $0
+                }
             }, recordSteps: true)
         #expect(run.sessions.contains { !$0.findings.isEmpty })
         let whole = HTMLReport.html(try ReportData(run: run, worstCount: 3), toolVersion: "test")
         for (name, first) in [
-            ("no findings at first", { (audit: SessionAudit) in var first = audit; first.findings = []; return first }),
-            ("every finding twice at first", { (audit: SessionAudit) in var first = audit; first.findings += audit.findings; return first }),
+            (
+                "no findings at first",
+                { (audit: SessionAudit) in
+                    var first = audit
+                    first.findings = []
+                    return first
+                }
+            ),
+            (
+                "every finding twice at first",
+                { (audit: SessionAudit) in
+                    var first = audit
+                    first.findings += audit.findings
+                    return first
+                }
+            ),
         ] as [(String, (SessionAudit) -> SessionAudit)] {
             let sessions = ReportAccumulator(worstCount: 3)
             for audit in run.sessions { sessions.add(first(audit)) }

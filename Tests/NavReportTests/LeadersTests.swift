@@ -7,7 +7,8 @@ import Testing
 @Suite struct LeadersTests {
     /// The reference: every element sorted (stably), then the first `count`.
     static func reference(_ elements: [(key: Int, tag: Int)], count: Int) -> [(key: Int, tag: Int)] {
-        Array(elements.enumerated().sorted { ($0.element.key, $0.offset) < ($1.element.key, $1.offset) }.map(\.element).prefix(max(0, count)))
+        Array(
+            elements.enumerated().sorted { ($0.element.key, $0.offset) < ($1.element.key, $1.offset) }.map(\.element).prefix(max(0, count)))
     }
 
     @Test(arguments: 0..<20)

@@ -49,9 +49,11 @@ struct FindingCodecTests {
 
     @Test func oddValuesComeBackWhole() throws {
         var finding = Finding(
-            rule: .stateMismatch, sessionID: "s\u{0}é\u{1F600}", seq: Int64.min, eventID: "", location: LineLocation(file: Int32.max, line: Int64.max),
+            rule: .stateMismatch, sessionID: "s\u{0}é\u{1F600}", seq: Int64.min, eventID: "",
+            location: LineLocation(file: Int32.max, line: Int64.max),
             message: String(repeating: "m", count: 200),
-            expected: .object(JSONObject([("a", .array([.null, .bool(true), .bool(false), .number("-1.5e3")])), ("", .object(JSONObject()))])),
+            expected: .object(
+                JSONObject([("a", .array([.null, .bool(true), .bool(false), .number("-1.5e3")])), ("", .object(JSONObject()))])),
             found: .string("\n\"\\"), witness: EventReference(seq: -1, eventID: "w", name: .deepLink, location: nil), eventName: .routePush)
         finding.afterGap = true
         finding.stateBefore = NavigationState(flow: "f", tab: nil, stacks: ["b": [], "a": ["x", "y"]], modals: ["m"])

@@ -12,15 +12,16 @@ struct DeepLinkTests {
         let (result, events) = harness.expectActionResult { $0.open(deepLink: "poc://tab2/post/42") }
         #expect(result == .resolved)
         let id = RouteParams([("id", .string("42"))])
-        #expect(events.payloads == [
-            .deepLink(url: "poc://tab2/post/42", outcome: .resolved),
-            .commandApplied(command: "goAuthorizedTab2Root", fromFlow: "onboarding", toFlow: "authorized"),
-            .flowSwitch(from: "onboarding", to: "authorized"),
-            .tabSwitch(from: "tab1", to: "tab2"),
-            .routePush(stack: "tab2", from: nil, to: "feed", params: nil),
-            .routePush(stack: "tab2", from: "feed", to: "post", params: id),
-            screen("tab2", "post", params: id),
-        ])
+        #expect(
+            events.payloads == [
+                .deepLink(url: "poc://tab2/post/42", outcome: .resolved),
+                .commandApplied(command: "goAuthorizedTab2Root", fromFlow: "onboarding", toFlow: "authorized"),
+                .flowSwitch(from: "onboarding", to: "authorized"),
+                .tabSwitch(from: "tab1", to: "tab2"),
+                .routePush(stack: "tab2", from: nil, to: "feed", params: nil),
+                .routePush(stack: "tab2", from: "feed", to: "post", params: id),
+                screen("tab2", "post", params: id),
+            ])
         #expect(harness.state.stacks["tab2"] == ["feed", "post"])
         #expect(harness.router.routeParams(on: "tab2") == [nil, id])
         harness.expectCleanReplay()
@@ -31,13 +32,14 @@ struct DeepLinkTests {
         harness.router.push("settings")
         harness.router.push("list")
         let events = harness.expectAction { #expect($0.open(deepLink: "poc://settings") == .resolved) }
-        #expect(events.payloads == [
-            .deepLink(url: "poc://settings", outcome: .resolved),
-            .commandApplied(command: "goAuthorizedTab1Root", fromFlow: "authorized", toFlow: "authorized"),
-            .routePop(stack: "tab1", from: "list", to: nil, amount: .toRoot),
-            .routePush(stack: "tab1", from: nil, to: "settings", params: nil),
-            screen("tab1", "settings"),
-        ])
+        #expect(
+            events.payloads == [
+                .deepLink(url: "poc://settings", outcome: .resolved),
+                .commandApplied(command: "goAuthorizedTab1Root", fromFlow: "authorized", toFlow: "authorized"),
+                .routePop(stack: "tab1", from: "list", to: nil, amount: .toRoot),
+                .routePush(stack: "tab1", from: nil, to: "settings", params: nil),
+                screen("tab1", "settings"),
+            ])
         harness.expectCleanReplay()
     }
 
@@ -59,12 +61,13 @@ struct DeepLinkTests {
         let harness = onboardingHarness(["welcome"])
         let (result, events) = harness.expectActionResult { $0.open(deepLink: url) }
         #expect(result == .fallback(reason))
-        #expect(events.payloads == [
-            .deepLink(url: url, outcome: .fallback),
-            .commandApplied(command: "goAuthorizedTab1Root", fromFlow: "onboarding", toFlow: "authorized"),
-            .flowSwitch(from: "onboarding", to: "authorized"),
-            screen("tab1", nil),
-        ])
+        #expect(
+            events.payloads == [
+                .deepLink(url: url, outcome: .fallback),
+                .commandApplied(command: "goAuthorizedTab1Root", fromFlow: "onboarding", toFlow: "authorized"),
+                .flowSwitch(from: "onboarding", to: "authorized"),
+                screen("tab1", nil),
+            ])
         harness.expectCleanReplay()
     }
 
@@ -76,20 +79,21 @@ struct DeepLinkTests {
 
     static let linkModel: NavigationModel = {
         do {
-            return try NavigationModel.load(json: """
-                {"model_version": 1, "name": "links", "initial": {"flow": "hub"},
-                 "flows": {"hub": {"stack": "space"}, "main": {"tabs": ["home", "me"]}},
-                 "stacks": {"space": {"routes": ["widgets", "editor"]}, "home": {"routes": ["a"]}, "me": {}},
-                 "modals": {"overlay": {}},
-                 "commands": {"toMain": {"flow": "main", "tab": "home"}},
-                 "deep_links": {"links": [
-                   {"pattern": "editor/:id", "steps": [{"stack": "space", "push": "editor"}]},
-                   {"pattern": "home/:id", "steps": [{"stack": "home", "push": "a"}]},
-                   {"pattern": "broken", "command": "toMain", "steps": [{"stack": "home", "push": "nope"}]},
-                   {"pattern": "wander", "command": "toMain", "steps": [{"tab": "me"}]},
-                   {"pattern": "overlay", "steps": [{"present": "overlay", "style": "overlay"}]}
-                 ]}}
-                """)
+            return try NavigationModel.load(
+                json: """
+                    {"model_version": 1, "name": "links", "initial": {"flow": "hub"},
+                     "flows": {"hub": {"stack": "space"}, "main": {"tabs": ["home", "me"]}},
+                     "stacks": {"space": {"routes": ["widgets", "editor"]}, "home": {"routes": ["a"]}, "me": {}},
+                     "modals": {"overlay": {}},
+                     "commands": {"toMain": {"flow": "main", "tab": "home"}},
+                     "deep_links": {"links": [
+                       {"pattern": "editor/:id", "steps": [{"stack": "space", "push": "editor"}]},
+                       {"pattern": "home/:id", "steps": [{"stack": "home", "push": "a"}]},
+                       {"pattern": "broken", "command": "toMain", "steps": [{"stack": "home", "push": "nope"}]},
+                       {"pattern": "wander", "command": "toMain", "steps": [{"tab": "me"}]},
+                       {"pattern": "overlay", "steps": [{"present": "overlay", "style": "overlay"}]}
+                     ]}}
+                    """)
         } catch {
             fatalError("\(error)")
         }
@@ -107,11 +111,12 @@ struct DeepLinkTests {
         let harness = RouterHarness(model: Self.linkModel)
         var events = harness.expectAction { #expect($0.open(deepLink: "links://editor/7") == .resolved) }
         let id = RouteParams([("id", .string("7"))])
-        #expect(events.payloads == [
-            .deepLink(url: "links://editor/7", outcome: .resolved),
-            .routePush(stack: "space", from: nil, to: "editor", params: id),
-            screen("space", "editor", params: id),
-        ])
+        #expect(
+            events.payloads == [
+                .deepLink(url: "links://editor/7", outcome: .resolved),
+                .routePush(stack: "space", from: nil, to: "editor", params: id),
+                screen("space", "editor", params: id),
+            ])
         // "home" belongs to another flow, and the link has no command to get there.
         let result = harness.expectActionResult { $0.open(deepLink: "links://home/1") }
         #expect(result.result == .fallback(.refused(.stackNotOwned(stack: "home", flow: "hub"))))

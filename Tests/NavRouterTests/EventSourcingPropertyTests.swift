@@ -13,37 +13,38 @@ struct EventSourcingPropertyTests {
     /// accept any route, a command into a tabbed flow without a tab, links without commands.
     static let richModel: NavigationModel = {
         do {
-            return try NavigationModel.load(json: """
-                {"model_version": 1, "name": "rich", "initial": {"flow": "hub"},
-                 "flows": {
-                   "hub": {"stack": "space", "max_modals": 1},
-                   "main": {"tabs": ["home", "search", "me"], "max_modals": 2},
-                   "free": {"stack": "anything"}
-                 },
-                 "stacks": {
-                   "space": {"routes": ["widgets", "chat", "editor", "settings"], "singletons": ["widgets", "chat"],
-                             "positions": [{"index": 0, "one_of": ["widgets", "chat"]}]},
-                   "home": {"routes": ["a", "b", "c"], "singletons": ["c"]},
-                   "search": {"routes": ["q", "r"]},
-                   "me": {},
-                   "anything": {}
-                 },
-                 "modals": {"success": {}, "sheet": {"flows": ["main"]}, "cover": {"flows": ["hub", "free"]}, "overlay": {}},
-                 "commands": {
-                   "toMain": {"flow": "main", "reset": ["home"]},
-                   "toMainSearch": {"flow": "main", "tab": "search", "reset": ["search", "space"], "dismiss_modals": true},
-                   "toHub": {"flow": "hub", "reset": ["home", "search", "me"]},
-                   "toFree": {"flow": "free"}
-                 },
-                 "deep_links": {"fallback_command": "toHub", "links": [
-                   {"pattern": "space/:id", "command": "toHub",
-                    "steps": [{"stack": "space", "push": "widgets"}, {"stack": "space", "push": "editor"}]},
-                   {"pattern": "search/:q", "command": "toMainSearch", "steps": [{"stack": "search", "push": "q"}]},
-                   {"pattern": "me", "command": "toMain", "steps": [{"tab": "me"}]},
-                   {"pattern": "overlay", "steps": [{"present": "overlay", "style": "overlay"}]},
-                   {"pattern": "broken", "command": "toMain", "steps": [{"tab": "search"}, {"stack": "search", "push": "nope"}]}
-                 ]}}
-                """)
+            return try NavigationModel.load(
+                json: """
+                    {"model_version": 1, "name": "rich", "initial": {"flow": "hub"},
+                     "flows": {
+                       "hub": {"stack": "space", "max_modals": 1},
+                       "main": {"tabs": ["home", "search", "me"], "max_modals": 2},
+                       "free": {"stack": "anything"}
+                     },
+                     "stacks": {
+                       "space": {"routes": ["widgets", "chat", "editor", "settings"], "singletons": ["widgets", "chat"],
+                                 "positions": [{"index": 0, "one_of": ["widgets", "chat"]}]},
+                       "home": {"routes": ["a", "b", "c"], "singletons": ["c"]},
+                       "search": {"routes": ["q", "r"]},
+                       "me": {},
+                       "anything": {}
+                     },
+                     "modals": {"success": {}, "sheet": {"flows": ["main"]}, "cover": {"flows": ["hub", "free"]}, "overlay": {}},
+                     "commands": {
+                       "toMain": {"flow": "main", "reset": ["home"]},
+                       "toMainSearch": {"flow": "main", "tab": "search", "reset": ["search", "space"], "dismiss_modals": true},
+                       "toHub": {"flow": "hub", "reset": ["home", "search", "me"]},
+                       "toFree": {"flow": "free"}
+                     },
+                     "deep_links": {"fallback_command": "toHub", "links": [
+                       {"pattern": "space/:id", "command": "toHub",
+                        "steps": [{"stack": "space", "push": "widgets"}, {"stack": "space", "push": "editor"}]},
+                       {"pattern": "search/:q", "command": "toMainSearch", "steps": [{"stack": "search", "push": "q"}]},
+                       {"pattern": "me", "command": "toMain", "steps": [{"tab": "me"}]},
+                       {"pattern": "overlay", "steps": [{"present": "overlay", "style": "overlay"}]},
+                       {"pattern": "broken", "command": "toMain", "steps": [{"tab": "search"}, {"stack": "search", "push": "nope"}]}
+                     ]}}
+                    """)
         } catch {
             fatalError("\(error)")
         }

@@ -32,9 +32,10 @@ struct StackOperationTests {
     @Test func pushAppendsToTheActiveStack() {
         let harness = RouterHarness()
         let events = harness.expectAction { #expect($0.push("welcome") == .applied) }
-        #expect(events.payloads == [
-            .routePush(stack: "onboarding", from: nil, to: "welcome", params: nil), screen("onboarding", "welcome"),
-        ])
+        #expect(
+            events.payloads == [
+                .routePush(stack: "onboarding", from: nil, to: "welcome", params: nil), screen("onboarding", "welcome"),
+            ])
         harness.expectAction { $0.push("signup", on: "onboarding") }
         #expect(harness.state.stacks["onboarding"] == ["welcome", "signup"])
         #expect(harness.state.stacks["tab1"] == [] && harness.state.stacks["tab2"] == [])
@@ -51,22 +52,33 @@ struct StackOperationTests {
     static let pushRefusals: [Refusal] = [
         Refusal(id: "route of another stack", action: { $0.push("welcome") }, expected: .unknownRoute("welcome", stack: "tab1")),
         Refusal(id: "unknown stack", action: { $0.push("x", on: "nope") }, expected: .unknownStack("nope")),
-        Refusal(id: "stack of another flow", action: { $0.push("welcome", on: "onboarding") },
+        Refusal(
+            id: "stack of another flow", action: { $0.push("welcome", on: "onboarding") },
             expected: .stackNotOwned(stack: "onboarding", flow: "authorized")),
         Refusal(id: "empty route", action: { $0.push("") }, expected: .unknownRoute("", stack: "tab1")),
-        Refusal(id: "second singleton", action: { $0.push("settings") },
+        Refusal(
+            id: "second singleton", action: { $0.push("settings") },
             expected: .singletonAlreadyPresent("settings", stack: "tab1")),
-        Refusal(id: "duplicate parameter", action: { $0.push("detail", params: RouteParams([("id", .string("1")), ("id", .string("2"))])) },
+        Refusal(
+            id: "duplicate parameter", action: { $0.push("detail", params: RouteParams([("id", .string("1")), ("id", .string("2"))])) },
             expected: .invalidRouteParams("the name \"id\" is given twice")),
-        Refusal(id: "bad number", action: { $0.push("detail", params: RouteParams([("id", .number("01"))])) },
+        Refusal(
+            id: "bad number", action: { $0.push("detail", params: RouteParams([("id", .number("01"))])) },
             expected: .invalidRouteParams("\"01\" (parameter \"id\") is not a JSON number")),
         Refusal(id: "insert below 0", action: { $0.insert("list", at: -1) }, expected: .indexOutOfRange(index: -1, depth: 2)),
         Refusal(id: "insert beyond depth", action: { $0.insert("list", at: 3) }, expected: .indexOutOfRange(index: 3, depth: 2)),
-        Refusal(id: "insert a second singleton", action: { $0.insert("settings", at: 0) },
+        Refusal(
+            id: "insert a second singleton", action: { $0.insert("settings", at: 0) },
             expected: .singletonAlreadyPresent("settings", stack: "tab1")),
-        Refusal(id: "replace below a singleton with it", action: { $0.push("list"); return $0.replaceLast("settings") },
+        Refusal(
+            id: "replace below a singleton with it",
+            action: {
+                $0.push("list")
+                return $0.replaceLast("settings")
+            },
             expected: .singletonAlreadyPresent("settings", stack: "tab1")),
-        Refusal(id: "pop a foreign stack", action: { $0.pop(on: "onboarding") },
+        Refusal(
+            id: "pop a foreign stack", action: { $0.pop(on: "onboarding") },
             expected: .stackNotOwned(stack: "onboarding", flow: "authorized")),
     ]
 
@@ -112,17 +124,18 @@ struct StackOperationTests {
             #expect(events.isEmpty)
         } else {
             #expect(result == .applied)
-            #expect(events.payloads == [
-                .routePop(stack: "onboarding", from: "permissions", to: popCase.remaining.last, amount: .count(Int64(popCase.count))),
-                screen("onboarding", popCase.remaining.last),
-            ])
+            #expect(
+                events.payloads == [
+                    .routePop(stack: "onboarding", from: "permissions", to: popCase.remaining.last, amount: .count(Int64(popCase.count))),
+                    screen("onboarding", popCase.remaining.last),
+                ])
         }
         harness.expectCleanReplay()
     }
 
     @Test func popOfAnEmptyStackIsANoOp() {
         let harness = RouterHarness()
-        #expect(harness.expectActionResult { $0.pop(3) } .events.isEmpty)
+        #expect(harness.expectActionResult { $0.pop(3) }.events.isEmpty)
         #expect(harness.router.pop() == .unchanged)
     }
 
@@ -146,9 +159,10 @@ struct StackOperationTests {
     @Test func popToRootEmptiesTheStack() {
         let harness = onboardingHarness(["welcome", "signup"])
         let events = harness.expectAction { #expect($0.popToRoot() == .applied) }
-        #expect(events.payloads == [
-            .routePop(stack: "onboarding", from: "signup", to: nil, amount: .toRoot), screen("onboarding", nil),
-        ])
+        #expect(
+            events.payloads == [
+                .routePop(stack: "onboarding", from: "signup", to: nil, amount: .toRoot), screen("onboarding", nil),
+            ])
         let again = harness.expectActionResult { $0.popToRoot() }
         #expect(again.result == .unchanged && again.events.isEmpty)
         harness.expectCleanReplay()
@@ -159,9 +173,10 @@ struct StackOperationTests {
         #expect(harness.expectActionResult { $0.popTo("profileSetup") }.result == .unchanged)
         #expect(harness.expectActionResult { $0.popTo("permissions") }.result == .unchanged)
         let events = harness.expectAction { #expect($0.popTo("welcome") == .applied) }
-        #expect(events.payloads == [
-            .routePopTo(stack: "onboarding", from: "permissions", to: "welcome"), screen("onboarding", "welcome"),
-        ])
+        #expect(
+            events.payloads == [
+                .routePopTo(stack: "onboarding", from: "permissions", to: "welcome"), screen("onboarding", "welcome"),
+            ])
         #expect(harness.state.stacks["onboarding"] == ["welcome"])
         #expect(harness.events.count == 2 + 3 * 2 + 2)
         harness.expectCleanReplay()
@@ -170,10 +185,11 @@ struct StackOperationTests {
     @Test func popToFirstOpenedKeepsTheFirstRoute() {
         let harness = onboardingHarness(["welcome", "signup", "permissions"])
         let events = harness.expectAction { #expect($0.popToFirstOpened() == .applied) }
-        #expect(events.payloads == [
-            .routePop(stack: "onboarding", from: "permissions", to: "welcome", amount: .count(2)),
-            screen("onboarding", "welcome"),
-        ])
+        #expect(
+            events.payloads == [
+                .routePop(stack: "onboarding", from: "permissions", to: "welcome", amount: .count(2)),
+                screen("onboarding", "welcome"),
+            ])
         #expect(harness.router.popToFirstOpened() == .unchanged)
         #expect(harness.state.stacks["onboarding"] == ["welcome"])
         harness.expectCleanReplay()
@@ -182,15 +198,17 @@ struct StackOperationTests {
     @Test func replaceLastReplacesTheTopOrPushesOnAnEmptyStack() {
         let harness = RouterHarness()
         var events = harness.expectAction { #expect($0.replaceLast("welcome") == .applied) }
-        #expect(events.payloads == [
-            .routeReplace(stack: "onboarding", from: nil, to: "welcome", params: nil), screen("onboarding", "welcome"),
-        ])
+        #expect(
+            events.payloads == [
+                .routeReplace(stack: "onboarding", from: nil, to: "welcome", params: nil), screen("onboarding", "welcome"),
+            ])
         harness.router.push("signup")
         events = harness.expectAction { $0.replaceLast("permissions") }
-        #expect(events.payloads == [
-            .routeReplace(stack: "onboarding", from: "signup", to: "permissions", params: nil),
-            screen("onboarding", "permissions"),
-        ])
+        #expect(
+            events.payloads == [
+                .routeReplace(stack: "onboarding", from: "signup", to: "permissions", params: nil),
+                screen("onboarding", "permissions"),
+            ])
         #expect(harness.router.replaceLast("permissions") == .unchanged)
         #expect(harness.state.stacks["onboarding"] == ["welcome", "permissions"])
         harness.expectCleanReplay()
@@ -201,10 +219,11 @@ struct StackOperationTests {
         harness.router.push("settings")
         let params = RouteParams([("section", .string("privacy"))])
         let events = harness.expectAction { #expect($0.replaceLast("settings", params: params) == .applied) }
-        #expect(events.payloads == [
-            .routeReplace(stack: "tab1", from: "settings", to: "settings", params: params),
-            screen("tab1", "settings", params: params),
-        ])
+        #expect(
+            events.payloads == [
+                .routeReplace(stack: "tab1", from: "settings", to: "settings", params: params),
+                screen("tab1", "settings", params: params),
+            ])
         harness.expectCleanReplay()
     }
 
@@ -214,10 +233,11 @@ struct StackOperationTests {
         // The top did not change: no screen_view.
         #expect(events.payloads == [.routeInsert(stack: "onboarding", route: "signup", index: 1, params: nil)])
         events = harness.expectAction { $0.insert("profileSetup", at: 3) }
-        #expect(events.payloads == [
-            .routeInsert(stack: "onboarding", route: "profileSetup", index: 3, params: nil),
-            screen("onboarding", "profileSetup"),
-        ])
+        #expect(
+            events.payloads == [
+                .routeInsert(stack: "onboarding", route: "profileSetup", index: 3, params: nil),
+                screen("onboarding", "profileSetup"),
+            ])
         harness.expectAction { $0.insert("welcome", at: 0) }
         #expect(harness.state.stacks["onboarding"] == ["welcome", "welcome", "signup", "permissions", "profileSetup"])
         harness.expectCleanReplay()
@@ -253,15 +273,17 @@ struct StackOperationTests {
         let first = RouteParams([("id", .number("42")), ("pinned", .bool(true))])
         let second = RouteParams([("id", .number("43"))])
         var events = harness.expectAction { $0.push("detail", params: first) }
-        #expect(events.payloads == [
-            .routePush(stack: "tab1", from: nil, to: "detail", params: first), screen("tab1", "detail", params: first),
-        ])
+        #expect(
+            events.payloads == [
+                .routePush(stack: "tab1", from: nil, to: "detail", params: first), screen("tab1", "detail", params: first),
+            ])
         // Same route, new parameters: the screen changed.
         events = harness.expectAction { $0.replaceLast("detail", params: second) }
-        #expect(events.payloads == [
-            .routeReplace(stack: "tab1", from: "detail", to: "detail", params: second),
-            screen("tab1", "detail", params: second),
-        ])
+        #expect(
+            events.payloads == [
+                .routeReplace(stack: "tab1", from: "detail", to: "detail", params: second),
+                screen("tab1", "detail", params: second),
+            ])
         harness.router.push("settings")
         events = harness.expectAction { $0.pop() }
         #expect(events.last?.payload == screen("tab1", "detail", params: second))
@@ -278,19 +300,22 @@ struct StackOperationTests {
 
     @Test func positionalRequirementsHoldAfterEveryShift() throws {
         // Seed 000: the screen just above the space hub is the widgets or the chat.
-        let model = try NavigationModel.load(json: """
-            {"model_version": 1, "name": "hub", "initial": {"flow": "hub"},
-             "flows": {"hub": {"stack": "space"}},
-             "stacks": {"space": {"routes": ["widgets", "chat", "editor"], "singletons": ["widgets", "chat"],
-                                  "positions": [{"index": 0, "one_of": ["widgets", "chat"]}]}}}
-            """)
+        let model = try NavigationModel.load(
+            json: """
+                {"model_version": 1, "name": "hub", "initial": {"flow": "hub"},
+                 "flows": {"hub": {"stack": "space"}},
+                 "stacks": {"space": {"routes": ["widgets", "chat", "editor"], "singletons": ["widgets", "chat"],
+                                      "positions": [{"index": 0, "one_of": ["widgets", "chat"]}]}}}
+                """)
         let harness = RouterHarness(model: model)
         let required = ["widgets", "chat"]
         #expect(harness.router.push("editor") == .refused(.positionRequired(route: "editor", stack: "space", index: 0, oneOf: required)))
         harness.router.push("widgets")
         harness.router.push("editor")
         #expect(harness.router.remove("widgets") == .refused(.positionRequired(route: "editor", stack: "space", index: 0, oneOf: required)))
-        #expect(harness.router.insert("editor", at: 0) == .refused(.positionRequired(route: "editor", stack: "space", index: 0, oneOf: required)))
+        #expect(
+            harness.router.insert("editor", at: 0)
+                == .refused(.positionRequired(route: "editor", stack: "space", index: 0, oneOf: required)))
         #expect(harness.router.insert("chat", at: 0) == .applied)
         #expect(harness.router.replaceLast("chat") == .refused(.singletonAlreadyPresent("chat", stack: "space")))
         #expect(harness.router.openOnce("widgets") == .applied)

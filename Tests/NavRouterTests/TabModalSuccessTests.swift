@@ -70,12 +70,13 @@ struct TabModalSuccessTests {
     }
 
     @Test func maxModalsIsEnforced() throws {
-        let model = try NavigationModel.load(json: """
-            {"model_version": 1, "name": "widgets", "initial": {"flow": "page"},
-             "flows": {"page": {"stack": "page", "max_modals": 1}},
-             "stacks": {"page": {}},
-             "modals": {"chat": {}, "calendar": {}}}
-            """)
+        let model = try NavigationModel.load(
+            json: """
+                {"model_version": 1, "name": "widgets", "initial": {"flow": "page"},
+                 "flows": {"page": {"stack": "page", "max_modals": 1}},
+                 "stacks": {"page": {}},
+                 "modals": {"chat": {}, "calendar": {}}}
+                """)
         let harness = RouterHarness(model: model)
         harness.router.present("chat", style: .overlay)
         #expect(harness.router.present("calendar") == .refused(.tooManyModals(limit: 1, flow: "page")))
@@ -95,16 +96,19 @@ struct TabModalSuccessTests {
         #expect(events.payloads == [.modalPresent(modal: "success", style: .cover), modalScreen("success")])
         #expect(harness.router.successPayload == Self.toTab2)
         events = harness.expectAction { #expect($0.handleSuccessPrimary() == .applied) }
-        #expect(events.payloads == [
-            .modalDismiss(modal: "success"),
-            .commandApplied(command: "goAuthorizedTab2Root", fromFlow: "onboarding", toFlow: "authorized"),
-            .flowSwitch(from: "onboarding", to: "authorized"),
-            .tabSwitch(from: "tab1", to: "tab2"),
-            screen("tab2", nil),
-        ])
+        #expect(
+            events.payloads == [
+                .modalDismiss(modal: "success"),
+                .commandApplied(command: "goAuthorizedTab2Root", fromFlow: "onboarding", toFlow: "authorized"),
+                .flowSwitch(from: "onboarding", to: "authorized"),
+                .tabSwitch(from: "tab1", to: "tab2"),
+                screen("tab2", nil),
+            ])
         #expect(harness.router.successPayload == nil)
-        #expect(harness.state == NavigationState(
-            flow: "authorized", tab: "tab2", stacks: ["onboarding": ["welcome", "signup"], "tab1": [], "tab2": []]))
+        #expect(
+            harness.state
+                == NavigationState(
+                    flow: "authorized", tab: "tab2", stacks: ["onboarding": ["welcome", "signup"], "tab1": [], "tab2": []]))
         harness.expectCleanReplay()
     }
 

@@ -295,7 +295,8 @@ struct FoldExtensionTests {
 
     @Test func aFallbackAppliesTheModelsFallbackCommand() throws {
         let withFallback = loadModel(
-            extensionModelJSON.replacingOccurrences(of: #""deep_links": {"links": ["#, with: #""deep_links": {"fallback_command": "toData", "links": ["#))
+            extensionModelJSON.replacingOccurrences(
+                of: #""deep_links": {"links": ["#, with: #""deep_links": {"fallback_command": "toData", "links": ["#))
         var builder = EventBuilder()
         let start = [builder.start()]
         let safe = builder.group([
@@ -305,10 +306,14 @@ struct FoldExtensionTests {
             .routePush(stack: "path", from: nil, to: "widgets", params: nil),
         ])
         #expect(try findings(start + safe, model: withFallback) == [])
-        let unsafe = builder.group([.deepLink(url: "ext://promo/2", outcome: .fallback), .routePush(stack: "path", from: "widgets", to: "editor", params: nil)])
+        let unsafe = builder.group([
+            .deepLink(url: "ext://promo/2", outcome: .fallback), .routePush(stack: "path", from: "widgets", to: "editor", params: nil),
+        ])
         let audit = try auditSession(start + safe + unsafe, model: withFallback)
         #expect(audit.findings.map { "\($0.rule.rawValue)@\($0.seq ?? -1)" } == ["command.postcondition@5"])
-        #expect(audit.findings.first?.message.contains(#"deep link "ext://promo/2" (outcome fallback) did not do what the model declares"#) == true)
+        #expect(
+            audit.findings.first?.message.contains(#"deep link "ext://promo/2" (outcome fallback) did not do what the model declares"#)
+                == true)
         #expect(audit.findings.first?.expected == .object(JSONObject([("command", .string("toData"))])))
         // Without a fallback_command (the extension model), a fallback is not checked.
         #expect(try findings(start + safe + unsafe, model: model) == [])

@@ -116,8 +116,10 @@ struct ModelExtensionTests {
         }
         let result = try Repository.run(
             "/usr/bin/env",
-            ["python3", Repository.path("scripts/schema_conformance.py"), "--model-schema",
-             Repository.path("Schemas/navigation-model.v1.schema.json")] + paths)
+            [
+                "python3", Repository.path("scripts/schema_conformance.py"), "--model-schema",
+                Repository.path("Schemas/navigation-model.v1.schema.json"),
+            ] + paths)
         let rows = result.stdout.split(separator: "\n").map(String.init)
         #expect(rows.count == 4, "\(result)")
         #expect(rows.first?.contains("\tvalid") == true, "\(rows)")

@@ -28,13 +28,14 @@ struct RouterExtensionTests {
                 try tx.push("editor", params: RouteParams([("object_id", .string("o-1"))]))
             }
         }
-        #expect(events.map(\.payload) == [
-            .commandApplied(command: "toData", fromFlow: "hub", toFlow: "data"),
-            .flowSwitch(from: "hub", to: "data"),
-            .routePush(stack: "path", from: nil, to: "widgets", params: nil),
-            .routePush(stack: "path", from: "widgets", to: "editor", params: RouteParams([("object_id", .string("o-1"))])),
-            .screenView(.stack("path", route: "editor"), params: RouteParams([("object_id", .string("o-1"))])),
-        ])
+        #expect(
+            events.map(\.payload) == [
+                .commandApplied(command: "toData", fromFlow: "hub", toFlow: "data"),
+                .flowSwitch(from: "hub", to: "data"),
+                .routePush(stack: "path", from: nil, to: "widgets", params: nil),
+                .routePush(stack: "path", from: "widgets", to: "editor", params: RouteParams([("object_id", .string("o-1"))])),
+                .screenView(.stack("path", route: "editor"), params: RouteParams([("object_id", .string("o-1"))])),
+            ])
         harness.expectCleanReplay()
     }
 
@@ -68,8 +69,10 @@ struct RouterExtensionTests {
             try tx.apply(command: "toData")
             try tx.push("widgets")
         }
-        #expect(harness.router.apply(command: "becameChat") == .refused(
-            .positionRequired(route: "widgets", stack: "path", index: 0, oneOf: ["spaceChat"])))
+        #expect(
+            harness.router.apply(command: "becameChat")
+                == .refused(
+                    .positionRequired(route: "widgets", stack: "path", index: 0, oneOf: ["spaceChat"])))
         harness.expectAction { router in
             router.transaction { tx in
                 try tx.apply(command: "becameChat")
@@ -85,7 +88,8 @@ struct RouterExtensionTests {
         let harness = RouterHarness(model: extensionModel)
         #expect(harness.router.push("widgets") == .refused(.positionRequired(route: "widgets", stack: "path", index: 0, oneOf: [])))
         harness.router.apply(command: "toChat")
-        #expect(harness.router.push("widgets") == .refused(.positionRequired(route: "widgets", stack: "path", index: 0, oneOf: ["spaceChat"])))
+        #expect(
+            harness.router.push("widgets") == .refused(.positionRequired(route: "widgets", stack: "path", index: 0, oneOf: ["spaceChat"])))
         #expect(harness.router.push("spaceChat") == .applied)
         harness.expectCleanReplay()
     }
@@ -97,10 +101,11 @@ struct RouterExtensionTests {
         harness.router.present("sheet", style: .sheet)
         #expect(harness.router.activeStack == "sheetStack")
         let events = harness.expectAction { $0.push("s1") }
-        #expect(events.map(\.payload) == [
-            .routePush(stack: "sheetStack", from: nil, to: "s1", params: nil),
-            .screenView(.stack("sheetStack", route: "s1"), params: nil),
-        ])
+        #expect(
+            events.map(\.payload) == [
+                .routePush(stack: "sheetStack", from: nil, to: "s1", params: nil),
+                .screenView(.stack("sheetStack", route: "s1"), params: nil),
+            ])
         harness.router.present("overlay", style: .overlay)  // no stack: shares the sheet's
         #expect(harness.router.activeStack == "sheetStack")
         harness.expectCleanReplay()
@@ -140,7 +145,9 @@ struct RouterExtensionTests {
         // From the sheet: the cover it presented.
         #expect(harness.expectAction { $0.dismiss(from: .modal("sheet")) }.map(\.payload).first == .modalDismiss(modal: "cover"))
         // From the visible sheet: a pop of its own stack.
-        #expect(harness.expectAction { $0.dismiss() }.map(\.payload).first == .routePop(stack: "sheetStack", from: "s1", to: nil, amount: .count(1)))
+        #expect(
+            harness.expectAction { $0.dismiss() }.map(\.payload).first
+                == .routePop(stack: "sheetStack", from: "s1", to: nil, amount: .count(1)))
         // At the sheet's root: its parent dismisses it.
         #expect(harness.expectAction { $0.dismiss() }.map(\.payload).first == .modalDismiss(modal: "sheet"))
         // On the tab: a pop.
@@ -191,12 +198,13 @@ struct RouterExtensionTests {
         let harness = tabsHarness()
         let (result, events) = harness.expectActionResult { $0.open(deepLink: "ext://sheet") }
         #expect(result == .resolved)
-        #expect(events.map(\.payload) == [
-            .deepLink(url: "ext://sheet", outcome: .resolved),
-            .modalPresent(modal: "sheet", style: .sheet),
-            .routePush(stack: "sheetStack", from: nil, to: "s1", params: nil),
-            .screenView(.stack("sheetStack", route: "s1"), params: nil),
-        ])
+        #expect(
+            events.map(\.payload) == [
+                .deepLink(url: "ext://sheet", outcome: .resolved),
+                .modalPresent(modal: "sheet", style: .sheet),
+                .routePush(stack: "sheetStack", from: nil, to: "s1", params: nil),
+                .screenView(.stack("sheetStack", route: "s1"), params: nil),
+            ])
         harness.expectCleanReplay()
     }
 }

@@ -28,136 +28,139 @@ struct SeedSystemPropertyTests {
 
     static var spaceHub: Profile {
         Profile(
-        model: SpaceHubSystem.system.model,
-        urls: [],
-        actions: [
-            { router, random in
-                // showScreen in another space (or the same one): rebuild the path, then the screen.
+            model: SpaceHubSystem.system.model,
+            urls: [],
+            actions: [
+                { router, random in
+                    // showScreen in another space (or the same one): rebuild the path, then the screen.
+                    let chat = random.chance(0.5)
+                    let screen = random.pick(["editor", "chat", "first"]) ?? "first"
+                    let sameSpace = router.state.flow == (chat ? "chatSpace" : "dataSpace") && random.chance(0.4)
+                    let result = router.transaction { tx in
+                        if sameSpace {
+                            for modal in tx.state.modals.reversed() { try tx.dismiss(modal) }
+                        } else {
+                            try tx.apply(command: chat ? "openChatSpace" : "openDataSpace")
+                            try tx.openOnce(chat ? "spaceChat" : "widgets", params: RouteParams([("space_id", .string("sp"))]))
+                        }
+                        switch screen {
+                        case "editor": try tx.push("editor", params: RouteParams([("object_id", .string("o"))]))
+                        case "chat": try tx.openOnce("chat")
+                        default: break
+                        }
+                    }
+                    return ("showScreen(\(screen), chat space: \(chat), same space: \(sameSpace))", result)
+                },
+                { router, random in
+                    // The space's kind changes: the helper corrects index 1 in the same group.
+                    let toChat = router.state.flow == "dataSpace"
+                    let result = router.transaction { tx in
+                        try tx.apply(command: toChat ? "spaceBecameChat" : "spaceBecameData")
+                        let (new, old) = toChat ? ("spaceChat", "widgets") : ("widgets", "spaceChat")
+                        if !(tx.state.stacks["path"] ?? []).isEmpty {
+                            try tx.insert(new, at: 0)
+                            try tx.remove(old)
+                        }
+                    }
+                    return ("the space's kind changes (to chat: \(toChat))", result)
+                },
+            ],
+            snapshot: { model, random in
+                // The last opened screen: a chat, an editor or the widgets of a space.
                 let chat = random.chance(0.5)
-                let screen = random.pick(["editor", "chat", "first"]) ?? "first"
-                let sameSpace = router.state.flow == (chat ? "chatSpace" : "dataSpace") && random.chance(0.4)
-                let result = router.transaction { tx in
-                    if sameSpace {
-                        for modal in tx.state.modals.reversed() { try tx.dismiss(modal) }
-                    } else {
-                        try tx.apply(command: chat ? "openChatSpace" : "openDataSpace")
-                        try tx.openOnce(chat ? "spaceChat" : "widgets", params: RouteParams([("space_id", .string("sp"))]))
-                    }
-                    switch screen {
-                    case "editor": try tx.push("editor", params: RouteParams([("object_id", .string("o"))]))
-                    case "chat": try tx.openOnce("chat")
-                    default: break
-                    }
-                }
-                return ("showScreen(\(screen), chat space: \(chat), same space: \(sameSpace))", result)
-            },
-            { router, random in
-                // The space's kind changes: the helper corrects index 1 in the same group.
-                let toChat = router.state.flow == "dataSpace"
-                let result = router.transaction { tx in
-                    try tx.apply(command: toChat ? "spaceBecameChat" : "spaceBecameData")
-                    let (new, old) = toChat ? ("spaceChat", "widgets") : ("widgets", "spaceChat")
-                    if !(tx.state.stacks["path"] ?? []).isEmpty {
-                        try tx.insert(new, at: 0)
-                        try tx.remove(old)
-                    }
-                }
-                return ("the space's kind changes (to chat: \(toChat))", result)
-            },
-        ],
-        snapshot: { model, random in
-            // The last opened screen: a chat, an editor or the widgets of a space.
-            let chat = random.chance(0.5)
-            var path = [chat ? "spaceChat" : "widgets"]
-            if random.chance(0.6) { path.append(random.pick(["editor", "chat", "spaceInfo"]) ?? "editor") }
-            if random.chance(0.1) { path.insert("editor", at: 0) }  // a stale path: refused, falls back
-            return NavigationState(flow: chat ? "chatSpace" : "dataSpace", stacks: ["path": path])
-        })
+                var path = [chat ? "spaceChat" : "widgets"]
+                if random.chance(0.6) { path.append(random.pick(["editor", "chat", "spaceInfo"]) ?? "editor") }
+                if random.chance(0.1) { path.insert("editor", at: 0) }  // a stale path: refused, falls back
+                return NavigationState(flow: chat ? "chatSpace" : "dataSpace", stacks: ["path": path])
+            })
     }
 
     static var modularTabs: Profile {
         Profile(
-        model: ModularTabsSystem.system.model,
-        urls: [
-            "hatch://library/other", "hatch://library/detail/3", "hatch://routine/r-1/edit", "hatch://home/player",
-            "hatch://shop/promo", "not a link",
-        ],
-        actions: [
-            { router, random in
-                let context = randomContext(router, &random)
-                return ("dismiss(from: \(context))", router.dismiss(from: context))
-            },
-            { router, random in
-                let context = randomContext(router, &random)
-                return ("close(from: \(context))", router.close(from: context))
-            },
-            { router, random in
-                // A destination presented with its own navigation, then a push inside it.
-                let modal = random.pick(["routineEditor", "deviceSetup"]) ?? "routineEditor"
-                let route = random.pick(router.model.stacks[modal]?.routes ?? []) ?? "x"
-                let result = router.transaction { tx in
-                    try tx.present(modal, style: modal == "routineEditor" ? .sheet : .cover)
-                    try tx.push(route)
+            model: ModularTabsSystem.system.model,
+            urls: [
+                "hatch://library/other", "hatch://library/detail/3", "hatch://routine/r-1/edit", "hatch://home/player",
+                "hatch://shop/promo", "not a link",
+            ],
+            actions: [
+                { router, random in
+                    let context = randomContext(router, &random)
+                    return ("dismiss(from: \(context))", router.dismiss(from: context))
+                },
+                { router, random in
+                    let context = randomContext(router, &random)
+                    return ("close(from: \(context))", router.close(from: context))
+                },
+                { router, random in
+                    // A destination presented with its own navigation, then a push inside it.
+                    let modal = random.pick(["routineEditor", "deviceSetup"]) ?? "routineEditor"
+                    let route = random.pick(router.model.stacks[modal]?.routes ?? []) ?? "x"
+                    let result = router.transaction { tx in
+                        try tx.present(modal, style: modal == "routineEditor" ? .sheet : .cover)
+                        try tx.push(route)
+                    }
+                    return ("present \(modal) and push \(route)", result)
+                },
+            ],
+            snapshot: { model, random in
+                let tab = random.pick(model.flows["adult"]?.tabs ?? []) ?? "home"
+                var stacks: [String: [String]] = [:]
+                for name in ["home", "routine", "library"] where random.chance(0.5) {
+                    stacks[name] = Array((model.stacks[name]?.routes ?? []).prefix(Int.random(in: 0...2, using: &random)))
                 }
-                return ("present \(modal) and push \(route)", result)
-            },
-        ],
-        snapshot: { model, random in
-            let tab = random.pick(model.flows["adult"]?.tabs ?? []) ?? "home"
-            var stacks: [String: [String]] = [:]
-            for name in ["home", "routine", "library"] where random.chance(0.5) {
-                stacks[name] = Array((model.stacks[name]?.routes ?? []).prefix(Int.random(in: 0...2, using: &random)))
-            }
-            var modals: [String] = []
-            if random.chance(0.4) {
-                modals = ["routineEditor"]
-                stacks["routineEditor"] = ["editStep"]
-            }
-            if random.chance(0.1) { stacks["deviceSetup"] = ["pairDevice"] }  // its modal is not presented: falls back
-            return NavigationState(flow: "adult", tab: tab, stacks: stacks, modals: modals)
-        })
+                var modals: [String] = []
+                if random.chance(0.4) {
+                    modals = ["routineEditor"]
+                    stacks["routineEditor"] = ["editStep"]
+                }
+                if random.chance(0.1) { stacks["deviceSetup"] = ["pairDevice"] }  // its modal is not presented: falls back
+                return NavigationState(flow: "adult", tab: tab, stacks: stacks, modals: modals)
+            })
     }
 
     static var pagesWidgets: Profile {
         Profile(
-        model: PagesWidgetsSystem.system.model,
-        urls: [],
-        actions: [
-            { router, random in
-                let widget = random.pick(["sideSheet", "dialog", "contextMenu"]) ?? "dialog"
-                return ("activate \(widget)", router.present(widget, style: .overlay))
-            },
-            { router, _ in ("navigateBack()", router.pop()) },
-        ],
-        snapshot: { model, random in
-            let pages = (0..<Int.random(in: 0...4, using: &random)).map { _ in random.pick(model.stacks["pages"]?.routes ?? []) ?? "bookPage" }
-            let modals = random.chance(0.3) ? [random.pick(model.modalNames) ?? "dialog"] : []
-            return NavigationState(flow: "pages", stacks: ["pages": pages], modals: random.chance(0.05) ? ["dialog", "sideSheet"] : modals)
-        })
+            model: PagesWidgetsSystem.system.model,
+            urls: [],
+            actions: [
+                { router, random in
+                    let widget = random.pick(["sideSheet", "dialog", "contextMenu"]) ?? "dialog"
+                    return ("activate \(widget)", router.present(widget, style: .overlay))
+                },
+                { router, _ in ("navigateBack()", router.pop()) },
+            ],
+            snapshot: { model, random in
+                let pages = (0..<Int.random(in: 0...4, using: &random)).map { _ in
+                    random.pick(model.stacks["pages"]?.routes ?? []) ?? "bookPage"
+                }
+                let modals = random.chance(0.3) ? [random.pick(model.modalNames) ?? "dialog"] : []
+                return NavigationState(
+                    flow: "pages", stacks: ["pages": pages], modals: random.chance(0.05) ? ["dialog", "sideSheet"] : modals)
+            })
     }
 
     static var registry: Profile {
         Profile(
-        model: RegistrySystem.system.model,
-        urls: [],
-        actions: [
-            { router, random in
-                let destination = random.pick(router.model.stacks["main"]?.routes ?? []) ?? "MyFeatureNavData"
-                return ("execute(\(destination), .sheet)", RegistrySystem.showInSheet(router, destination))
-            },
-            { router, random in
-                let destination = random.pick(router.model.stacks["main"]?.routes ?? []) ?? "MyFeatureNavData"
-                return ("execute(\(destination), .push)", router.push(destination, on: "main"))
-            },
-        ],
-        snapshot: { model, random in
-            let routes = model.stacks["main"]?.routes ?? []
-            let main = (0..<Int.random(in: 0...3, using: &random)).map { _ in random.pick(routes) ?? "ProfileNavData" }
-            if random.chance(0.4) {
-                return NavigationState(flow: "app", stacks: ["main": main, "sheet": [random.pick(routes) ?? "x"]], modals: ["sheet"])
-            }
-            return NavigationState(flow: "app", stacks: ["main": main])
-        })
+            model: RegistrySystem.system.model,
+            urls: [],
+            actions: [
+                { router, random in
+                    let destination = random.pick(router.model.stacks["main"]?.routes ?? []) ?? "MyFeatureNavData"
+                    return ("execute(\(destination), .sheet)", RegistrySystem.showInSheet(router, destination))
+                },
+                { router, random in
+                    let destination = random.pick(router.model.stacks["main"]?.routes ?? []) ?? "MyFeatureNavData"
+                    return ("execute(\(destination), .push)", router.push(destination, on: "main"))
+                },
+            ],
+            snapshot: { model, random in
+                let routes = model.stacks["main"]?.routes ?? []
+                let main = (0..<Int.random(in: 0...3, using: &random)).map { _ in random.pick(routes) ?? "ProfileNavData" }
+                if random.chance(0.4) {
+                    return NavigationState(flow: "app", stacks: ["main": main, "sheet": [random.pick(routes) ?? "x"]], modals: ["sheet"])
+                }
+                return NavigationState(flow: "app", stacks: ["main": main])
+            })
     }
 
     static var poc: Profile {
@@ -218,7 +221,10 @@ struct SeedSystemPropertyTests {
         case 0, 1, 2:
             let stack = anyStack()
             let route = anyRoute(stack)
-            return ("push(\(route), on: \(stack ?? "nil"))", router.push(route, on: stack, params: random.chance(0.3) ? RouteParams([("id", .integer(7))]) : nil))
+            return (
+                "push(\(route), on: \(stack ?? "nil"))",
+                router.push(route, on: stack, params: random.chance(0.3) ? RouteParams([("id", .integer(7))]) : nil)
+            )
         case 3:
             let stack = anyStack()
             let depth = router.state.depth(of: stack ?? router.activeStack ?? "")
@@ -388,8 +394,9 @@ struct SeedSystemPropertyTests {
             }
         }
         #expect(failed == 0, "\(failed) of \(sessions) \(profile.model.name) sessions failed; rerun one with runSession(_:seed:)")
-        #expect(Double(total.applied) >= minimumAppliedShare * Double(total.actions),
-                "\(total.applied) of \(total.actions) actions applied, \(total.events) events")
+        #expect(
+            Double(total.applied) >= minimumAppliedShare * Double(total.actions),
+            "\(total.applied) of \(total.actions) actions applied, \(total.events) events")
         #expect(required.isSubset(of: total.names), "never written: \(required.subtracting(total.names).map(\.rawValue).sorted())")
     }
 
@@ -404,8 +411,10 @@ struct SeedSystemPropertyTests {
     @Test func spaceHubSessionsReplayToTheRoutersState() {
         Self.check(
             Self.spaceHub, minimumAppliedShare: 0.45,
-            names: [.routePush, .routePop, .routePopTo, .routeReplace, .routeInsert, .routeRemove, .commandApplied, .flowSwitch,
-                    .modalPresent, .modalDismiss])
+            names: [
+                .routePush, .routePop, .routePopTo, .routeReplace, .routeInsert, .routeRemove, .commandApplied, .flowSwitch,
+                .modalPresent, .modalDismiss,
+            ])
     }
 
     @Test func modularTabsSessionsReplayToTheRoutersState() {

@@ -49,8 +49,10 @@ struct SeedSystemSampleTests {
         let files = [SampleLogs.pocModelPath] + Self.ids.map { "\($0)/model.json" }
         let result = try Repository.run(
             "/usr/bin/env",
-            ["python3", Repository.path("scripts/schema_conformance.py"), "--model-schema",
-             Repository.path("Schemas/navigation-model.v1.schema.json")] + files.map { Repository.path("SampleLogs/" + $0) })
+            [
+                "python3", Repository.path("scripts/schema_conformance.py"), "--model-schema",
+                Repository.path("Schemas/navigation-model.v1.schema.json"),
+            ] + files.map { Repository.path("SampleLogs/" + $0) })
         let rows = result.stdout.split(separator: "\n").map(String.init)
         #expect(rows.count == files.count, "\(result)")
         for row in rows { #expect(row.hasSuffix("\tvalid"), "\(row)") }

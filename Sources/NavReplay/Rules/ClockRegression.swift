@@ -11,11 +11,11 @@ extension RuleDescription {
         triggeringExamples: [
             ExampleLog.log(
                 ExampleLog.event(0, "session_start", second: 5),
-                ExampleLog.event(1, "route_push", #""stack":"onboarding","from_route":null,"to_route":"welcome""#, second: 2)),
+                ExampleLog.event(1, "route_push", #""stack":"onboarding","from_route":null,"to_route":"welcome""#, second: 2))
         ],
         nonTriggeringExamples: [
             ExampleLog.log(
                 ExampleLog.event(0, "session_start", second: 5),
-                ExampleLog.event(1, "route_push", #""stack":"onboarding","from_route":null,"to_route":"welcome""#, second: 5)),
+                ExampleLog.event(1, "route_push", #""stack":"onboarding","from_route":null,"to_route":"welcome""#, second: 5))
         ])
 }

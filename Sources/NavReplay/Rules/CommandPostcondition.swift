@@ -15,7 +15,7 @@ extension RuleDescription {
                 ExampleLog.start(),
                 ExampleLog.event(
                     1, "command_applied", #""command":"goAuthorizedTab2Root","from_flow":"onboarding","to_flow":"authorized""#),
-                ExampleLog.event(2, "flow_switch", #""from_flow":"onboarding","to_flow":"authorized""#, group: "c1")),
+                ExampleLog.event(2, "flow_switch", #""from_flow":"onboarding","to_flow":"authorized""#, group: "c1"))
         ],
         nonTriggeringExamples: [
             ExampleLog.log(
@@ -23,6 +23,6 @@ extension RuleDescription {
                 ExampleLog.event(
                     1, "command_applied", #""command":"goAuthorizedTab2Root","from_flow":"onboarding","to_flow":"authorized""#),
                 ExampleLog.event(2, "flow_switch", #""from_flow":"onboarding","to_flow":"authorized""#, group: "c1"),
-                ExampleLog.event(3, "tab_switch", #""from_tab":"tab1","to_tab":"tab2""#, group: "c1")),
+                ExampleLog.event(3, "tab_switch", #""from_tab":"tab1","to_tab":"tab2""#, group: "c1"))
         ])
 }

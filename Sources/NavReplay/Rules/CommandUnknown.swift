@@ -12,9 +12,9 @@ extension RuleDescription {
             ExampleLog.log(
                 ExampleLog.start(),
                 ExampleLog.event(1, "command_applied", #""command":"goCheckout","from_flow":"onboarding","to_flow":"authorized""#),
-                ExampleLog.event(2, "flow_switch", #""from_flow":"onboarding","to_flow":"authorized""#, group: "c1")),
+                ExampleLog.event(2, "flow_switch", #""from_flow":"onboarding","to_flow":"authorized""#, group: "c1"))
         ],
         nonTriggeringExamples: [
-            ExampleLog.log([ExampleLog.start()] + ExampleLog.login(at: 1)),
+            ExampleLog.log([ExampleLog.start()] + ExampleLog.login(at: 1))
         ])
 }

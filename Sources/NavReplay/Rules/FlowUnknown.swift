@@ -13,9 +13,9 @@ extension RuleDescription {
                 ExampleLog.start(),
                 ExampleLog.event(
                     1, "command_applied", #""command":"goAuthorizedTab1Root","from_flow":"onboarding","to_flow":"checkout""#),
-                ExampleLog.event(2, "flow_switch", #""from_flow":"onboarding","to_flow":"checkout""#, group: "c1")),
+                ExampleLog.event(2, "flow_switch", #""from_flow":"onboarding","to_flow":"checkout""#, group: "c1"))
         ],
         nonTriggeringExamples: [
-            ExampleLog.log([ExampleLog.start()] + ExampleLog.login(at: 1)),
+            ExampleLog.log([ExampleLog.start()] + ExampleLog.login(at: 1))
         ])
 }

@@ -11,9 +11,9 @@ extension RuleDescription {
         triggeringExamples: [
             ExampleLog.log(
                 ExampleLog.start(),
-                ExampleLog.event(1, "flow_switch", #""from_flow":"onboarding","to_flow":"authorized""#)),
+                ExampleLog.event(1, "flow_switch", #""from_flow":"onboarding","to_flow":"authorized""#))
         ],
         nonTriggeringExamples: [
-            ExampleLog.log([ExampleLog.start()] + ExampleLog.login(at: 1)),
+            ExampleLog.log([ExampleLog.start()] + ExampleLog.login(at: 1))
         ])
 }

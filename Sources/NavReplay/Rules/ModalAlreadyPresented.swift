@@ -11,13 +11,13 @@ extension RuleDescription {
             ExampleLog.log(
                 ExampleLog.start(),
                 ExampleLog.event(1, "modal_present", #""modal":"paywall","style":"sheet""#),
-                ExampleLog.event(2, "modal_present", #""modal":"paywall","style":"sheet""#)),
+                ExampleLog.event(2, "modal_present", #""modal":"paywall","style":"sheet""#))
         ],
         nonTriggeringExamples: [
             ExampleLog.log(
                 ExampleLog.start(),
                 ExampleLog.event(1, "modal_present", #""modal":"paywall","style":"sheet""#),
                 ExampleLog.event(2, "modal_dismiss", #""modal":"paywall""#),
-                ExampleLog.event(3, "modal_present", #""modal":"paywall","style":"sheet""#)),
+                ExampleLog.event(3, "modal_present", #""modal":"paywall","style":"sheet""#))
         ])
 }

@@ -20,6 +20,6 @@ extension RuleDescription {
         nonTriggeringExamples: [
             ExampleLog.log(
                 ExampleLog.start(),
-                ExampleLog.event(1, "modal_present", #""modal":"paywall","style":"sheet""#)),
+                ExampleLog.event(1, "modal_present", #""modal":"paywall","style":"sheet""#))
         ])
 }

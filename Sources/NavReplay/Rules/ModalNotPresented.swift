@@ -10,12 +10,12 @@ extension RuleDescription {
         triggeringExamples: [
             ExampleLog.log(
                 ExampleLog.start(),
-                ExampleLog.event(1, "modal_dismiss", #""modal":"paywall""#)),
+                ExampleLog.event(1, "modal_dismiss", #""modal":"paywall""#))
         ],
         nonTriggeringExamples: [
             ExampleLog.log(
                 ExampleLog.start(),
                 ExampleLog.event(1, "modal_present", #""modal":"paywall","style":"sheet""#),
-                ExampleLog.event(2, "modal_dismiss", #""modal":"paywall""#)),
+                ExampleLog.event(2, "modal_dismiss", #""modal":"paywall""#))
         ])
 }

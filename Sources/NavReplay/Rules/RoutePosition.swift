@@ -12,13 +12,13 @@ extension RuleDescription {
             ExampleLog.log(
                 ExampleLog.start(),
                 ExampleLog.event(1, "route_push", #""stack":"hub","from_route":null,"to_route":"space""#),
-                ExampleLog.event(2, "route_push", #""stack":"hub","from_route":"space","to_route":"docs""#)),
+                ExampleLog.event(2, "route_push", #""stack":"hub","from_route":"space","to_route":"docs""#))
         ],
         nonTriggeringExamples: [
             ExampleLog.log(
                 ExampleLog.start(),
                 ExampleLog.event(1, "route_push", #""stack":"hub","from_route":null,"to_route":"space""#),
-                ExampleLog.event(2, "route_push", #""stack":"hub","from_route":"space","to_route":"widgets""#)),
+                ExampleLog.event(2, "route_push", #""stack":"hub","from_route":"space","to_route":"widgets""#))
         ],
         exampleModel: """
             {"model_version": 1, "name": "hub", "initial": {"flow": "main"},

@@ -13,13 +13,13 @@ extension RuleDescription {
                 [ExampleLog.start()] + ExampleLog.login(at: 1) + [
                     ExampleLog.event(3, "route_push", #""stack":"tab1","from_route":null,"to_route":"settings""#),
                     ExampleLog.event(4, "route_push", #""stack":"tab1","from_route":"settings","to_route":"settings""#),
-                ]),
+                ])
         ],
         nonTriggeringExamples: [
             ExampleLog.log(
                 [ExampleLog.start()] + ExampleLog.login(at: 1) + [
                     ExampleLog.event(3, "route_push", #""stack":"tab1","from_route":null,"to_route":"settings""#),
                     ExampleLog.event(4, "route_push", #""stack":"tab1","from_route":"settings","to_route":"detail""#),
-                ]),
+                ])
         ])
 }

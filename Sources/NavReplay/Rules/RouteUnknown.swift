@@ -11,11 +11,11 @@ extension RuleDescription {
         triggeringExamples: [
             ExampleLog.log(
                 ExampleLog.start(),
-                ExampleLog.event(1, "route_push", #""stack":"onboarding","from_route":null,"to_route":"checkout""#)),
+                ExampleLog.event(1, "route_push", #""stack":"onboarding","from_route":null,"to_route":"checkout""#))
         ],
         nonTriggeringExamples: [
             ExampleLog.log(
                 ExampleLog.start(),
-                ExampleLog.event(1, "route_push", #""stack":"onboarding","from_route":null,"to_route":"welcome""#)),
+                ExampleLog.event(1, "route_push", #""stack":"onboarding","from_route":null,"to_route":"welcome""#))
         ])
 }

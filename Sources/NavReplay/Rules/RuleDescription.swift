@@ -69,7 +69,8 @@ enum ExampleLog {
     /// The PoC model's login: the command to the authorized flow's first tab, with its flow switch.
     static func login(at seq: Int) -> [String] {
         [
-            event(seq, "command_applied", #""command":"goAuthorizedTab1Root","from_flow":"onboarding","to_flow":"authorized""#,
+            event(
+                seq, "command_applied", #""command":"goAuthorizedTab1Root","from_flow":"onboarding","to_flow":"authorized""#,
                 group: "c\(seq)"),
             event(seq + 1, "flow_switch", #""from_flow":"onboarding","to_flow":"authorized""#, group: "c\(seq)"),
         ]

@@ -13,12 +13,13 @@ extension RuleDescription {
         triggeringExamples: [
             ExampleLog.log(
                 ExampleLog.start(),
-                #"{"schema_version":1,"event_id":"e1","event_name":"route_push","session_id":"s1","seq":"1","timestamp":"2026-01-01T10:00:01.000Z","correlation_id":"c1","app_version":"1.0","platform":"ios","stack":"onboarding","from_route":null,"to_route":"welcome"}"#),
+                #"{"schema_version":1,"event_id":"e1","event_name":"route_push","session_id":"s1","seq":"1","timestamp":"2026-01-01T10:00:01.000Z","correlation_id":"c1","app_version":"1.0","platform":"ios","stack":"onboarding","from_route":null,"to_route":"welcome"}"#
+            ),
             ExampleLog.log(ExampleLog.start(), #"{"schema_version":1,"event_id":"e1","event_name":"route_pu"#),
         ],
         nonTriggeringExamples: [
             ExampleLog.log(
                 ExampleLog.start(),
-                ExampleLog.event(1, "route_push", #""stack":"onboarding","from_route":null,"to_route":"welcome""#)),
+                ExampleLog.event(1, "route_push", #""stack":"onboarding","from_route":null,"to_route":"welcome""#))
         ])
 }

@@ -11,12 +11,12 @@ extension RuleDescription {
         triggeringExamples: [
             ExampleLog.log(
                 ExampleLog.start(),
-                ExampleLog.event(1, "screen_view", #""stack":"onboarding","to_route":"welcome""#)),
+                ExampleLog.event(1, "screen_view", #""stack":"onboarding","to_route":"welcome""#))
         ],
         nonTriggeringExamples: [
             ExampleLog.log(
                 ExampleLog.start(),
                 ExampleLog.event(1, "route_push", #""stack":"onboarding","from_route":null,"to_route":"welcome""#),
-                ExampleLog.event(2, "screen_view", #""stack":"onboarding","to_route":"welcome""#, group: "c1")),
+                ExampleLog.event(2, "screen_view", #""stack":"onboarding","to_route":"welcome""#, group: "c1"))
         ])
 }

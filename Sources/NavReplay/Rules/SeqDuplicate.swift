@@ -12,13 +12,13 @@ extension RuleDescription {
             ExampleLog.log(
                 ExampleLog.start(),
                 ExampleLog.event(1, "route_push", #""stack":"onboarding","from_route":null,"to_route":"welcome""#),
-                ExampleLog.event(1, "route_push", #""stack":"onboarding","from_route":null,"to_route":"signup""#, id: "e1b")),
+                ExampleLog.event(1, "route_push", #""stack":"onboarding","from_route":null,"to_route":"signup""#, id: "e1b"))
         ],
         nonTriggeringExamples: [
             // The same event delivered twice: a redelivery.
             ExampleLog.log(
                 ExampleLog.start(),
                 ExampleLog.event(1, "route_push", #""stack":"onboarding","from_route":null,"to_route":"welcome""#),
-                ExampleLog.event(1, "route_push", #""stack":"onboarding","from_route":null,"to_route":"welcome""#)),
+                ExampleLog.event(1, "route_push", #""stack":"onboarding","from_route":null,"to_route":"welcome""#))
         ])
 }

@@ -10,11 +10,11 @@ extension RuleDescription {
         ],
         triggeringExamples: [
             ExampleLog.log(
-                ExampleLog.event(0, "route_push", #""stack":"onboarding","from_route":null,"to_route":"welcome""#)),
+                ExampleLog.event(0, "route_push", #""stack":"onboarding","from_route":null,"to_route":"welcome""#))
         ],
         nonTriggeringExamples: [
             ExampleLog.log(
                 ExampleLog.start(),
-                ExampleLog.event(1, "route_push", #""stack":"onboarding","from_route":null,"to_route":"welcome""#)),
+                ExampleLog.event(1, "route_push", #""stack":"onboarding","from_route":null,"to_route":"welcome""#))
         ])
 }

@@ -11,11 +11,11 @@ extension RuleDescription {
         triggeringExamples: [
             ExampleLog.log(
                 ExampleLog.start(),
-                ExampleLog.event(1, "route_push", #""stack":"tab1","from_route":null,"to_route":"list""#)),
+                ExampleLog.event(1, "route_push", #""stack":"tab1","from_route":null,"to_route":"list""#))
         ],
         nonTriggeringExamples: [
             ExampleLog.log(
                 [ExampleLog.start()] + ExampleLog.login(at: 1)
-                    + [ExampleLog.event(3, "route_push", #""stack":"tab1","from_route":null,"to_route":"list""#)]),
+                    + [ExampleLog.event(3, "route_push", #""stack":"tab1","from_route":null,"to_route":"list""#)])
         ])
 }

@@ -12,12 +12,12 @@ extension RuleDescription {
             ExampleLog.log(
                 ExampleLog.start(),
                 ExampleLog.event(1, "route_push", #""stack":"onboarding","from_route":null,"to_route":"welcome""#),
-                ExampleLog.event(2, "route_pop", #""stack":"onboarding","from_route":"welcome","to_route":null,"count":2"#)),
+                ExampleLog.event(2, "route_pop", #""stack":"onboarding","from_route":"welcome","to_route":null,"count":2"#))
         ],
         nonTriggeringExamples: [
             ExampleLog.log(
                 ExampleLog.start(),
                 ExampleLog.event(1, "route_push", #""stack":"onboarding","from_route":null,"to_route":"welcome""#),
-                ExampleLog.event(2, "route_pop", #""stack":"onboarding","from_route":"welcome","to_route":null,"count":1"#)),
+                ExampleLog.event(2, "route_pop", #""stack":"onboarding","from_route":"welcome","to_route":null,"count":1"#))
         ])
 }

@@ -13,12 +13,12 @@ extension RuleDescription {
             ExampleLog.log(
                 ExampleLog.start(),
                 ExampleLog.event(1, "route_push", #""stack":"onboarding","from_route":null,"to_route":"welcome""#),
-                ExampleLog.event(2, "route_push", #""stack":"onboarding","from_route":"permissions","to_route":"signup""#)),
+                ExampleLog.event(2, "route_push", #""stack":"onboarding","from_route":"permissions","to_route":"signup""#))
         ],
         nonTriggeringExamples: [
             ExampleLog.log(
                 ExampleLog.start(),
                 ExampleLog.event(1, "route_push", #""stack":"onboarding","from_route":null,"to_route":"welcome""#),
-                ExampleLog.event(2, "route_push", #""stack":"onboarding","from_route":"welcome","to_route":"signup""#)),
+                ExampleLog.event(2, "route_push", #""stack":"onboarding","from_route":"welcome","to_route":"signup""#))
         ])
 }

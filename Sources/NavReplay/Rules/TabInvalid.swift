@@ -18,6 +18,6 @@ extension RuleDescription {
         nonTriggeringExamples: [
             ExampleLog.log(
                 [ExampleLog.start()] + ExampleLog.login(at: 1)
-                    + [ExampleLog.event(3, "tab_switch", #""from_tab":"tab1","to_tab":"tab2""#)]),
+                    + [ExampleLog.event(3, "tab_switch", #""from_tab":"tab1","to_tab":"tab2""#)])
         ])
 }

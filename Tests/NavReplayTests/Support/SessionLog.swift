@@ -225,7 +225,9 @@ extension SessionLog {
     }
 
     /// A session that starts in the PoC's authorized flow on `tab`, with `routes` on that tab's stack.
-    static func authorized(tab: String = "tab1", routes: [String] = [], modals: [String] = [], sessionID: String = "s1")
+    static func authorized(
+        tab: String = "tab1", routes: [String] = [], modals: [String] = [], sessionID: String = "s1"
+    )
         -> SessionLog
     {
         var log = SessionLog(sessionID: sessionID)
