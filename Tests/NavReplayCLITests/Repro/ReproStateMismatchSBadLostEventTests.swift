@@ -33,7 +33,6 @@ import Testing
         let finding = audit.findings.first { $0.rule.rawValue == "state.mismatch" && $0.seq == 9 }
         #expect(finding != nil, "expected state.mismatch at seq 9; got \(audit.findings.map { "\($0.rule.rawValue)@\($0.seq ?? -1)" })")
         #expect(finding?.eventID == "1681c916-d628-4445-a7c4-7e67f1fda58b")
-        #expect(
-            finding?.message == "route_pop on \"tab1\" claims from_route \"detail\" but the top is \"list\" (set by route_push at seq 5)")
+        #expect(finding?.message == "route_pop on \"tab1\" claims from_route \"detail\" but the top is \"list\" (set by route_push at seq 5)")
     }
 }
