@@ -5,8 +5,6 @@
 #endif
 import Foundation
 import NavFuzz
-import NavLog
-import NavResults
 
 // The libFuzzer target over `FuzzHarness` (reader, decoder, fold, every output format).
 //
