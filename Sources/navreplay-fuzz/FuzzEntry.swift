@@ -5,6 +5,7 @@
 #endif
 import Foundation
 import NavFuzz
+import NavResults
 
 // The libFuzzer target over `FuzzHarness` (reader, decoder, fold, every output format).
 //
