@@ -213,13 +213,13 @@ enum EventField: Int, CaseIterable {
 /// A string value found on a line, checked but not yet made a `String`: where it is, and its
 /// hash. The strings are made once the line is known to be valid, only those the event keeps
 /// (holding them as `String`s here cost a release of each field when the parser went).
-private struct TextField {
+struct TextField {
     var token: StringToken
     var hash: UInt64
 }
 
 /// Makes the strings of text fields, a name that repeats from `names` when there is a cache.
-private struct TextMaker {
+struct TextMaker {
     let scanner: JSONScanner
     let names: StringCache?
 
@@ -233,7 +233,7 @@ private struct TextMaker {
 }
 
 /// The values found on one line, before they are checked against the event's name.
-private struct RawFields {
+struct RawFields {
     var present: UInt32 = 0
     var schemaVersion: Int64?
     var eventID: TextField?
@@ -266,9 +266,9 @@ private struct RawFields {
     func has(_ field: EventField) -> Bool { present & (1 << UInt32(field.rawValue)) != 0 }
 }
 
-private let maximumSeq: Int64 = (1 << 53) - 1
+let maximumSeq: Int64 = (1 << 53) - 1
 
-private struct EventLineParser {
+struct EventLineParser {
     var scanner: JSONScanner
     var fields = RawFields()
     var eventIDHash: UInt64 = 0
@@ -428,478 +428,15 @@ private struct EventLineParser {
     mutating func typeError(_ field: EventField, expected: String) -> EventDecodingError {
         EventDecodingError(field: field.wireName, message: "expected \(expected), found \(describeNextValue())")
     }
-
-    mutating func parseValue(of field: EventField) throws(EventDecodingError) -> UInt64 {
-        switch field {
-        case .schemaVersion:
-            let (value, hash) = try integer(field)
-            guard value == 1 else {
-                throw EventDecodingError(
-                    field: field.wireName, message: "unsupported schema_version \(value) (this reader knows 1)")
-            }
-            fields.schemaVersion = value
-            return hash
-        case .eventID, .sessionID, .correlationID:
-            let value = try identifier(field)
-            switch field {
-            case .eventID:
-                fields.eventID = value
-                eventIDHash = value.hash
-            case .sessionID: fields.sessionID = value
-            default:
-                fields.correlationID = value
-                correlationIDHash = value.hash
-            }
-            return value.hash
-        case .eventName:
-            guard scanner.peekFast() == UInt8(ascii: "\"") else { throw typeError(field, expected: "a string") }
-            let token = try syntax(field) { (s: inout JSONScanner) throws(JSONSyntaxError) in
-                try s.scanString()
-            }
-            if let (name, hash) = EventName.matchHashed(token, in: scanner) {
-                fields.eventName = name
-                return hash
-            }
-            let value = scanner.string(of: token)
-            let hash = scanner.hashString(token)
-            guard let name = EventName(rawValue: value) else {
-                throw EventDecodingError(
-                    field: field.wireName,
-                    message: "unknown event_name \(JSONWriter.quoted(value)) (expected one of \(EventName.wireNames))")
-            }
-            fields.eventName = name
-            return hash
-        case .seq:
-            let (value, hash) = try integer(field)
-            guard value >= 0 && value <= maximumSeq else {
-                throw EventDecodingError(field: field.wireName, message: "\(value) is outside 0...2^53-1")
-            }
-            fields.seq = value
-            return hash
-        case .timestamp:
-            guard scanner.peekFast() == UInt8(ascii: "\"") else {
-                throw typeError(field, expected: "an RFC 3339 timestamp string")
-            }
-            let token = try syntax(field) { (s: inout JSONScanner) throws(JSONSyntaxError) in
-                try s.scanString()
-            }
-            let parsed =
-                token.hasEscapes
-                ? scanner.withDecodedBytes(of: token, { Timestamp.parse($0) })
-                : Timestamp.parse(UnsafeBufferPointer(rebasing: scanner.bytes[token.start..<token.end]))
-            guard let timestamp = parsed else {
-                let text = scanner.string(of: token)
-                throw EventDecodingError(
-                    field: field.wireName,
-                    message: "\(JSONWriter.quoted(String(text.prefix(64)))) is not an RFC 3339 date-time with offset "
-                        + "(e.g. 2026-11-20T10:15:30.123Z; a real date, no leap second)")
-            }
-            fields.timestamp = timestamp
-            return scanner.plainHash(of: token)
-        case .appVersion, .platform:
-            let value = try string(field, nonEmpty: false)
-            if field == .appVersion { fields.appVersion = value } else { fields.platform = value }
-            return value.hash
-        case .stack, .fromFlow, .toFlow, .toTab, .command, .modal, .url:
-            let value = try string(field)
-            switch field {
-            case .stack: fields.stack = value
-            case .fromFlow: fields.fromFlow = value
-            case .toFlow: fields.toFlow = value
-            case .toTab: fields.toTab = value
-            case .command: fields.command = value
-            case .modal: fields.modal = value
-            default: fields.url = value
-            }
-            return value.hash
-        case .fromTab, .fromRoute, .toRoute:
-            let value = try nullableString(field)
-            switch field {
-            case .fromTab: fields.fromTab = .some(value)
-            case .fromRoute: fields.fromRoute = .some(value)
-            default: fields.toRoute = .some(value)
-            }
-            return value?.hash ?? StableHash.nullHash
-        case .count, .index:
-            let (value, hash) = try integer(field)
-            if field == .count { fields.count = value } else { fields.index = value }
-            return hash
-        case .toRoot:
-            guard let byte = scanner.peekFast(), byte == UInt8(ascii: "t") || byte == UInt8(ascii: "f") else {
-                throw typeError(field, expected: "a boolean")
-            }
-            let literal = try syntax(field) { (s: inout JSONScanner) throws(JSONSyntaxError) in
-                try s.scanLiteral()
-            }
-            fields.toRoot = literal == .true
-            return literal == .true ? StableHash.trueHash : StableHash.falseHash
-        case .style:
-            let found = try string(field)
-            let value = scanner.plainString(of: found.token)
-            guard let style = ModalStyle(rawValue: value) else {
-                throw EventDecodingError(
-                    field: field.wireName, message: "\(JSONWriter.quoted(value)) is not one of sheet, cover, overlay")
-            }
-            fields.style = style
-            return found.hash
-        case .outcome:
-            let found = try string(field)
-            let value = scanner.plainString(of: found.token)
-            guard let outcome = DeepLinkOutcome(rawValue: value) else {
-                throw EventDecodingError(
-                    field: field.wireName, message: "\(JSONWriter.quoted(value)) is not one of resolved, fallback")
-            }
-            fields.outcome = outcome
-            return found.hash
-        case .routeParams:
-            return try parseRouteParams()
-        case .snapshot:
-            return try parseSnapshot()
-        }
-    }
-
-    mutating func string(_ field: EventField, nonEmpty: Bool = true) throws(EventDecodingError) -> TextField {
-        guard scanner.peekFast() == UInt8(ascii: "\"") else {
-            throw typeError(field, expected: nonEmpty ? "a non-empty string" : "a string")
-        }
-        let token = try syntax(field) { (s: inout JSONScanner) throws(JSONSyntaxError) in
-            try s.scanString()
-        }
-        if nonEmpty && token.rawCount == 0 {
-            throw EventDecodingError(field: field.wireName, message: "expected a non-empty string, found \"\"")
-        }
-        return TextField(token: token, hash: scanner.plainHash(of: token))
-    }
-
-    /// Makes the text fields' strings. A value of its own, so that the helpers which use it
-    /// capture it rather than the parser (capturing the parser copied it whole, every line).
-    var text: TextMaker { TextMaker(scanner: scanner, names: names) }
-
-    mutating func nullableString(_ field: EventField) throws(EventDecodingError) -> TextField? {
-        if scanner.peekFast() == UInt8(ascii: "n") {
-            let literal = try syntax(field) { (s: inout JSONScanner) throws(JSONSyntaxError) in
-                try s.scanLiteral()
-            }
-            guard literal == .null else { throw EventDecodingError(field: field.wireName, message: "invalid literal") }
-            return nil
-        }
-        guard scanner.peekFast() == UInt8(ascii: "\"") else {
-            throw typeError(field, expected: "a non-empty string or null")
-        }
-        return try string(field)
-    }
-
-    /// An id: 1 to 128 Unicode scalars, none of them a control character (category Cc).
-    mutating func identifier(_ field: EventField) throws(EventDecodingError) -> TextField {
-        guard scanner.peekFast() == UInt8(ascii: "\"") else {
-            throw typeError(field, expected: "an id string")
-        }
-        let token = try syntax(field) { (s: inout JSONScanner) throws(JSONSyntaxError) in
-            try s.scanString()
-        }
-        if token.isASCII && !token.hasEscapes {
-            // The common case, checked without decoding: raw ASCII holds no control character
-            // but DEL (the scanner rejects the rest), and counts one scalar a byte.
-            let count = token.rawCount
-            if count >= 1 && count <= 128 && !containsDEL(scanner.bytes.baseAddress! + token.start, count) {
-                return TextField(token: token, hash: scanner.plainHash(of: token))
-            }
-        }
-        let problem: String? = scanner.withDecodedBytes(of: token) { bytes -> String? in
-            var scalars = 0
-            var previous: UInt8 = 0
-            for byte in bytes {
-                if byte & 0xC0 != 0x80 { scalars += 1 }
-                if byte < 0x20 || byte == 0x7F || (previous == 0xC2 && byte >= 0x80 && byte <= 0x9F) {
-                    return "contains a control character"
-                }
-                previous = byte
-            }
-            if scalars == 0 { return "is empty (an id has 1 to 128 characters)" }
-            if scalars > 128 { return "has \(scalars) characters (an id has at most 128)" }
-            return nil
-        }
-        if let problem { throw EventDecodingError(field: field.wireName, message: "the id \(problem)") }
-        return TextField(token: token, hash: scanner.hashString(token))
-    }
-
-    /// The common integer, read without the scanner: 1 to 18 digits, no sign, no leading zero,
-    /// and no fraction or exponent after it; `nil` for anything else, which the scanner reads.
-    @inline(__always)
-    func plainInteger(at start: Int) -> (Int64, end: Int)? {
-        let bytes = scanner.bytes
-        var index = start
-        var value: Int64 = 0
-        while index < bytes.count, index - start < 18, isDigit(bytes[index]) {
-            value = value &* 10 &+ Int64(bytes[index] &- UInt8(ascii: "0"))
-            index += 1
-        }
-        let digits = index - start
-        guard digits > 0, digits == 1 || bytes[start] != UInt8(ascii: "0") else { return nil }
-        if index < bytes.count {
-            let next = bytes[index]
-            guard !isDigit(next), next != UInt8(ascii: "."), next | 0x20 != UInt8(ascii: "e") else { return nil }
-        }
-        return (value, index)
-    }
-
-    mutating func integer(_ field: EventField) throws(EventDecodingError) -> (Int64, UInt64) {
-        guard let byte = scanner.peekFast(), byte == UInt8(ascii: "-") || isDigit(byte) else {
-            throw typeError(field, expected: "an integer")
-        }
-        let start = scanner.position
-        if let (value, end) = plainInteger(at: start) {
-            scanner.position = end
-            return (value, StableHash.number(UnsafeBufferPointer(rebasing: scanner.bytes[start..<end])))
-        }
-        let token = try syntax(field) { (s: inout JSONScanner) throws(JSONSyntaxError) in
-            try s.scanNumber()
-        }
-        var before: String {  // described only for a message
-            var probe = self
-            probe.scanner.position = start
-            return probe.describeNextValue()
-        }
-        guard token.isInteger else {
-            throw EventDecodingError(
-                field: field.wireName, message: "expected an integer, found \(before) (no fraction or exponent allowed)")
-        }
-        guard let value = scanner.int64(of: token) else {
-            throw EventDecodingError(field: field.wireName, message: "\(before.dropFirst(11)) is outside -2^63...2^63-1")
-        }
-        return (value, scanner.hashNumber(token))
-    }
-
-    mutating func parseRouteParams() throws(EventDecodingError) -> UInt64 {
-        let name = EventField.routeParams.wireName
-        guard scanner.peekFast() == UInt8(ascii: "{") else {
-            throw typeError(.routeParams, expected: "an object of scalar values")
-        }
-        scanner.position += 1
-        var entries: [(String, ParamValue)] = []
-        var keys = KeySet()
-        var sum: UInt64 = 0
-        if !scanner.consume(UInt8(ascii: "}")) {
-            repeat {
-                let key = try syntax(field: name) { (s: inout JSONScanner) throws(JSONSyntaxError) in try s.scanString() }
-                let keyName = scanner.string(of: key)
-                do {
-                    try keys.insert(key, in: scanner)
-                } catch {
-                    throw EventDecodingError(field: "\(name).\(keyName)", message: "duplicate key")
-                }
-                try syntax(field: name) { (s: inout JSONScanner) throws(JSONSyntaxError) in try s.expect(UInt8(ascii: ":")) }
-                let path = "\(name).\(keyName)"
-                let value: ParamValue
-                let hash: UInt64
-                switch scanner.peekFast() {
-                case UInt8(ascii: "\""):
-                    let token = try syntax(field: path) { (s: inout JSONScanner) throws(JSONSyntaxError) in try s.scanString() }
-                    value = .string(scanner.string(of: token))
-                    hash = scanner.hashString(token)
-                case UInt8(ascii: "t"), UInt8(ascii: "f"), UInt8(ascii: "n"):
-                    let literal = try syntax(field: path) { (s: inout JSONScanner) throws(JSONSyntaxError) in try s.scanLiteral() }
-                    switch literal {
-                    case .true:
-                        value = .bool(true)
-                        hash = StableHash.trueHash
-                    case .false:
-                        value = .bool(false)
-                        hash = StableHash.falseHash
-                    case .null:
-                        value = .null
-                        hash = StableHash.nullHash
-                    }
-                case UInt8(ascii: "{"), UInt8(ascii: "["):
-                    throw EventDecodingError(
-                        field: path, message: "expected a string, number, boolean or null, found \(describeNextValue())")
-                default:
-                    let token = try syntax(field: path) { (s: inout JSONScanner) throws(JSONSyntaxError) in try s.scanNumber() }
-                    value = .number(scanner.text(of: token))
-                    hash = scanner.hashNumber(token)
-                }
-                entries.append((keyName, value))
-                sum &+= StableHash.memberHash(key: scanner.hashString(key), value: hash)
-            } while scanner.consume(UInt8(ascii: ","))
-            try syntax(field: name) { (s: inout JSONScanner) throws(JSONSyntaxError) in try s.expect(UInt8(ascii: "}")) }
-        }
-        fields.routeParams = RouteParams(entries)
-        return StableHash.objectHash(memberSum: sum, count: entries.count)
-    }
-
-    /// A restored state (CONTRACT §7): `flow`, `tab` (may be null), `stacks`, `modals`.
-    mutating func parseSnapshot() throws(EventDecodingError) -> UInt64 {
-        let name = EventField.snapshot.wireName
-        guard scanner.peekFast() == UInt8(ascii: "{") else {
-            throw typeError(.snapshot, expected: "an object (flow, tab, stacks, modals)")
-        }
-        let value = try syntax(field: name) { (s: inout JSONScanner) throws(JSONSyntaxError) in
-            try JSONValue.parseValue(&s, depth: 2)
-        }
-        guard let object = value.objectValue else { throw typeError(.snapshot, expected: "an object") }
-        func nonEmptyString(_ value: JSONValue?, _ path: String) throws(EventDecodingError) -> String {
-            guard let value else { throw EventDecodingError(field: path, message: "missing") }
-            guard let text = value.stringValue, !text.isEmpty else {
-                throw EventDecodingError(field: path, message: "expected a non-empty string, found \(value.typeName)")
-            }
-            return text
-        }
-        func stringArray(_ value: JSONValue?, _ path: String) throws(EventDecodingError) -> [String] {
-            guard let value else { throw EventDecodingError(field: path, message: "missing") }
-            guard let array = value.arrayValue else {
-                throw EventDecodingError(field: path, message: "expected an array of strings, found \(value.typeName)")
-            }
-            var result: [String] = []
-            for (index, element) in array.enumerated() {
-                result.append(try nonEmptyString(element, "\(path)[\(index)]"))
-            }
-            return result
-        }
-        let flow = try nonEmptyString(object["flow"], "\(name).flow")
-        var tab: String?
-        if let tabValue = object["tab"], !tabValue.isNull {
-            tab = try nonEmptyString(tabValue, "\(name).tab")
-        }
-        guard let stacksValue = object["stacks"] else { throw EventDecodingError(field: "\(name).stacks", message: "missing") }
-        guard let stacksObject = stacksValue.objectValue else {
-            throw EventDecodingError(field: "\(name).stacks", message: "expected an object, found \(stacksValue.typeName)")
-        }
-        var stacks: [String: [String]] = [:]
-        for (stack, routes) in stacksObject.members {
-            stacks[stack] = try stringArray(routes, "\(name).stacks.\(stack)")
-        }
-        let modals = try stringArray(object["modals"], "\(name).modals")
-        fields.snapshot = NavigationState(flow: flow, tab: tab, stacks: stacks, modals: modals)
-        return value.stableHash
-    }
-
-    // MARK: Assembling the event
-
-    func missing(_ field: EventField, for name: EventName? = nil) -> EventDecodingError {
-        if let name {
-            return EventDecodingError(field: field.wireName, message: "missing (required by \(name.rawValue))")
-        }
-        return EventDecodingError(field: field.wireName, message: "missing (required on every event)")
-    }
-
-    /// Checks the envelope and moves the fields into the payload (each string is taken, not
-    /// copied: a retain and a release fewer per field, and a cheaper parser to destroy).
-    mutating func buildPayload() throws(EventDecodingError) -> NavigationEvent.Payload {
-        guard fields.schemaVersion != nil else { throw missing(.schemaVersion) }
-        guard fields.eventID != nil else { throw missing(.eventID) }
-        guard let name = fields.eventName else { throw missing(.eventName) }
-        guard fields.sessionID != nil else { throw missing(.sessionID) }
-        guard fields.seq != nil else { throw missing(.seq) }
-        guard fields.timestamp != nil else { throw missing(.timestamp) }
-        guard fields.correlationID != nil else { throw missing(.correlationID) }
-
-        if fields.has(.routeParams), ![.routePush, .routeReplace, .routeInsert, .screenView].contains(name) {
-            throw EventDecodingError(
-                field: "route_params",
-                message: "not allowed on \(name.rawValue) (only on route_push, route_replace, route_insert, screen_view)")
-        }
-        if case .some(.none) = fields.toRoute, ![.routePop, .routePopTo, .screenView].contains(name) {
-            throw EventDecodingError(
-                field: "to_route", message: "may be null only on route_pop, route_pop_to and screen_view")
-        }
-
-        let text = self.text
-        func require<T>(_ value: T?, _ field: EventField) throws(EventDecodingError) -> T {
-            guard let value else { throw missing(field, for: name) }
-            return value
-        }
-        func require(_ value: TextField?, _ field: EventField) throws(EventDecodingError) -> String {
-            guard let value else { throw missing(field, for: name) }
-            return text(value)
-        }
-        /// A nullable field that must be present: `TextField??` where the outer level is presence.
-        func requireNullable(_ value: TextField??, _ field: EventField) throws(EventDecodingError) -> String? {
-            guard let value else { throw missing(field, for: name) }
-            return value.map { text($0) }
-        }
-        func requireRoute(_ value: TextField??, _ field: EventField) throws(EventDecodingError) -> String {
-            guard let value, let route = value else { throw missing(field, for: name) }
-            return text(route)
-        }
-
-        let payload: NavigationEvent.Payload
-        switch name {
-        case .sessionStart:
-            guard fields.appVersion != nil else { throw missing(.appVersion, for: name) }
-            payload = .sessionStart(snapshot: fields.snapshot.take())
-        case .routePush:
-            payload = .routePush(
-                stack: try require(fields.stack, .stack), from: try requireNullable(fields.fromRoute, .fromRoute),
-                to: try requireRoute(fields.toRoute, .toRoute), params: fields.routeParams.take())
-        case .routePop:
-            let stack = try require(fields.stack, .stack)
-            let from = try requireNullable(fields.fromRoute, .fromRoute)
-            let to = try requireNullable(fields.toRoute, .toRoute)
-            let amount: NavigationEvent.PopAmount
-            switch (fields.count, fields.toRoot) {
-            case (nil, true?): amount = .toRoot
-            case (_?, true?):
-                throw EventDecodingError(field: "count", message: "route_pop has exactly one of count and to_root: true")
-            case (let count?, _): amount = .count(count)
-            case (nil, _):
-                throw EventDecodingError(field: "count", message: "missing (route_pop needs count or to_root: true)")
-            }
-            payload = .routePop(stack: stack, from: from, to: to, amount: amount)
-        case .routeReplace:
-            payload = .routeReplace(
-                stack: try require(fields.stack, .stack), from: try requireNullable(fields.fromRoute, .fromRoute),
-                to: try requireRoute(fields.toRoute, .toRoute), params: fields.routeParams.take())
-        case .routePopTo:
-            payload = .routePopTo(
-                stack: try require(fields.stack, .stack), from: try requireNullable(fields.fromRoute, .fromRoute),
-                to: try requireNullable(fields.toRoute, .toRoute))
-        case .routeInsert:
-            payload = .routeInsert(
-                stack: try require(fields.stack, .stack), route: try requireRoute(fields.toRoute, .toRoute),
-                index: try require(fields.index, .index), params: fields.routeParams.take())
-        case .routeRemove:
-            payload = .routeRemove(stack: try require(fields.stack, .stack), route: try requireRoute(fields.toRoute, .toRoute))
-        case .flowSwitch:
-            payload = .flowSwitch(from: try require(fields.fromFlow, .fromFlow), to: try require(fields.toFlow, .toFlow))
-        case .tabSwitch:
-            payload = .tabSwitch(from: try requireNullable(fields.fromTab, .fromTab), to: try require(fields.toTab, .toTab))
-        case .commandApplied:
-            payload = .commandApplied(
-                command: try require(fields.command, .command), fromFlow: try require(fields.fromFlow, .fromFlow),
-                toFlow: try require(fields.toFlow, .toFlow))
-        case .modalPresent:
-            payload = .modalPresent(modal: try require(fields.modal, .modal), style: try require(fields.style, .style))
-        case .modalDismiss:
-            payload = .modalDismiss(modal: try require(fields.modal, .modal))
-        case .screenView:
-            switch (fields.stack, fields.modal) {
-            case (let stack?, nil):
-                payload = .screenView(
-                    .stack(text(stack), route: try requireNullable(fields.toRoute, .toRoute)), params: fields.routeParams.take())
-            case (nil, let modal?):
-                if case .some(.some) = fields.toRoute {
-                    throw EventDecodingError(field: "to_route", message: "must be absent or null on a screen_view of a modal")
-                }
-                payload = .screenView(.modal(text(modal)), params: fields.routeParams.take())
-            case (_?, _?):
-                throw EventDecodingError(field: "modal", message: "screen_view has exactly one of stack and modal")
-            case (nil, nil):
-                throw EventDecodingError(field: "stack", message: "missing (screen_view needs stack or modal)")
-            }
-        case .deepLink:
-            payload = .deepLink(url: try require(fields.url, .url), outcome: try require(fields.outcome, .outcome))
-        }
-        return payload
-    }
 }
 
 @inline(__always)
-private func isDigit(_ byte: UInt8) -> Bool { byte &- UInt8(ascii: "0") < 10 }
+func isDigit(_ byte: UInt8) -> Bool { byte &- UInt8(ascii: "0") < 10 }
 
 /// Whether any of `count` bytes is DEL (0x7F), eight at a time: an id is checked for it, and
 /// a call to `memchr` cost more than the check.
 @inline(__always)
-private func containsDEL(_ start: UnsafePointer<UInt8>, _ count: Int) -> Bool {
+func containsDEL(_ start: UnsafePointer<UInt8>, _ count: Int) -> Bool {
     var offset = 0
     while offset + 8 <= count {
         let word = UnsafeRawPointer(start + offset).loadUnaligned(as: UInt64.self) ^ 0x7F7F_7F7F_7F7F_7F7F
@@ -916,14 +453,14 @@ private func containsDEL(_ start: UnsafePointer<UInt8>, _ count: Int) -> Bool {
 extension JSONScanner {
     /// `string(of:)`, with the common token (no escapes) made here, inline.
     @inline(__always)
-    fileprivate func plainString(of token: StringToken) -> String {
+    func plainString(of token: StringToken) -> String {
         if token.hasEscapes { return string(of: token) }
         return String(decoding: UnsafeBufferPointer(rebasing: bytes[token.start..<token.end]), as: UTF8.self)
     }
 
     /// `hashString(_:)`, with the common token (no escapes) hashed straight from its bytes.
     @inline(__always)
-    fileprivate func plainHash(of token: StringToken) -> UInt64 {
+    func plainHash(of token: StringToken) -> UInt64 {
         if token.hasEscapes { return hashString(token) }
         return StableHash.string(UnsafeBufferPointer(rebasing: bytes[token.start..<token.end]))
     }
@@ -931,7 +468,7 @@ extension JSONScanner {
     /// The next byte after whitespace, as `peekSignificant()`, but looked at inline first: in a
     /// compact line the next byte is rarely whitespace, and the scanner's method is a call away.
     @inline(__always)
-    fileprivate mutating func peekFast() -> UInt8? {
+    mutating func peekFast() -> UInt8? {
         if position < bytes.count, bytes[position] > 0x20 { return bytes[position] }  // no whitespace is above 0x20
         return peekSignificant()
     }
@@ -939,7 +476,7 @@ extension JSONScanner {
     /// Consumes `byte` if it is the very next byte. Compact lines have no whitespace between
     /// tokens: this check, inlined, spares the scanner's call for most `:` and `,`.
     @inline(__always)
-    fileprivate mutating func consumeAdjacent(_ byte: UInt8) -> Bool {
+    mutating func consumeAdjacent(_ byte: UInt8) -> Bool {
         guard position < bytes.count, bytes[position] == byte else { return false }
         position += 1
         return true
@@ -948,7 +485,7 @@ extension JSONScanner {
 
 /// Whether `count` bytes (at most 16 here) are equal, eight at a time.
 @inline(__always)
-private func plainBytesEqual(_ lhs: UnsafePointer<UInt8>, _ rhs: UnsafePointer<UInt8>, _ count: Int) -> Bool {
+func plainBytesEqual(_ lhs: UnsafePointer<UInt8>, _ rhs: UnsafePointer<UInt8>, _ count: Int) -> Bool {
     @inline(__always) func word(_ pointer: UnsafePointer<UInt8>, _ offset: Int) -> UInt64 {
         UnsafeRawPointer(pointer + offset).loadUnaligned(as: UInt64.self)
     }
