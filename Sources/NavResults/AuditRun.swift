@@ -1,7 +1,7 @@
 import Dispatch
 import NavJSON
 import NavEvents
-public import NavModel
+import NavModel
 public import NavReplay
 public import NavInput
 

@@ -1,4 +1,4 @@
-public import NavRuns
+package import NavRuns
 
 /// A session is its id within one app (model): sessions order by id, then by model, and
 /// partitions and run files carry them as run keys (the model as the group, the id as the label).

@@ -8,7 +8,7 @@ import Dispatch
 import NavEvents
 import NavJSON
 import NavModel
-public import NavReplay
+package import NavReplay
 
 /// What the summary needs of folded sessions: counts that add up over sessions in any order.
 package struct SessionTally: Sendable {
