@@ -4,7 +4,7 @@ import NavEvents
 public import NavModel
 public import NavReplay
 public import NavInput
-public import NavResults
+import NavResults
 import NavPartitions
 
 /// What an audit reads and how.

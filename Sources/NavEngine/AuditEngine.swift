@@ -2,8 +2,8 @@ import Dispatch
 import NavJSON
 import NavEvents
 public import NavModel
-public import NavReplay
-public import NavInput
+import NavReplay
+import NavInput
 public import NavResults
 import NavPartitions
 

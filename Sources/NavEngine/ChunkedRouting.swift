@@ -8,8 +8,8 @@
 import Dispatch
 import NavEvents
 import NavReplay
-public import NavInput
-public import NavRuns
+import NavInput
+import NavRuns
 import NavPartitions
 
 /// The reading pass over a mapped input, on every core: the file is cut into chunks at line

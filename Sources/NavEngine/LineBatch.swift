@@ -3,7 +3,7 @@ import NavEvents
 import NavJSON
 import NavModel
 import NavReplay
-public import NavInput
+import NavInput
 import NavPartitions
 
 /// Writes routed lines to their partitions on a serial queue of its own, at most two batches

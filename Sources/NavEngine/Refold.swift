@@ -1,8 +1,8 @@
 import NavEvents
 import NavModel
 import NavReplay
-public import NavInput
-public import NavResults
+import NavInput
+import NavResults
 import NavPartitions
 
 /// What a run over the same inputs is asked for when sessions that share event ids are folded

@@ -9,8 +9,8 @@ import NavEvents
 import NavJSON
 import NavModel
 import NavReplay
-public import NavInput
-public import NavResults
+import NavInput
+import NavResults
 import NavPartitions
 
 /// Where decoded lines go until their sessions are folded. Three strategies, one per way of

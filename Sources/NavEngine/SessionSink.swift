@@ -1,9 +1,9 @@
 import NavEvents
 import NavJSON
 import NavModel
-public import NavReplay
-public import NavInput
-public import NavResults
+import NavReplay
+import NavInput
+import NavResults
 import NavPartitions
 
 /// The sink's end on one fold job (its local state): what each session folded there becomes.

@@ -3,9 +3,9 @@ import NavEvents
 import NavJSON
 import NavModel
 import NavReplay
-public import NavInput
-public import NavResults
-public import NavRuns
+import NavInput
+import NavResults
+import NavRuns
 import NavPartitions
 
 /// Holds sessions in memory up to a budget; past it, writes the held lines to hash partitions

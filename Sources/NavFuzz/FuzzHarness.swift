@@ -8,9 +8,9 @@ public import NavModel
 import NavEvents
 import NavJSON
 import NavReplay
-public import NavReport
-public import NavEngine
-public import NavInput
+import NavReport
+import NavEngine
+import NavInput
 public import NavResults
 
 /// Runs one input through everything `navreplay` does with a log and checks the invariants that

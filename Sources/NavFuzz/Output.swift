@@ -6,7 +6,7 @@ import Foundation
     import FoundationXML
 #endif
 import NavReplay
-public import NavReport
+import NavReport
 import NavSQLite
 public import NavResults
 

@@ -4,12 +4,12 @@
     import Darwin
 #endif
 import Dispatch
-package import NavEvents
-package import NavJSON
+import NavEvents
+import NavJSON
 package import NavReplay
-public import NavInput
-public import NavResults
-public import NavRuns
+import NavInput
+package import NavResults
+import NavRuns
 
 /// Which sessions share an event id with another session, for audits whose sessions fold apart
 /// (partitions, pre-grouped input): CONTRACT §7 makes every occurrence of an id after the first,

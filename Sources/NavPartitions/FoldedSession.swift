@@ -1,9 +1,9 @@
-package import NavEvents
-package import NavJSON
+import NavEvents
+import NavJSON
 package import NavModel
-public import NavReplay
-public import NavInput
-public import NavResults
+package import NavReplay
+import NavInput
+package import NavResults
 
 /// One folded session as a fold job hands it on: its counts, and either the whole audit
 /// (collected for reports) or only its formatted output (streamed).

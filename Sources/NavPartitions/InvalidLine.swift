@@ -1,9 +1,9 @@
 import Dispatch
 package import NavEvents
-package import NavJSON
-package import NavModel
+import NavJSON
+import NavModel
 package import NavReplay
-public import NavInput
+import NavInput
 
 /// Why a line is unreadable, as its `schema.invalid` finding says.
 package enum InvalidLine {

@@ -1,5 +1,5 @@
 import CNavSupport
-package import NavEvents
+import NavEvents
 
 /// A lossless shorthand for the lines copied to partition files: each `"key":` of the event
 /// schema (and `"event_name":"<name>"` whole) becomes two bytes, a marker and the entry's

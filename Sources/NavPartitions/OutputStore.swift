@@ -3,9 +3,9 @@
 #elseif canImport(Darwin)
     import Darwin
 #endif
-package import NavInput
-package import NavRuns
-package import SystemPackage
+import NavInput
+import NavRuns
+import SystemPackage
 
 /// The formatted output of folded sessions, set aside in a temporary file until it is written
 /// in session order.

@@ -1,9 +1,9 @@
-package import NavEvents
-package import NavJSON
-package import NavModel
-public import NavReplay
-public import NavInput
-public import NavResults
+import NavEvents
+import NavJSON
+import NavModel
+import NavReplay
+import NavInput
+import NavResults
 
 /// A fixed number of result slots that parallel jobs fill, each its own slot.
 package final class ParallelResults<Value>: @unchecked Sendable {

@@ -1,9 +1,9 @@
 package import NavEvents
-public import NavInput
-package import NavJSON
+package import NavInput
+import NavJSON
 package import NavReplay
-public import NavResults
-public import NavRuns
+import NavResults
+package import NavRuns
 
 /// Decodes the records of one partition as it is read back (`SpillPartitions.read`): the
 /// decoder, string cache and expansion buffer of one job, and the lines found invalid.

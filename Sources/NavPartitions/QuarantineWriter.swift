@@ -3,8 +3,8 @@
 #elseif canImport(Darwin)
     import Darwin
 #endif
-package import NavJSON
-package import NavInput
+import NavJSON
+import NavInput
 
 /// Writes each invalid line as one NDJSON record so it can be fixed and fed again:
 /// `{"file","line","field","reason","raw","raw_base64"}`. `raw` is the line as text when it is

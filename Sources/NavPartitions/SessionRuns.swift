@@ -4,9 +4,9 @@
     import Darwin
 #endif
 package import NavReplay
-public import NavInput
-public import NavResults
-public import NavRuns
+import NavInput
+package import NavResults
+package import NavRuns
 
 /// The folded sessions of pre-grouped input, given back in session order in bounded memory.
 ///

@@ -4,9 +4,9 @@
     import Darwin
 #endif
 package import NavEvents
-package import NavJSON
-package import NavModel
-public import NavRuns
+import NavJSON
+import NavModel
+package import NavRuns
 
 /// A compact binary form of a decoded event, for spill partitions.
 ///

@@ -1,5 +1,5 @@
 package import NavReplay
-public import NavRuns
+import NavRuns
 
 extension SpillFileWriter {
     /// A record keyed by its place, in the output files' format, so that the same merge

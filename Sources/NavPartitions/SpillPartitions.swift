@@ -5,13 +5,13 @@
 #endif
 import CNavSupport
 import Dispatch
-package import NavEvents
-package import NavJSON
-package import NavModel
+import NavEvents
+import NavJSON
+import NavModel
 package import NavReplay
-public import NavInput
-public import NavResults
-public import NavRuns
+package import NavInput
+package import NavResults
+package import NavRuns
 
 /// One partition record, its length field included, read through the header's fields (see
 /// `SpillPartitions`: `[u32 length][i32 model][i32 file][i64 line][u8 form][u32 session tag]`).

@@ -1,6 +1,6 @@
-public import NavEvents
+import NavEvents
 import NavJSON
-public import NavModel
+import NavModel
 
 extension NavigationFold {
     /// At the end of a group that switched the flow: the routes of the stacks the new flow owns

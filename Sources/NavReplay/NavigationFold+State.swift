@@ -1,6 +1,6 @@
-public import NavEvents
+import NavEvents
 import NavJSON
-public import NavModel
+import NavModel
 
 extension NavigationFold {
     /// Keeps the state before the event being applied. Every change of the state in `apply`

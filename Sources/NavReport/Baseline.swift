@@ -2,7 +2,7 @@ import NavEvents
 import NavJSON
 import NavModel
 public import NavReplay
-public import NavInput
+import NavInput
 public import NavResults
 
 /// Stable fingerprints of findings, for baselines (`--baseline`, `--write-baseline`), SARIF

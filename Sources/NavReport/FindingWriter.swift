@@ -3,7 +3,7 @@ import NavEvents
 import NavModel
 public import NavReplay
 public import NavResults
-public import NavInput
+import NavInput
 
 /// Writes findings in the machine formats: one NDJSON object per finding (CONTRACT §6) and
 /// the JSON document of `--format json`.

@@ -3,7 +3,7 @@ import NavJSON
 import NavModel
 import NavReplay
 public import NavResults
-public import NavInput
+import NavInput
 
 /// GitHub Actions workflow commands: one annotation a finding, shown on the pull request's
 /// files and in the job summary.

@@ -2,7 +2,7 @@ public import NavEvents
 import NavJSON
 import NavModel
 public import NavReplay
-public import NavInput
+import NavInput
 public import NavResults
 public import NavRuns
 

@@ -2,7 +2,7 @@ import NavEvents
 import NavJSON
 import NavModel
 import NavReplay
-public import NavInput
+import NavInput
 public import NavResults
 
 /// JUnit XML, the test report that CI systems render (Jenkins, GitLab, Azure, CircleCI,

@@ -3,7 +3,7 @@ import NavJSON
 import NavModel
 import NavReplay
 public import NavResults
-public import NavInput
+import NavInput
 
 /// SARIF 2.1.0 (OASIS), the format code-scanning services read (GitHub code scanning, Azure
 /// DevOps, SonarQube, VS Code's SARIF viewer).
