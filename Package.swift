@@ -87,12 +87,21 @@ let package = Package(
         .target(
             name: "NavSQLite", dependencies: ["CSQLite", "NavJSON", "NavModel", "NavEvents", "NavReplay", "NavResults", "NavReport"],
             swiftSettings: swiftSettings),
+        // The event store of nightly ingestion: batches folded into one SQLite file, sessions
+        // carried across batches and folded again, through the engine, as they grow.
+        .target(
+            name: "NavStore",
+            dependencies: [
+                "CZlib", "NavJSON", "NavModel", "NavEvents", "NavReplay", "NavInput", "NavRuns", "NavResults", "NavEngine", "NavReport",
+                "NavSQLite", .product(name: "SystemPackage", package: "swift-system"),
+            ],
+            swiftSettings: swiftSettings),
         // The command line, thin on top.
         .target(
             name: "NavReplayCommands",
             dependencies: [
                 "NavJSON", "NavModel", "NavEvents", "NavReplay", "NavInput", "NavRuns", "NavResults", "NavEngine", "NavReport",
-                "NavSQLite", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                "NavSQLite", "NavStore", .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "SystemPackage", package: "swift-system"),
             ],
             // `navreplay schema` prints the schemas from the binary itself (`Schemas` here is a link to

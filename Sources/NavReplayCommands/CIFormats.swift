@@ -123,7 +123,7 @@ func sqliteFailure<T>(_ body: () throws(SQLiteError) -> T) throws -> T {
         return try body()
     } catch {
         switch error.kind {
-        case .sqlite: throw CommandFailure("\(error)")
+        case .sqlite, .busy: throw CommandFailure("\(error)")
         case .sessionAlreadyHeld:
             throw CommandFailure(
                 "\(error). Give --replace to write a new database in its place, or leave out the logs it already holds.")

@@ -33,7 +33,10 @@ extension NavReplayCommand {
         @Option(help: "A worst session with more events shows only the events around its findings.")
         var timelineLimit = 80
 
+        @OptionGroup var store: StoreInput
+
         func validate() throws {
+            try input.requireInputs(orStore: store.store)
             if worst < 0 { throw ValidationError("Please give --worst a number of 0 or more.") }
             if timelineLimit < 1 { throw ValidationError("Please give --timeline-limit a positive number.") }
         }

@@ -1,0 +1,242 @@
+import NavEvents
+import NavInput
+import NavJSON
+import NavRuns
+import SystemPackage
+
+/// What the store knows of one input file: how many lines it has read of it, and a fingerprint
+/// of them, to tell an appended file (read on from there) from a rewritten one (refused).
+struct StoredFile: Sendable, Equatable {
+    var id: Int
+    var path: String
+    var lines: Int64 = 0
+    var blankLines: Int64 = 0
+    var fingerprint: UInt64 = StoredFile.emptyFingerprint
+    /// The last line read had no line end (taken at `--close-all`, the end of data).
+    var tornTail = false
+
+    static let emptyFingerprint = StableHash(tag: 0x66).finish()
+}
+
+/// A file's lines folded into its fingerprint, one at a time.
+struct Fingerprint {
+    private var hash = StableHash(tag: 0x66)
+    private(set) var lines: Int64 = 0
+
+    mutating func add(_ line: RawLine) {
+        hash.combine(line.bytes)
+        hash.combine(UInt64(bitPattern: Int64(line.overlongLength ?? -1)))
+        hash.combine(line.ending == .newline ? 1 : 2)
+        lines += 1
+    }
+
+    func finish() -> UInt64 { lines == 0 ? StoredFile.emptyFingerprint : hash.finish() }
+}
+
+/// One valid event line of a batch, as much of it as the store needs before the fold.
+struct ScannedSession {
+    var lines: [UInt8] = []
+    var lineCount = 0
+    var newestMilliseconds: Int64 = .min
+    var appVersion: String?
+    var appVersionAt: Int64 = .min
+}
+
+/// Reads the new lines of a batch's files: every line past what the store read of each file
+/// before, as located lines (`FILE<TAB>LINE<TAB>line`) for the fold, and, for each session, the
+/// lines the store keeps.
+final class BatchReader {
+    struct FileOutcome {
+        var file: StoredFile
+        var newLines: Int64 = 0
+        var heldBackTail = false
+        var error: String?
+        var alreadyIngested: Bool { error == nil && newLines == 0 }
+    }
+
+    let maxLineBytes: Int
+    let takeTornTail: Bool
+    private let located: LocatedOutput
+    private let decoder = EventDecoder()
+    /// Sessions whose events the store no longer holds: their late lines are kept apart.
+    private let isPruned: (String) -> Bool
+    private let flush: (String, ScannedSession) throws -> Void
+    private let chunkBudget: Int
+
+    private(set) var sessions: [String: ScannedSession] = [:]
+    private var bufferedBytes = 0
+    /// Every session that got a line in this batch, with its newest event time and version.
+    private(set) var touched: [String: ScannedSession] = [:]
+    private(set) var lateLines: [(sessionID: String, file: Int, line: Int64, text: String)] = []
+    private(set) var eventIDs: [(hash: UInt64, sessionID: String)] = []
+    private(set) var lines: Int64 = 0
+    private(set) var blankLines: Int64 = 0
+    private(set) var eventLines: Int64 = 0
+    private(set) var invalidLines: Int64 = 0
+    private(set) var newestMilliseconds: Int64 = .min
+
+    init(
+        maxLineBytes: Int, takeTornTail: Bool, located: LocatedOutput, chunkBudget: Int, isPruned: @escaping (String) -> Bool,
+        flush: @escaping (String, ScannedSession) throws -> Void
+    ) {
+        self.maxLineBytes = maxLineBytes
+        self.takeTornTail = takeTornTail
+        self.located = located
+        self.chunkBudget = chunkBudget
+        self.isPruned = isPruned
+        self.flush = flush
+    }
+
+    /// Reads `file` from the line after the last one the store read, checking on the way that
+    /// the lines read before are unchanged.
+    func read(_ file: StoredFile) throws -> FileOutcome {
+        var outcome = FileOutcome(file: file)
+        var prefix = Fingerprint()
+        var current = Fingerprint()
+        var newBlank: Int64 = 0
+        var changed = false
+        var heldBack = false
+        var lastTakenEnding = LineEnding.newline
+        let reader = LineReader(maxLineBytes: maxLineBytes)
+        do {
+            _ = try reader.readLines(of: file.path) { line in
+                guard !changed else { return }
+                if line.number <= file.lines {
+                    prefix.add(line)
+                    current.add(line)
+                    if line.number == file.lines, prefix.finish() != file.fingerprint || (file.tornTail && line.ending == .newline) {
+                        changed = true
+                    }
+                    return
+                }
+                if line.ending == .endOfInput && !takeTornTail {
+                    heldBack = true
+                    return
+                }
+                current.add(line)
+                outcome.newLines += 1
+                lastTakenEnding = line.ending
+                if line.isBlank {
+                    newBlank += 1
+                    return
+                }
+                try take(line, file: file.id)
+            }
+        } catch let error as InputError {
+            outcome.error = error.description
+        }
+        if changed || (outcome.error == nil && prefix.lines < file.lines) {
+            return FileOutcome(
+                file: file,
+                error: "\(file.path): changed since it was ingested: its first \(file.lines) lines are not the lines ingested "
+                    + "then (a rotated or rewritten file: give its new content another name)")
+        }
+        outcome.heldBackTail = heldBack
+        outcome.file.lines += outcome.newLines
+        outcome.file.blankLines += newBlank
+        outcome.file.fingerprint = current.finish()
+        if outcome.newLines > 0 { outcome.file.tornTail = lastTakenEnding == .endOfInput }
+        lines += outcome.newLines
+        blankLines += newBlank
+        return outcome
+    }
+
+    private func take(_ line: RawLine, file: Int) throws {
+        guard line.overlongLength == nil, case .success(let decoded) = decoder.decode(line.bytes) else {
+            // Not an event: folded with the batch (its finding is made there), never kept.
+            invalidLines += 1
+            try located.write(line, file: file)
+            return
+        }
+        let event = decoded.event
+        let milliseconds = event.timestamp.epochMilliseconds
+        newestMilliseconds = max(newestMilliseconds, milliseconds)
+        var seen = touched[event.sessionID] ?? ScannedSession()
+        seen.newestMilliseconds = max(seen.newestMilliseconds, milliseconds)
+        if let version = event.appVersion, milliseconds >= seen.appVersionAt {
+            seen.appVersion = version
+            seen.appVersionAt = milliseconds
+        }
+        seen.lineCount += 1
+        touched[event.sessionID] = seen
+        if isPruned(event.sessionID) {
+            lateLines.append((event.sessionID, file, line.number, String(decoding: line.bytes, as: UTF8.self)))
+            return
+        }
+        eventLines += 1
+        eventIDs.append((decoded.eventIDHash, event.sessionID))
+        try located.write(line, file: file)
+        var kept = sessions[event.sessionID] ?? ScannedSession()
+        let before = kept.lines.count
+        LocatedOutput.append(line, file: file, to: &kept.lines)
+        kept.lineCount += 1
+        bufferedBytes += kept.lines.count - before
+        sessions[event.sessionID] = kept
+        if bufferedBytes > chunkBudget { try flushAll() }
+    }
+
+    /// Hands every session's buffered lines to the store, as one chunk each.
+    func flushAll() throws {
+        for (sessionID, kept) in sessions.sorted(by: { $0.key.utf8Precedes($1.key) }) where kept.lineCount > 0 {
+            try flush(sessionID, kept)
+        }
+        sessions = [:]
+        bufferedBytes = 0
+    }
+}
+
+/// The fold's input, written as located lines to a temporary file.
+final class LocatedOutput {
+    let path: String
+    private let descriptor: FileDescriptor
+    private var buffer: [UInt8] = []
+
+    init(path: String) throws {
+        self.path = path
+        descriptor = try ScratchDirectory.createFile(path, what: "the batch's temporary file")
+        buffer.reserveCapacity(1 << 20)
+    }
+
+    deinit { try? descriptor.close() }
+
+    /// `FILE<TAB>LINE<TAB>bytes`: a line over the limit keeps its first bytes and is padded
+    /// with spaces to its length, so that the fold reports it as the reading did.
+    static func append(_ line: RawLine, file: Int, to buffer: inout [UInt8]) {
+        buffer.append(contentsOf: String(file).utf8)
+        buffer.append(0x09)
+        buffer.append(contentsOf: String(line.number).utf8)
+        if line.ending == .endOfInput { buffer.append(UInt8(ascii: "u")) }
+        buffer.append(0x09)
+        buffer.append(contentsOf: line.bytes)
+        if let length = line.overlongLength, length > line.bytes.count {
+            buffer.append(contentsOf: repeatElement(0x20, count: length - line.bytes.count))
+        }
+        buffer.append(0x0A)
+    }
+
+    func write(_ line: RawLine, file: Int) throws {
+        LocatedOutput.append(line, file: file, to: &buffer)
+        if buffer.count >= 1 << 20 { try drain() }
+    }
+
+    /// Lines already in located form (a session's stored chunk).
+    func write(located bytes: [UInt8]) throws {
+        buffer.append(contentsOf: bytes)
+        if buffer.count >= 1 << 20 { try drain() }
+    }
+
+    func drain() throws {
+        guard !buffer.isEmpty else { return }
+        do {
+            _ = try buffer.withUnsafeBytes { try descriptor.writeAll($0) }
+        } catch {
+            throw StoreError("Cannot write the temporary file \(path): \(error) (--temp-dir)")
+        }
+        buffer.removeAll(keepingCapacity: true)
+    }
+
+    func close() throws {
+        try drain()
+        try? descriptor.close()
+    }
+}
