@@ -195,6 +195,13 @@ let package = Package(
             dependencies: ["NavJSON", "NavModel", "NavEvents", "NavReplay", "NavRouter", "NavSamples", "NavTestSupport"],
             swiftSettings: swiftSettings),
         .testTarget(
+            name: "NavStoreTests",
+            dependencies: [
+                "NavJSON", "NavModel", "NavEvents", "NavReplay", "NavRouter", "NavResults", "NavEngine", "NavReport", "NavStore",
+                "NavTestSupport",
+            ],
+            swiftSettings: swiftSettings),
+        .testTarget(
             name: "NavReplayCLITests",
             dependencies: [
                 "NavJSON", "NavModel", "NavEvents", "NavReplay", "NavInput", "NavRuns", "NavEngine", "NavLog", "NavFuzz", "NavSamples",

@@ -38,15 +38,16 @@ package final class SQLiteDatabase {
     package let handle: OpaquePointer
     package let path: String
 
-    /// Opens (or creates) the database at `path`. `readOnly` opens an existing file only.
-    package init(path: String, readOnly: Bool = false) throws(SQLiteError) {
+    /// Opens (or creates) the database at `path`. `existing` opens an existing file only
+    /// (read-write all the same: a reader of a WAL database may have to recover its index).
+    package init(path: String, existing: Bool = false) throws(SQLiteError) {
         var handle: OpaquePointer?
-        let flags = readOnly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE
+        let flags = existing ? SQLITE_OPEN_READWRITE : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE
         let status = sqlite3_open_v2(path, &handle, flags, nil)
         guard status == SQLITE_OK, let handle else {
             let message = handle.map { String(cString: sqlite3_errmsg($0)) } ?? "out of memory"
             sqlite3_close(handle)
-            throw SQLiteError(readOnly ? "cannot open the database \(path): \(message)" : "cannot create the database \(path): \(message)")
+            throw SQLiteError(existing ? "cannot open the database \(path): \(message)" : "cannot create the database \(path): \(message)")
         }
         self.handle = handle
         self.path = path

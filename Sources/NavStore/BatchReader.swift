@@ -190,6 +190,8 @@ final class LocatedOutput {
     let path: String
     private let descriptor: FileDescriptor
     private var buffer: [UInt8] = []
+    /// Closed once only: a second close could close a descriptor the number was given to since.
+    private var isClosed = false
 
     init(path: String) throws {
         self.path = path
@@ -197,7 +199,7 @@ final class LocatedOutput {
         buffer.reserveCapacity(1 << 20)
     }
 
-    deinit { try? descriptor.close() }
+    deinit { if !isClosed { try? descriptor.close() } }
 
     /// `FILE<TAB>LINE<TAB>bytes`: a line over the limit keeps its first bytes and is padded
     /// with spaces to its length, so that the fold reports it as the reading did.
@@ -237,6 +239,12 @@ final class LocatedOutput {
 
     func close() throws {
         try drain()
-        try? descriptor.close()
+        guard !isClosed else { return }
+        isClosed = true
+        do {
+            try descriptor.close()
+        } catch {
+            throw StoreError("Cannot write the temporary file \(path): \(error) (--temp-dir)")
+        }
     }
 }

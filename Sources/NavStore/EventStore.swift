@@ -29,7 +29,7 @@ public final class EventStore {
     /// Opens the store at `path` for reading (`audit --store`); it must exist.
     public static func openForReading(path: String, toolVersion: String) throws -> EventStore {
         guard fileExists(path) else { throw StoreError("The store \(path) does not exist (navreplay ingest --store \(path) creates it).") }
-        let database = try opened { () throws(SQLiteError) in try SQLiteDatabase(path: path, readOnly: true) }
+        let database = try opened { () throws(SQLiteError) in try SQLiteDatabase(path: path, existing: true) }
         database.waitForLocks(milliseconds: 10_000)
         let (model, text) = try checkedModel(database, path: path, expected: nil, toolVersion: toolVersion)
         return EventStore(database: database, path: path, model: model, modelText: text)
