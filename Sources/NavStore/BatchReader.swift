@@ -14,6 +14,8 @@ struct StoredFile: Sendable, Equatable {
     var fingerprint: UInt64 = StoredFile.emptyFingerprint
     /// The last line read had no line end (taken at `--close-all`, the end of data).
     var tornTail = false
+    /// A last line without its line end was left for a later batch (`--close-all` reads it).
+    var tailLeft = false
 
     static let emptyFingerprint = StableHash(tag: 0x66).finish()
 }
@@ -132,6 +134,7 @@ final class BatchReader {
                     + "then (a rotated or rewritten file: give its new content another name)")
         }
         outcome.heldBackTail = heldBack
+        outcome.file.tailLeft = heldBack
         outcome.file.lines += outcome.newLines
         outcome.file.blankLines += newBlank
         outcome.file.fingerprint = current.finish()

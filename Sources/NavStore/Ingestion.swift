@@ -119,15 +119,18 @@ public enum Ingestion {
             }
         }
         var changedFiles: [StoredFile] = []
-        for path in Set(paths).sorted(by: { $0.utf8Precedes($1) }) {
-            let known = files[path] ?? StoredFile(id: files.count, path: path)
-            if files[path] == nil { files[path] = known }
+        // The end of data takes the last lines left without their line end, in every file.
+        let leftTails = options.closeAll ? files.values.filter(\.tailLeft).map(\.path) : []
+        for path in Set(paths + leftTails).sorted(by: { $0.utf8Precedes($1) }) {
+            // A new file takes the next id; one that could not be read at all takes none.
+            let nextID = (files.values.map(\.id).max() ?? -1) + 1
+            let known = files[path] ?? StoredFile(id: nextID, path: path)
             let outcome = try reader.read(known)
             if let chunkError { throw chunkError }
             report.files.append(
                 IngestReport.File(path: path, newLines: outcome.newLines, heldBackTail: outcome.heldBackTail, error: outcome.error))
             if outcome.newLines > 0 || outcome.file != known { changedFiles.append(outcome.file) }
-            files[path] = outcome.file
+            if outcome.newLines > 0 || files[path] != nil || outcome.error == nil { files[path] = outcome.file }
         }
         try reader.flushAll()
         try located.drain()
@@ -150,7 +153,8 @@ public enum Ingestion {
             try writer.forEachChunk(of: sessionID, before: batch) { try located.write(located: $0) }
         }
         try located.close()
-        let ordered = files.values.sorted { $0.id < $1.id }.map(\.path)
+        var ordered = [String](repeating: "", count: (files.values.map(\.id).max() ?? -1) + 1)
+        for file in files.values { ordered[file.id] = file.path }
         let open = folded.filter { plan.isOpen($0, status: writer.status(of: $0)) }
         let results = try fold(locatedPath, paths: ordered, model: writer.store.model, open: open, options: options)
         report.paths = ordered

@@ -17,7 +17,7 @@ enum StoreSchema {
           watermark TEXT, watermark_ms INTEGER, closed_all INTEGER NOT NULL);
         CREATE TABLE files (
           file INTEGER PRIMARY KEY, path TEXT NOT NULL UNIQUE, lines INTEGER NOT NULL, blank_lines INTEGER NOT NULL,
-          fingerprint INTEGER NOT NULL, torn_tail INTEGER NOT NULL, first_batch INTEGER NOT NULL, last_batch INTEGER NOT NULL);
+          fingerprint INTEGER NOT NULL, torn_tail INTEGER NOT NULL, tail_left INTEGER NOT NULL, first_batch INTEGER NOT NULL, last_batch INTEGER NOT NULL);
         CREATE TABLE sessions (
           session INTEGER PRIMARY KEY, session_id TEXT NOT NULL UNIQUE, status TEXT NOT NULL,
           app_version TEXT, events INTEGER NOT NULL, redeliveries INTEGER NOT NULL, duplicates INTEGER NOT NULL,

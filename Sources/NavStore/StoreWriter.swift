@@ -71,10 +71,11 @@ final class StoreWriter {
     func files() throws -> [String: StoredFile] {
         try sql { () throws(SQLiteError) in
             var files: [String: StoredFile] = [:]
-            try database.prepare("SELECT file, path, lines, blank_lines, fingerprint, torn_tail FROM files").forEachRow([]) { row in
+            try database.prepare("SELECT file, path, lines, blank_lines, fingerprint, torn_tail, tail_left FROM files").forEachRow([]) {
+                row in
                 let file = StoredFile(
                     id: Int(row.integer(0)), path: row.text(1), lines: row.integer(2), blankLines: row.integer(3),
-                    fingerprint: UInt64(bitPattern: row.integer(4)), tornTail: row.integer(5) != 0)
+                    fingerprint: UInt64(bitPattern: row.integer(4)), tornTail: row.integer(5) != 0, tailLeft: row.integer(6) != 0)
                 files[file.path] = file
             }
             return files
@@ -85,15 +86,17 @@ final class StoreWriter {
         try sql { () throws(SQLiteError) in
             let upsert = try database.prepare(
                 """
-                INSERT INTO files (file, path, lines, blank_lines, fingerprint, torn_tail, first_batch, last_batch)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+                INSERT INTO files (file, path, lines, blank_lines, fingerprint, torn_tail, tail_left, first_batch, last_batch)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
                 ON CONFLICT(file) DO UPDATE SET lines = excluded.lines, blank_lines = excluded.blank_lines,
-                  fingerprint = excluded.fingerprint, torn_tail = excluded.torn_tail, last_batch = excluded.last_batch
+                  fingerprint = excluded.fingerprint, torn_tail = excluded.torn_tail, tail_left = excluded.tail_left,
+                  last_batch = excluded.last_batch
                 """)
             for file in files {
                 try upsert.run([
                     .integer(Int64(file.id)), .text(file.path), .integer(file.lines), .integer(file.blankLines),
-                    .integer(Int64(bitPattern: file.fingerprint)), .integer(file.tornTail ? 1 : 0), .integer(batch), .integer(batch),
+                    .integer(Int64(bitPattern: file.fingerprint)), .integer(file.tornTail ? 1 : 0), .integer(file.tailLeft ? 1 : 0),
+                    .integer(batch), .integer(batch),
                 ])
             }
         }
