@@ -92,8 +92,8 @@ let package = Package(
         .target(
             name: "NavStore",
             dependencies: [
-                "CZlib", "NavJSON", "NavModel", "NavEvents", "NavReplay", "NavInput", "NavRuns", "NavResults", "NavEngine", "NavReport",
-                "NavSQLite", .product(name: "SystemPackage", package: "swift-system"),
+                "NavJSON", "NavModel", "NavEvents", "NavReplay", "NavInput", "NavRuns", "NavResults", "NavPartitions", "NavEngine",
+                "NavReport", "NavSQLite", .product(name: "SystemPackage", package: "swift-system"),
             ],
             swiftSettings: swiftSettings),
         // The command line, thin on top.

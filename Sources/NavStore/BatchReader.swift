@@ -1,5 +1,6 @@
 import NavEvents
 import NavInput
+import NavPartitions
 import NavJSON
 import NavRuns
 import SystemPackage
@@ -35,13 +36,26 @@ struct Fingerprint {
     func finish() -> UInt64 { lines == 0 ? StoredFile.emptyFingerprint : hash.finish() }
 }
 
-/// One valid event line of a batch, as much of it as the store needs before the fold.
+/// A session's lines in a batch: those kept (`ChunkCodec` records) and what the store needs
+/// of them before the fold.
 struct ScannedSession {
     var lines: [UInt8] = []
     var lineCount = 0
+    /// The kept lines' size as read, line ends included.
+    var lineBytes = 0
     var newestMilliseconds: Int64 = .min
     var appVersion: String?
     var appVersionAt: Int64 = .min
+
+    /// One more line of the session: its time, and its app version (the newest line's wins).
+    mutating func note(_ milliseconds: Int64, version: String?) {
+        lineCount += 1
+        newestMilliseconds = max(newestMilliseconds, milliseconds)
+        if let version, milliseconds >= appVersionAt {
+            appVersion = version
+            appVersionAt = milliseconds
+        }
+    }
 }
 
 /// Reads the new lines of a batch's files: every line past what the store read of each file
@@ -73,8 +87,6 @@ final class BatchReader {
     private(set) var eventIDs: [(hash: UInt64, sessionID: String)] = []
     private(set) var lines: Int64 = 0
     private(set) var blankLines: Int64 = 0
-    private(set) var eventLines: Int64 = 0
-    private(set) var invalidLines: Int64 = 0
     private(set) var newestMilliseconds: Int64 = .min
 
     init(
@@ -145,37 +157,42 @@ final class BatchReader {
     }
 
     private func take(_ line: RawLine, file: Int) throws {
-        guard line.overlongLength == nil, case .success(let decoded) = decoder.decode(line.bytes) else {
+        guard line.overlongLength == nil, let keys = keys(of: line) else {
             // Not an event: folded with the batch (its finding is made there), never kept.
-            invalidLines += 1
             try located.write(line, file: file)
             return
         }
-        let event = decoded.event
-        let milliseconds = event.timestamp.epochMilliseconds
-        newestMilliseconds = max(newestMilliseconds, milliseconds)
-        var seen = touched[event.sessionID] ?? ScannedSession()
-        seen.newestMilliseconds = max(seen.newestMilliseconds, milliseconds)
-        if let version = event.appVersion, milliseconds >= seen.appVersionAt {
-            seen.appVersion = version
-            seen.appVersionAt = milliseconds
-        }
-        seen.lineCount += 1
-        touched[event.sessionID] = seen
-        if isPruned(event.sessionID) {
-            lateLines.append((event.sessionID, file, line.number, String(decoding: line.bytes, as: UTF8.self)))
+        newestMilliseconds = max(newestMilliseconds, keys.milliseconds)
+        touched[keys.sessionID, default: ScannedSession()].note(keys.milliseconds, version: keys.appVersion)
+        if isPruned(keys.sessionID) {
+            lateLines.append((keys.sessionID, file, line.number, String(decoding: line.bytes, as: UTF8.self)))
             return
         }
-        eventLines += 1
-        eventIDs.append((decoded.eventIDHash, event.sessionID))
+        eventIDs.append((keys.eventIDHash, keys.sessionID))
         try located.write(line, file: file)
-        var kept = sessions[event.sessionID] ?? ScannedSession()
-        let before = kept.lines.count
-        LocatedOutput.append(line, file: file, to: &kept.lines)
-        kept.lineCount += 1
-        bufferedBytes += kept.lines.count - before
-        sessions[event.sessionID] = kept
+        // Appended in place: a copy taken out of the dictionary would copy the whole buffer.
+        let added = ChunkCodec.append(line, file: file, to: &sessions[keys.sessionID, default: ScannedSession()].lines)
+        sessions[keys.sessionID]?.lineCount += 1
+        sessions[keys.sessionID]?.lineBytes += line.bytes.count + 1
+        bufferedBytes += added
         if bufferedBytes > chunkBudget { try flushAll() }
+    }
+
+    /// What the store needs of an event line before the fold: scanned from its bytes, or
+    /// decoded when the scan is not sure (an escape, a missing key). `nil` for a line that is no
+    /// event. A line the scan reads may still be invalid: the fold says so, with its finding.
+    private func keys(of line: RawLine) -> (sessionID: String, eventIDHash: UInt64, milliseconds: Int64, appVersion: String?)? {
+        let scanned = SessionIDScanner.storeKeys(in: line.bytes)
+        if let session = scanned.sessionID, let eventID = scanned.eventID, let time = scanned.timestamp,
+            let timestamp = Timestamp.parse(UnsafeBufferPointer(rebasing: line.bytes[time])),
+            let sessionID = String(validating: line.bytes[session], as: UTF8.self)
+        {
+            let version = scanned.appVersion.flatMap { String(validating: line.bytes[$0], as: UTF8.self) }
+            return (sessionID, StableHash.string(UnsafeBufferPointer(rebasing: line.bytes[eventID])), timestamp.epochMilliseconds, version)
+        }
+        guard case .success(let decoded) = decoder.decode(line.bytes) else { return nil }
+        let event = decoded.event
+        return (event.sessionID, StableHash.string(event.eventID), event.timestamp.epochMilliseconds, event.appVersion)
     }
 
     /// Hands every session's buffered lines to the store, as one chunk each.
@@ -206,10 +223,12 @@ final class LocatedOutput {
 
     /// `FILE<TAB>LINE<TAB>bytes`: a line over the limit keeps its first bytes and is padded
     /// with spaces to its length, so that the fold reports it as the reading did.
-    static func append(_ line: RawLine, file: Int, to buffer: inout [UInt8]) {
-        buffer.append(contentsOf: String(file).utf8)
+    @discardableResult
+    static func append(_ line: RawLine, file: Int, to buffer: inout [UInt8]) -> Int {
+        let before = buffer.count
+        appendDecimal(Int64(file), to: &buffer)
         buffer.append(0x09)
-        buffer.append(contentsOf: String(line.number).utf8)
+        appendDecimal(line.number, to: &buffer)
         if line.ending == .endOfInput { buffer.append(UInt8(ascii: "u")) }
         buffer.append(0x09)
         buffer.append(contentsOf: line.bytes)
@@ -217,6 +236,22 @@ final class LocatedOutput {
             buffer.append(contentsOf: repeatElement(0x20, count: length - line.bytes.count))
         }
         buffer.append(0x0A)
+        return buffer.count - before
+    }
+
+    /// A non-negative number's digits, without making a `String` of it.
+    static func appendDecimal(_ value: Int64, to buffer: inout [UInt8]) {
+        var digits: (UInt64, UInt64, UInt64) = (0, 0, 0)  // room for 24 digits
+        var count = 0
+        var rest = UInt64(max(0, value))
+        withUnsafeMutableBytes(of: &digits) { raw in
+            repeat {
+                raw[23 - count] = UInt8(ascii: "0") + UInt8(rest % 10)
+                rest /= 10
+                count += 1
+            } while rest > 0
+            buffer.append(contentsOf: raw[(24 - count)...])
+        }
     }
 
     func write(_ line: RawLine, file: Int) throws {

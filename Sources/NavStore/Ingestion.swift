@@ -112,7 +112,7 @@ public enum Ingestion {
             isPruned: { sessions[$0]?.status == .pruned }
         ) { sessionID, kept in
             do {
-                try writer.addChunk(session: sessionID, lines: kept.lines, count: kept.lineCount, batch: batch)
+                try writer.addChunk(session: sessionID, kept, batch: batch)
             } catch {
                 chunkError = error
                 throw error
@@ -136,8 +136,6 @@ public enum Ingestion {
         try located.drain()
         report.lines = reader.lines
         report.blankLines = reader.blankLines
-        report.eventLines = reader.eventLines
-        report.invalidLines = reader.invalidLines
         let watermark = max(try writer.watermark() ?? .min, reader.newestMilliseconds)
         let plan = FoldPlan(
             touched: reader.touched, stored: sessions, watermark: watermark, options: options)
@@ -159,6 +157,9 @@ public enum Ingestion {
         let results = try fold(locatedPath, paths: ordered, model: writer.store.model, open: open, options: options)
         report.paths = ordered
         try writer.apply(results, folded: folded, plan: plan, batch: batch, files: ordered, report: &report)
+        // Lines the fold found invalid are those whose findings are new; every other non-blank
+        // line is an event (a redelivery or a duplicate included), or a late one.
+        report.eventLines = report.lines - report.blankLines - report.invalidLines - Int64(reader.lateLines.count)
         for late in reader.lateLines {
             try writer.addLate(late, batch: batch, path: ordered[late.file])
             report.lateEvents.append(IngestReport.LateEvent(sessionID: late.sessionID, file: ordered[late.file], line: late.line))

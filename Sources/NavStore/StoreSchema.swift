@@ -34,7 +34,7 @@ enum StoreSchema {
           session_id TEXT, app_version TEXT, finding TEXT NOT NULL);
         CREATE TABLE event_chunks (
           chunk INTEGER PRIMARY KEY, session INTEGER NOT NULL, batch INTEGER NOT NULL, lines INTEGER NOT NULL,
-          bytes INTEGER NOT NULL, data BLOB NOT NULL);
+          line_bytes INTEGER NOT NULL, data BLOB NOT NULL);
         CREATE TABLE late_events (
           batch INTEGER NOT NULL, session_id TEXT NOT NULL, file TEXT NOT NULL, line INTEGER NOT NULL, event TEXT NOT NULL);
         CREATE TABLE event_ids (batch INTEGER NOT NULL, entries BLOB NOT NULL);

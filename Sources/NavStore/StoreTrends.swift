@@ -102,11 +102,11 @@ extension StoredRun {
             defer { try? database.execute("COMMIT") }
             try database.prepare("SELECT path FROM files ORDER BY file").forEachRow([]) { paths.append($0.text(0)) }
             try database.prepare("SELECT chunk FROM event_chunks ORDER BY chunk").forEachRow([]) { chunks.append($0.integer(0)) }
-            let query = try database.prepare("SELECT bytes, data FROM event_chunks WHERE chunk = ?")
+            let query = try database.prepare("SELECT data FROM event_chunks WHERE chunk = ?")
             for chunk in chunks {
                 var lines: [UInt8]?
-                try query.forEachRow([.integer(chunk)]) { lines = ChunkCodec.decompress($0.blob(1), size: Int($0.integer(0))) }
-                guard let lines else { throw StoreError("The store \(store.path) is damaged: a stored chunk does not inflate.") }
+                try query.forEachRow([.integer(chunk)]) { lines = ChunkCodec.locatedLines($0.blob(0)) }
+                guard let lines else { throw StoreError("The store \(store.path) is damaged: a stored chunk cannot be read.") }
                 try output.write(located: lines)
             }
         } catch let error as SQLiteError {

@@ -27,9 +27,16 @@ extension StoreWriter {
                     StoredFindings.values(finding, session: nil, ordinal: 0, batch: batch, line: line, files: files))
                 try statements.addChange(batch, "new", finding, appVersion: nil, line: line)
                 report.newFindings.append(finding)
+                report.invalidLines += 1
             }
             for sessionID in folded.sorted(by: { $0.utf8Precedes($1) }) {
-                guard let audit = results.audits[sessionID], let row = sessionRow(sessionID) else { continue }
+                guard let row = sessionRow(sessionID) else { continue }
+                guard let audit = results.audits[sessionID] else {
+                    // Lines that named the session but were no valid event: no session yet.
+                    try statements.dropUnfolded.run([.integer(row)])
+                    try statements.dropUnfoldedChunks.run([.integer(row)])
+                    continue
+                }
                 let before = status(of: sessionID)
                 let nowOpen = plan.isOpen(sessionID, status: before)
                 if !nowOpen && (before == .open || plan.reopened.contains(sessionID)) { report.sessionsClosed += 1 }
@@ -106,6 +113,8 @@ extension StoreWriter {
         let insertChange: SQLiteStatement
         let updateSession: SQLiteStatement
         let appVersion: SQLiteStatement
+        let dropUnfolded: SQLiteStatement
+        let dropUnfoldedChunks: SQLiteStatement
 
         init(_ database: SQLiteDatabase) throws(SQLiteError) {
             invalidHeld = try database.prepare("SELECT 1 FROM findings WHERE session IS NULL AND file IS ? AND line IS ?")
@@ -123,6 +132,10 @@ extension StoreWriter {
                   findings = ?, dropped_findings = ?, record = ?, last_batch = ?, closed_batch = ? WHERE session = ?
                 """)
             appVersion = try database.prepare("SELECT app_version FROM sessions WHERE session = ?")
+            dropUnfolded = try database.prepare("DELETE FROM sessions WHERE session = ? AND record = ''")
+            dropUnfoldedChunks = try database.prepare(
+                "DELETE FROM event_chunks WHERE session = ? AND NOT EXISTS (SELECT 1 FROM sessions s WHERE s.session = event_chunks.session)"
+            )
         }
 
         func addChange(_ batch: Int64, _ change: String, _ finding: Finding, appVersion: String?, line: String) throws(SQLiteError) {

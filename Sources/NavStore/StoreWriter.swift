@@ -24,7 +24,7 @@ final class StoreWriter {
     private var ids: [Int64: String] = [:]
     private var statuses: [Int64: StoredSession.Status] = [:]
     private lazy var insertChunk = try? database.prepare(
-        "INSERT INTO event_chunks (session, batch, lines, bytes, data) VALUES (?, ?, ?, ?, ?)")
+        "INSERT INTO event_chunks (session, batch, lines, line_bytes, data) VALUES (?, ?, ?, ?, ?)")
 
     init(store: EventStore) { self.store = store }
 
@@ -138,27 +138,28 @@ final class StoreWriter {
         }
     }
 
-    func addChunk(session sessionID: String, lines: [UInt8], count: Int, batch: Int64) throws {
+    func addChunk(session sessionID: String, _ kept: ScannedSession, batch: Int64) throws {
         let session = try row(of: sessionID, batch: batch)
-        let data = ChunkCodec.compress(lines)
         try sql { () throws(SQLiteError) in
             guard let insertChunk else { throw SQLiteError("SQLite: cannot prepare the chunk insert") }
-            try insertChunk.run([.integer(session), .integer(batch), .integer(Int64(count)), .integer(Int64(lines.count)), .blob(data)])
+            try insertChunk.run([
+                .integer(session), .integer(batch), .integer(Int64(kept.lineCount)), .integer(Int64(kept.lineBytes)), .blob(kept.lines),
+            ])
         }
     }
 
     /// Each stored chunk of a session from batches before `batch`, as located lines.
     func forEachChunk(of sessionID: String, before batch: Int64, _ body: ([UInt8]) throws -> Void) throws {
         guard let session = rows[sessionID] else { return }
-        var chunks: [(bytes: Int, data: [UInt8])] = []
+        var chunks: [[UInt8]] = []
         try sql { () throws(SQLiteError) in
-            try database.prepare("SELECT bytes, data FROM event_chunks WHERE session = ? AND batch < ? ORDER BY chunk")
-                .forEachRow([.integer(session), .integer(batch)]) { chunks.append((Int($0.integer(0)), $0.blob(1))) }
+            try database.prepare("SELECT data FROM event_chunks WHERE session = ? AND batch < ? ORDER BY chunk")
+                .forEachRow([.integer(session), .integer(batch)]) { chunks.append($0.blob(0)) }
         }
         for chunk in chunks {
-            guard let lines = ChunkCodec.decompress(chunk.data, size: chunk.bytes) else {
+            guard let lines = ChunkCodec.locatedLines(chunk) else {
                 throw StoreError(
-                    "The store \(store.path) is damaged: a stored chunk of session \(JSONWriter.quoted(sessionID)) does not inflate.")
+                    "The store \(store.path) is damaged: a stored chunk of session \(JSONWriter.quoted(sessionID)) cannot be read.")
             }
             try body(lines)
         }

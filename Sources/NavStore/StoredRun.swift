@@ -38,7 +38,7 @@ public enum StoredRun {
             }
             try database.prepare("SELECT coalesce(sum(blank_lines), 0) FROM files").forEachRow([]) { counts.blankLines = $0.integer(0) }
             try database.prepare(
-                "SELECT count(*), coalesce(sum(events), 0), coalesce(sum(redeliveries), 0), coalesce(sum(duplicates), 0) FROM sessions"
+                "SELECT count(*), coalesce(sum(events), 0), coalesce(sum(redeliveries), 0), coalesce(sum(duplicates), 0) FROM sessions WHERE record != ''"
             ).forEachRow([]) { row in
                 counts.sessions = Int(row.integer(0))
                 counts.events = row.integer(1)
