@@ -47,6 +47,13 @@ struct ScannedSession {
     var appVersion: String?
     var appVersionAt: Int64 = .min
 
+    /// Keeps a line (a `ChunkCodec` record); returns the bytes it took.
+    mutating func keep(_ line: RawLine, file: Int) -> Int {
+        lineCount += 1
+        lineBytes += line.bytes.count + 1
+        return ChunkCodec.append(line, file: file, to: &lines)
+    }
+
     /// One more line of the session: its time, and its app version (the newest line's wins).
     mutating func note(_ milliseconds: Int64, version: String?) {
         lineCount += 1
@@ -73,7 +80,6 @@ final class BatchReader {
     let maxLineBytes: Int
     let takeTornTail: Bool
     private let located: LocatedOutput
-    private let decoder = EventDecoder()
     /// Sessions whose events the store no longer holds: their late lines are kept apart.
     private let isPruned: (String) -> Bool
     private let flush: (String, ScannedSession) throws -> Void
@@ -102,62 +108,42 @@ final class BatchReader {
     }
 
     /// Reads `file` from the line after the last one the store read, checking on the way that
-    /// the lines read before are unchanged.
+    /// the lines read before are unchanged. The lines are read and scanned a few blocks ahead,
+    /// on a thread of their own (`LinesAhead`), and kept here, in order.
     func read(_ file: StoredFile) throws -> FileOutcome {
         var outcome = FileOutcome(file: file)
-        var prefix = Fingerprint()
-        var current = Fingerprint()
-        var newBlank: Int64 = 0
-        var changed = false
-        var heldBack = false
-        var lastTakenEnding = LineEnding.newline
-        let reader = LineReader(maxLineBytes: maxLineBytes)
-        do {
-            _ = try reader.readLines(of: file.path) { line in
-                guard !changed else { return }
-                if line.number <= file.lines {
-                    prefix.add(line)
-                    current.add(line)
-                    if line.number == file.lines, prefix.finish() != file.fingerprint || (file.tornTail && line.ending == .newline) {
-                        changed = true
-                    }
-                    return
+        let ahead = LinesAhead(file, maxLineBytes: maxLineBytes, takeTornTail: takeTornTail)
+        let read = try ahead.forEachBlock { block in
+            try block.bytes.withUnsafeBufferPointer { bytes in
+                for entry in block.lines {
+                    let line = RawLine(
+                        kept: UnsafeBufferPointer(rebasing: bytes[entry.start..<(entry.start + entry.count)]), number: entry.number,
+                        ending: entry.ending, overlongLength: entry.overlong)
+                    try take(line, keys: entry.keys, file: file.id)
                 }
-                if line.ending == .endOfInput && !takeTornTail {
-                    heldBack = true
-                    return
-                }
-                current.add(line)
-                outcome.newLines += 1
-                lastTakenEnding = line.ending
-                if line.isBlank {
-                    newBlank += 1
-                    return
-                }
-                try take(line, file: file.id)
             }
-        } catch let error as InputError {
-            outcome.error = error.description
         }
-        if changed || (outcome.error == nil && prefix.lines < file.lines) {
+        outcome.error = read.error?.description
+        if read.changed || (read.error == nil && read.prefix.lines < file.lines) {
             return FileOutcome(
                 file: file,
                 error: "\(file.path): changed since it was ingested: its first \(file.lines) lines are not the lines ingested "
                     + "then (a rotated or rewritten file: give its new content another name)")
         }
-        outcome.heldBackTail = heldBack
-        outcome.file.tailLeft = heldBack
-        outcome.file.lines += outcome.newLines
-        outcome.file.blankLines += newBlank
-        outcome.file.fingerprint = current.finish()
-        if outcome.newLines > 0 { outcome.file.tornTail = lastTakenEnding == .endOfInput }
-        lines += outcome.newLines
-        blankLines += newBlank
+        outcome.newLines = read.newLines
+        outcome.heldBackTail = read.heldBack
+        outcome.file.tailLeft = read.heldBack
+        outcome.file.lines += read.newLines
+        outcome.file.blankLines += read.newBlank
+        outcome.file.fingerprint = read.current.finish()
+        if read.newLines > 0 { outcome.file.tornTail = read.lastTakenEnding == .endOfInput }
+        lines += read.newLines
+        blankLines += read.newBlank
         return outcome
     }
 
-    private func take(_ line: RawLine, file: Int) throws {
-        guard line.overlongLength == nil, let keys = keys(of: line) else {
+    private func take(_ line: RawLine, keys: LineKeys?, file: Int) throws {
+        guard line.overlongLength == nil, let keys else {
             // Not an event: folded with the batch (its finding is made there), never kept.
             try located.write(line, file: file)
             return
@@ -170,29 +156,9 @@ final class BatchReader {
         }
         eventIDs.append((keys.eventIDHash, keys.sessionID))
         try located.write(line, file: file)
-        // Appended in place: a copy taken out of the dictionary would copy the whole buffer.
-        let added = ChunkCodec.append(line, file: file, to: &sessions[keys.sessionID, default: ScannedSession()].lines)
-        sessions[keys.sessionID]?.lineCount += 1
-        sessions[keys.sessionID]?.lineBytes += line.bytes.count + 1
-        bufferedBytes += added
+        // Kept in place: a copy taken out of the dictionary would copy the whole buffer.
+        bufferedBytes += sessions[keys.sessionID, default: ScannedSession()].keep(line, file: file)
         if bufferedBytes > chunkBudget { try flushAll() }
-    }
-
-    /// What the store needs of an event line before the fold: scanned from its bytes, or
-    /// decoded when the scan is not sure (an escape, a missing key). `nil` for a line that is no
-    /// event. A line the scan reads may still be invalid: the fold says so, with its finding.
-    private func keys(of line: RawLine) -> (sessionID: String, eventIDHash: UInt64, milliseconds: Int64, appVersion: String?)? {
-        let scanned = SessionIDScanner.storeKeys(in: line.bytes)
-        if let session = scanned.sessionID, let eventID = scanned.eventID, let time = scanned.timestamp,
-            let timestamp = Timestamp.parse(UnsafeBufferPointer(rebasing: line.bytes[time])),
-            let sessionID = String(validating: line.bytes[session], as: UTF8.self)
-        {
-            let version = scanned.appVersion.flatMap { String(validating: line.bytes[$0], as: UTF8.self) }
-            return (sessionID, StableHash.string(UnsafeBufferPointer(rebasing: line.bytes[eventID])), timestamp.epochMilliseconds, version)
-        }
-        guard case .success(let decoded) = decoder.decode(line.bytes) else { return nil }
-        let event = decoded.event
-        return (event.sessionID, StableHash.string(event.eventID), event.timestamp.epochMilliseconds, event.appVersion)
     }
 
     /// Hands every session's buffered lines to the store, as one chunk each.
