@@ -80,6 +80,33 @@ import Testing
         _ = holder.wait()
     }
 
+    @Test(.enabled(if: IngestCommandTests.sqlite3Available, "no sqlite3 shell (scripts/install-test-deps installs it)"))
+    func aStoreOfAnotherVersionOrModelIsRefusedWithTheReason() throws {
+        let directory = try TemporaryDirectory()
+        let store = directory.path("nav.db")
+        #expect(try navreplay(["ingest", "--store", store, Repository.path("SampleLogs/clean")]).status == 0)
+        let otherModel = try navreplay([
+            "ingest", "--store", store, "--model", Repository.path("SampleLogs/space-hub/model.json"),
+            Repository.path("SampleLogs/violations"),
+        ])
+        #expect(otherModel.status == 2)
+        #expect(otherModel.stderr.contains("was made with another navigation model"), "\(otherModel.stderr)")
+        let update = Process()
+        update.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        update.arguments = ["sqlite3", store, "UPDATE meta SET value = 'navreplay 0.0.1' WHERE key = 'written_by'"]
+        try update.run()
+        update.waitUntilExit()
+        for arguments in [["audit", "--store", store], ["ingest", "--store", store, Repository.path("SampleLogs/violations")]] {
+            let refused = try navreplay(arguments)
+            #expect(refused.status == 2)
+            #expect(refused.stderr.contains("was written by navreplay 0.0.1"), "\(refused.stderr)")
+        }
+        let notAStore = try directory.write("notes.txt", "not a database\n")
+        let wrong = try navreplay(["sessions", "--store", notAStore])
+        #expect(wrong.status == 2)
+        #expect(wrong.stderr.contains("is not a NavReplay store"), "\(wrong.stderr)")
+    }
+
     /// Killed at random moments of two batches, then run again: the store of an uninterrupted run.
     @Test(
         .enabled(if: IngestCommandTests.sqlite3Available, "no sqlite3 shell (scripts/install-test-deps installs it)"),

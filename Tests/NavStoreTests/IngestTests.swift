@@ -2,6 +2,7 @@ import Foundation
 import NavEvents
 import NavModel
 import NavReplay
+import NavReport
 import NavResults
 import NavStore
 import NavTestSupport
@@ -204,5 +205,30 @@ final class StoreBench {
         #expect {
             _ = try EventStore.openForReading(path: notAStore, toolVersion: StoreFixture.version)
         } throws: { "\($0)".contains("not a NavReplay store") }
+    }
+}
+
+@Suite struct TrendsTests {
+    /// Sessions of two app versions: the newer one breaks a rule the older one kept.
+    @Test func aRuleWhoseRateRoseInTheNewestVersionIsARegressionWithItsSessions() throws {
+        let bench = try StoreBench()
+        var events: [NavigationEvent] = []
+        for (index, version) in ["1.9.0", "1.10.0", "1.10.0"].enumerated() {
+            var session = IngestTests.session("s\(index)")
+            for position in session.indices { session[position].appVersion = version }
+            if version == "1.10.0" { session.removeAll { $0.seq == 4 } }  // a lost event: seq.gap and a mismatch
+            events += session
+        }
+        try bench.ingest([try bench.write("a.ndjson", events)], closeAll: true)
+        let trends = try StoredRun.trends(try EventStore.openForReading(path: bench.path, toolVersion: StoreFixture.version))
+        #expect(trends.versions.map(\.label) == ["1.9.0", "1.10.0"], "numeric order, not text order")
+        #expect(trends.newestVersion == "1.10.0")
+        #expect(trends.previousVersion == "1.9.0")
+        let gap = try #require(trends.regressions.first { $0.rule == .seqGap })
+        #expect(gap.previousRate == 0)
+        #expect(gap.newestRate == 1000)
+        #expect(gap.sessions == ["s1", "s2"])
+        #expect(trends.batches.map(\.label) == ["1"])
+        #expect(trends.batches.first?.sessions == 3)
     }
 }
