@@ -120,7 +120,9 @@ extension NavReplayCommand {
             do {
                 let eventStore = try EventStore.openForWriting(
                     path: store, model: model, modelText: modelText, toolVersion: NavReplayCommand.version, lockWait: lockWait)
-                report = try Ingestion.run(store: eventStore, paths: resolution.files.map(\.path), options: options)
+                let progress = ProgressLine(enabled: !quiet && Terminal.standardErrorIsTerminal)
+                defer { progress.clear() }
+                report = try Ingestion.run(store: eventStore, paths: resolution.files.map(\.path), options: options) { progress.update($0) }
             } catch let error as StoreError {
                 throw CommandFailure(error.description)
             } catch let error as InputError {

@@ -1,6 +1,7 @@
 import NavEvents
 import NavInput
 import NavPartitions
+import NavResults
 import NavJSON
 import NavRuns
 import SystemPackage
@@ -95,10 +96,14 @@ final class BatchReader {
     private(set) var blankLines: Int64 = 0
     private(set) var newestMilliseconds: Int64 = .min
 
+    private let progress: ((ProgressSnapshot) -> Void)?
+    private var snapshot = ProgressSnapshot()
+
     init(
         maxLineBytes: Int, takeTornTail: Bool, located: LocatedOutput, chunkBudget: Int, isPruned: @escaping (String) -> Bool,
-        flush: @escaping (String, ScannedSession) throws -> Void
+        progress: ((ProgressSnapshot) -> Void)?, flush: @escaping (String, ScannedSession) throws -> Void
     ) {
+        self.progress = progress
         self.maxLineBytes = maxLineBytes
         self.takeTornTail = takeTornTail
         self.located = located
@@ -121,6 +126,12 @@ final class BatchReader {
                         ending: entry.ending, overlongLength: entry.overlong)
                     try take(line, keys: entry.keys, file: file.id)
                 }
+            }
+            if let progress {
+                snapshot.lines += Int64(block.lines.count)
+                snapshot.bytes += Int64(block.bytes.count)
+                snapshot.sessions = touched.count
+                progress(snapshot)
             }
         }
         outcome.error = read.error?.description

@@ -4,7 +4,7 @@ import NavInput
 import NavJSON
 import NavModel
 public import NavReplay
-import NavResults
+public import NavResults
 import NavRuns
 import NavSQLite
 
@@ -78,7 +78,11 @@ public struct IngestReport: Sendable {
 /// their records and findings are replaced, and the difference is what the batch changed.
 /// Folding whole sessions again is what makes a store equal to one audit of every batch's files.
 public enum Ingestion {
-    public static func run(store: EventStore, paths: [String], options: IngestOptions) throws -> IngestReport {
+    /// `progress` is called as the batch is read (lines, bytes, sessions) and as it folds (the
+    /// engine's own progress), from one thread at a time.
+    public static func run(
+        store: EventStore, paths: [String], options: IngestOptions, progress: ((ProgressSnapshot) -> Void)? = nil
+    ) throws -> IngestReport {
         let writer = StoreWriter(store: store)
         try writer.begin()
         var committed = false
@@ -89,7 +93,7 @@ public enum Ingestion {
             unlink(locatedPath)
             ScratchDirectory.remove(scratch)
         }
-        let report = try ingest(writer, paths: paths, options: options, locatedPath: locatedPath)
+        let report = try ingest(writer, paths: paths, options: options, locatedPath: locatedPath, progress: progress)
         if report.batch != nil {
             try writer.commit()
         } else {
@@ -99,7 +103,9 @@ public enum Ingestion {
         return report
     }
 
-    private static func ingest(_ writer: StoreWriter, paths: [String], options: IngestOptions, locatedPath: String) throws -> IngestReport {
+    private static func ingest(
+        _ writer: StoreWriter, paths: [String], options: IngestOptions, locatedPath: String, progress: ((ProgressSnapshot) -> Void)?
+    ) throws -> IngestReport {
         var report = IngestReport()
         let batch = try writer.nextBatch()
         var files = try writer.files()
@@ -109,7 +115,7 @@ public enum Ingestion {
         let reader = BatchReader(
             maxLineBytes: options.maxLineBytes, takeTornTail: options.closeAll, located: located,
             chunkBudget: max(4 << 20, (options.memoryLimit ?? AuditConfiguration.defaultMemoryLimit) / 8),
-            isPruned: { sessions[$0]?.status == .pruned }
+            isPruned: { sessions[$0]?.status == .pruned }, progress: progress
         ) { sessionID, kept in
             do {
                 try writer.addChunk(session: sessionID, kept, batch: batch)
@@ -154,7 +160,7 @@ public enum Ingestion {
         var ordered = [String](repeating: "", count: (files.values.map(\.id).max() ?? -1) + 1)
         for file in files.values { ordered[file.id] = file.path }
         let open = folded.filter { plan.isOpen($0, status: writer.status(of: $0)) }
-        let results = try fold(locatedPath, paths: ordered, model: writer.store.model, open: open, options: options)
+        let results = try fold(locatedPath, paths: ordered, model: writer.store.model, open: open, options: options, progress: progress)
         report.paths = ordered
         try writer.apply(results, folded: folded, plan: plan, batch: batch, files: ordered, report: &report)
         // Lines the fold found invalid are those whose findings are new; every other non-blank
@@ -177,10 +183,9 @@ public enum Ingestion {
 
     /// Folds the located file with the audit engine, collecting every session whole.
     private static func fold(
-        _ path: String, paths: [String], model: NavigationModel, open: Set<String>, options: IngestOptions
-    ) throws
-        -> (audits: [String: SessionAudit], invalid: [Finding])
-    {
+        _ path: String, paths: [String], model: NavigationModel, open: Set<String>, options: IngestOptions,
+        progress: ((ProgressSnapshot) -> Void)?
+    ) throws -> (audits: [String: SessionAudit], invalid: [Finding]) {
         var sessionOptions = SessionAuditOptions(maxFindings: options.maxFindingsPerSession, keepStates: false, recordScreens: true)
         sessionOptions.openSessions = open
         var configuration = AuditConfiguration(
@@ -190,7 +195,7 @@ public enum Ingestion {
         configuration.temporaryDirectory = options.temporaryDirectory
         configuration.locatedPaths = paths
         let collected = FoldedSessions()
-        let run = try AuditEngine(configuration: configuration).run(paths: [path], sink: .accumulating(collected))
+        let run = try AuditEngine(configuration: configuration).run(paths: [path], sink: .accumulating(collected), progress: progress)
         if let error = run.inputErrors.first { throw StoreError("Cannot read the batch's temporary file: \(error)") }
         return (collected.finalize(), collected.invalid)
     }
