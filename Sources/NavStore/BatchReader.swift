@@ -80,18 +80,26 @@ final class BatchReader {
 
     let maxLineBytes: Int
     let takeTornTail: Bool
-    private let located: LocatedOutput
+    private let located: ScratchOutput
     /// Sessions whose events the store no longer holds: their late lines are kept apart.
     private let isPruned: (String) -> Bool
     private let flush: (String, ScannedSession) throws -> Void
     private let chunkBudget: Int
 
-    private(set) var sessions: [String: ScannedSession] = [:]
+    /// The batch's sessions by a number of their own, in the order met: one dictionary
+    /// access a line, then arrays.
+    private var indexOf: [String: Int] = [:]
+    private(set) var names: [String] = []
+    /// Each session's newest event time and version in this batch.
+    private var seen: [ScannedSession] = []
+    /// Each session's lines waiting for their chunk.
+    private var kept: [ScannedSession] = []
+    private var pruned: [Bool] = []
     private var bufferedBytes = 0
-    /// Every session that got a line in this batch, with its newest event time and version.
-    private(set) var touched: [String: ScannedSession] = [:]
     private(set) var lateLines: [(sessionID: String, file: Int, line: Int64, text: String)] = []
-    private(set) var eventIDs: [(hash: UInt64, sessionID: String)] = []
+    /// The kept lines' event ids: `[u64 hash][u32 session number]` a line, in a file.
+    private let eventIDs: ScratchOutput
+    private(set) var eventIDCount = 0
     private(set) var lines: Int64 = 0
     private(set) var blankLines: Int64 = 0
     private(set) var newestMilliseconds: Int64 = .min
@@ -100,13 +108,15 @@ final class BatchReader {
     private var snapshot = ProgressSnapshot()
 
     init(
-        maxLineBytes: Int, takeTornTail: Bool, located: LocatedOutput, chunkBudget: Int, isPruned: @escaping (String) -> Bool,
+        maxLineBytes: Int, takeTornTail: Bool, located: ScratchOutput, eventIDs: ScratchOutput, chunkBudget: Int,
+        isPruned: @escaping (String) -> Bool,
         progress: ((ProgressSnapshot) -> Void)?, flush: @escaping (String, ScannedSession) throws -> Void
     ) {
         self.progress = progress
         self.maxLineBytes = maxLineBytes
         self.takeTornTail = takeTornTail
         self.located = located
+        self.eventIDs = eventIDs
         self.chunkBudget = chunkBudget
         self.isPruned = isPruned
         self.flush = flush
@@ -130,7 +140,7 @@ final class BatchReader {
             if let progress {
                 snapshot.lines += Int64(block.lines.count)
                 snapshot.bytes += Int64(block.bytes.count)
-                snapshot.sessions = touched.count
+                snapshot.sessions = names.count
                 progress(snapshot)
             }
         }
@@ -160,30 +170,46 @@ final class BatchReader {
             return
         }
         newestMilliseconds = max(newestMilliseconds, keys.milliseconds)
-        touched[keys.sessionID, default: ScannedSession()].note(keys.milliseconds, version: keys.appVersion)
-        if isPruned(keys.sessionID) {
+        let index: Int
+        if let known = indexOf[keys.sessionID] {
+            index = known
+        } else {
+            index = names.count
+            indexOf[keys.sessionID] = index
+            names.append(keys.sessionID)
+            seen.append(ScannedSession())
+            kept.append(ScannedSession())
+            pruned.append(isPruned(keys.sessionID))
+        }
+        seen[index].note(keys.milliseconds, version: keys.appVersion)
+        if pruned[index] {
             lateLines.append((keys.sessionID, file, line.number, String(decoding: line.bytes, as: UTF8.self)))
             return
         }
-        eventIDs.append((keys.eventIDHash, keys.sessionID))
+        try eventIDs.write(eventID: keys.eventIDHash, session: UInt32(index))
+        eventIDCount += 1
         try located.write(line, file: file)
-        // Kept in place: a copy taken out of the dictionary would copy the whole buffer.
-        bufferedBytes += sessions[keys.sessionID, default: ScannedSession()].keep(line, file: file)
+        bufferedBytes += kept[index].keep(line, file: file)
         if bufferedBytes > chunkBudget { try flushAll() }
+    }
+
+    /// Every session that got a line in this batch, with its newest event time and version.
+    var touched: [String: ScannedSession] {
+        Dictionary(uniqueKeysWithValues: zip(names, seen))
     }
 
     /// Hands every session's buffered lines to the store, as one chunk each.
     func flushAll() throws {
-        for (sessionID, kept) in sessions.sorted(by: { $0.key.utf8Precedes($1.key) }) where kept.lineCount > 0 {
-            try flush(sessionID, kept)
+        for index in names.indices.sorted(by: { names[$0].utf8Precedes(names[$1]) }) where kept[index].lineCount > 0 {
+            try flush(names[index], kept[index])
+            kept[index] = ScannedSession()
         }
-        sessions = [:]
         bufferedBytes = 0
     }
 }
 
-/// The fold's input, written as located lines to a temporary file.
-final class LocatedOutput {
+/// A temporary file written through a buffer: the fold's located input, or a batch's event ids.
+final class ScratchOutput {
     let path: String
     private let descriptor: FileDescriptor
     private var buffer: [UInt8] = []
@@ -232,12 +258,19 @@ final class LocatedOutput {
     }
 
     func write(_ line: RawLine, file: Int) throws {
-        LocatedOutput.append(line, file: file, to: &buffer)
+        ScratchOutput.append(line, file: file, to: &buffer)
         if buffer.count >= 1 << 20 { try drain() }
     }
 
-    /// Lines already in located form (a session's stored chunk).
-    func write(located bytes: [UInt8]) throws {
+    /// One event id of the batch (`BatchReader.eventIDs`).
+    func write(eventID hash: UInt64, session: UInt32) throws {
+        withUnsafeBytes(of: hash.littleEndian) { buffer.append(contentsOf: $0) }
+        withUnsafeBytes(of: session.littleEndian) { buffer.append(contentsOf: $0) }
+        if buffer.count >= 1 << 20 { try drain() }
+    }
+
+    /// Bytes as they are (a session's stored lines, in located form).
+    func write(bytes: [UInt8]) throws {
         buffer.append(contentsOf: bytes)
         if buffer.count >= 1 << 20 { try drain() }
     }

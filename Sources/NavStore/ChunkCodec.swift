@@ -20,9 +20,9 @@ enum ChunkCodec {
         let before = buffer.count
         var prefix: [UInt8] = []
         prefix.reserveCapacity(24)
-        LocatedOutput.appendDecimal(Int64(file), to: &prefix)
+        ScratchOutput.appendDecimal(Int64(file), to: &prefix)
         prefix.append(0x09)
-        LocatedOutput.appendDecimal(line.number, to: &prefix)
+        ScratchOutput.appendDecimal(line.number, to: &prefix)
         if line.ending == .endOfInput { prefix.append(UInt8(ascii: "u")) }
         prefix.append(0x09)
         let headerAt = buffer.count

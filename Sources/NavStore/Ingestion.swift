@@ -88,12 +88,13 @@ public enum Ingestion {
         var committed = false
         defer { if !committed { writer.rollback() } }
         let scratch = try ScratchDirectory.make(in: options.temporaryDirectory, files: 1)
-        let locatedPath = scratch.path + "/part-0"
+        let scratchFiles = (located: scratch.path + "/part-0", eventIDs: scratch.path + "/ids-0")
         defer {
-            unlink(locatedPath)
+            unlink(scratchFiles.located)
+            unlink(scratchFiles.eventIDs)
             ScratchDirectory.remove(scratch)
         }
-        let report = try ingest(writer, paths: paths, options: options, locatedPath: locatedPath, progress: progress)
+        let report = try ingest(writer, paths: paths, options: options, scratch: scratchFiles, progress: progress)
         if report.batch != nil {
             try writer.commit()
         } else {
@@ -104,17 +105,21 @@ public enum Ingestion {
     }
 
     private static func ingest(
-        _ writer: StoreWriter, paths: [String], options: IngestOptions, locatedPath: String, progress: ((ProgressSnapshot) -> Void)?
+        _ writer: StoreWriter, paths: [String], options: IngestOptions, scratch: (located: String, eventIDs: String),
+        progress: ((ProgressSnapshot) -> Void)?
     ) throws -> IngestReport {
+        let locatedPath = scratch.located
         var report = IngestReport()
         let batch = try writer.nextBatch()
         var files = try writer.files()
         let sessions = try writer.sessions()
-        let located = try LocatedOutput(path: locatedPath)
+        let located = try ScratchOutput(path: locatedPath)
+        let eventIDs = try ScratchOutput(path: scratch.eventIDs)
+        let budget = max(4 << 20, (options.memoryLimit ?? AuditConfiguration.defaultMemoryLimit) / 8)
         var chunkError: (any Error)?
         let reader = BatchReader(
-            maxLineBytes: options.maxLineBytes, takeTornTail: options.closeAll, located: located,
-            chunkBudget: max(4 << 20, (options.memoryLimit ?? AuditConfiguration.defaultMemoryLimit) / 8),
+            maxLineBytes: options.maxLineBytes, takeTornTail: options.closeAll, located: located, eventIDs: eventIDs,
+            chunkBudget: budget,
             isPruned: { sessions[$0]?.status == .pruned }, progress: progress
         ) { sessionID, kept in
             do {
@@ -150,11 +155,12 @@ public enum Ingestion {
             return report
         }
         report.batch = batch
-        try writer.recordSharedIDs(reader.eventIDs, batch: batch)
+        try eventIDs.close()
+        try writer.recordSharedIDs(in: scratch.eventIDs, sessions: reader.names, budget: budget, batch: batch)
         let folded = try writer.closure(of: plan.foldSet)
         // The earlier batches' lines of every session folded again.
         for sessionID in folded.sorted(by: { $0.utf8Precedes($1) }) where sessions[sessionID] != nil {
-            try writer.forEachChunk(of: sessionID, before: batch) { try located.write(located: $0) }
+            try writer.forEachChunk(of: sessionID, before: batch) { try located.write(bytes: $0) }
         }
         try located.close()
         var ordered = [String](repeating: "", count: (files.values.map(\.id).max() ?? -1) + 1)
@@ -185,7 +191,7 @@ public enum Ingestion {
     private static func fold(
         _ path: String, paths: [String], model: NavigationModel, open: Set<String>, options: IngestOptions,
         progress: ((ProgressSnapshot) -> Void)?
-    ) throws -> (audits: [String: SessionAudit], invalid: [Finding]) {
+    ) throws -> (audits: [String: FoldedSessionSummary], invalid: [Finding]) {
         var sessionOptions = SessionAuditOptions(maxFindings: options.maxFindingsPerSession, keepStates: false, recordScreens: true)
         sessionOptions.openSessions = open
         var configuration = AuditConfiguration(

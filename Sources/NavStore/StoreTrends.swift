@@ -93,7 +93,7 @@ extension StoredRun {
     /// its file indexes name (`report --store` folds them again for its timelines). One chunk
     /// is held at a time, in one read transaction.
     public static func writeHeldEvents(_ store: EventStore, to path: String) throws -> [String] {
-        let output = try LocatedOutput(path: path)
+        let output = try ScratchOutput(path: path)
         let database = store.database
         var paths: [String] = []
         var chunks: [Int64] = []
@@ -107,7 +107,7 @@ extension StoredRun {
                 var lines: [UInt8]?
                 try query.forEachRow([.integer(chunk)]) { lines = ChunkCodec.locatedLines($0.blob(0)) }
                 guard let lines else { throw StoreError("The store \(store.path) is damaged: a stored chunk cannot be read.") }
-                try output.write(located: lines)
+                try output.write(bytes: lines)
             }
         } catch let error as SQLiteError {
             throw StoreError("The store \(store.path): \(error)")

@@ -3,23 +3,71 @@ import NavJSON
 import NavReplay
 import NavReport
 import NavSQLite
+import SystemPackage
 
 extension StoreWriter {
     /// Keeps the batch's event ids (their hashes, with their sessions) and notes every pair of
     /// sessions that share one, with an earlier batch's session or within this batch: such
     /// sessions are always folded together, since an id's first occurrence decides which
-    /// others conflict with it.
-    func recordSharedIDs(_ entries: [(hash: UInt64, sessionID: String)], batch: Int64) throws {
-        var run: [(hash: UInt64, row: Int64)] = []
-        run.reserveCapacity(entries.count)
-        for entry in entries {
-            guard let row = sessionRow(entry.sessionID) else { continue }
-            run.append((entry.hash, row))
-        }
-        run.sort { ($0.hash, $0.row) < ($1.hash, $1.row) }
-        var unique: [(hash: UInt64, row: Int64)] = []
-        for entry in run where unique.last.map({ $0 != entry }) ?? true { unique.append(entry) }
+    /// others conflict with it. The ids (`[u64 hash][u32 session number]` each, numbers into
+    /// `sessions`) are read from `path` a part at a time, a part within `budget` bytes: each
+    /// part is sorted, checked against itself and every part stored before, and stored.
+    func recordSharedIDs(in path: String, sessions: [String], budget: Int, batch: Int64) throws {
+        let rowOf = sessions.map { sessionRow($0) }
         var pairs = Set<Pair>()
+        let entriesPerPart = max(1 << 16, budget / 48)  // the part, its sort's buffer and its blob
+        let file: FileDescriptor
+        do {
+            file = try FileDescriptor.open(FilePath(path), .readOnly)
+        } catch {
+            throw StoreError("Cannot read the temporary file \(path): \(error)")
+        }
+        defer { try? file.close() }
+        var raw = [UInt8](repeating: 0, count: entriesPerPart * 12)
+        while true {
+            let count: Int
+            do {
+                count = try raw.withUnsafeMutableBytes { try file.read(into: $0) }
+            } catch {
+                throw StoreError("Cannot read the temporary file \(path): \(error)")
+            }
+            guard count > 0 else { break }
+            var full = count
+            while full % 12 != 0 {  // a short read: the rest of the last entry
+                let more = try raw.withUnsafeMutableBytes { try file.read(into: UnsafeMutableRawBufferPointer(rebasing: $0[full...])) }
+                guard more > 0 else { throw StoreError("The temporary file \(path) ends inside an entry.") }
+                full += more
+            }
+            var part: [(hash: UInt64, row: Int64)] = []
+            part.reserveCapacity(full / 12)
+            raw.withUnsafeBytes { bytes in
+                for offset in stride(from: 0, to: full, by: 12) {
+                    let hash = UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: offset, as: UInt64.self))
+                    let number = Int(UInt32(littleEndian: bytes.loadUnaligned(fromByteOffset: offset + 8, as: UInt32.self)))
+                    if number < rowOf.count, let row = rowOf[number] { part.append((hash, row)) }
+                }
+            }
+            try recordPart(part, batch: batch, pairs: &pairs)
+        }
+        try sql { () throws(SQLiteError) in
+            let insert = try database.prepare("INSERT OR IGNORE INTO shared_ids (session, other) VALUES (?, ?)")
+            for pair in pairs where pair.first != pair.second {
+                try insert.run([.integer(pair.first), .integer(pair.second)])
+                try insert.run([.integer(pair.second), .integer(pair.first)])
+            }
+        }
+    }
+
+    /// One part of the batch's ids: sorted, its own shared ids and those it shares with every
+    /// part stored before noted, then stored as a part of its own.
+    private func recordPart(_ part: [(hash: UInt64, row: Int64)], batch: Int64, pairs: inout Set<Pair>) throws {
+        var unique = part.sorted { ($0.hash, $0.row) < ($1.hash, $1.row) }
+        var kept = 0
+        for entry in unique where kept == 0 || unique[kept - 1] != entry {
+            unique[kept] = entry
+            kept += 1
+        }
+        unique.removeSubrange(kept...)
         var index = 0
         while index < unique.count {
             var end = index + 1
@@ -29,11 +77,15 @@ extension StoreWriter {
             }
             index = end
         }
-        var stored: [[UInt8]] = []
+        var found = pairs
         try sql { () throws(SQLiteError) in
-            try database.prepare("SELECT entries FROM event_ids ORDER BY rowid").forEachRow([]) { stored.append($0.blob(0)) }
+            // One stored part at a time: its blob is read and dropped before the next.
+            try database.prepare("SELECT entries FROM event_ids ORDER BY rowid").forEachRow([]) { row in
+                Self.matches(unique, in: row.blob(0)) { found.insert(Pair($0, $1)) }
+            }
         }
-        for blob in stored { Self.matches(unique, in: blob) { pairs.insert(Pair($0, $1)) } }
+        pairs = found
+        guard !unique.isEmpty else { return }
         var blob: [UInt8] = []
         blob.reserveCapacity(unique.count * 16)
         for entry in unique {
@@ -41,14 +93,7 @@ extension StoreWriter {
             withUnsafeBytes(of: entry.row.littleEndian) { blob.append(contentsOf: $0) }
         }
         try sql { () throws(SQLiteError) in
-            if !unique.isEmpty {
-                try database.prepare("INSERT INTO event_ids (batch, entries) VALUES (?, ?)").run([.integer(batch), .blob(blob)])
-            }
-            let insert = try database.prepare("INSERT OR IGNORE INTO shared_ids (session, other) VALUES (?, ?)")
-            for pair in pairs where pair.first != pair.second {
-                try insert.run([.integer(pair.first), .integer(pair.second)])
-                try insert.run([.integer(pair.second), .integer(pair.first)])
-            }
+            try database.prepare("INSERT INTO event_ids (batch, entries) VALUES (?, ?)").run([.integer(batch), .blob(blob)])
         }
     }
 

@@ -9,7 +9,7 @@ extension StoreWriter {
     /// old ones, and the unreadable lines' findings the store does not hold yet; the
     /// differences go to `finding_changes` and to the report.
     func apply(
-        _ results: (audits: [String: SessionAudit], invalid: [Finding]), folded: Set<String>, plan: FoldPlan, batch: Int64,
+        _ results: (audits: [String: FoldedSessionSummary], invalid: [Finding]), folded: Set<String>, plan: FoldPlan, batch: Int64,
         files: [String], report: inout IngestReport
     ) throws {
         var fileIndex: [String: Int32] = [:]
@@ -52,7 +52,8 @@ extension StoreWriter {
     }
 
     private func replaceFindings(
-        of audit: SessionAudit, row: Int64, appVersion newVersion: String?, batch: Int64, files: [String], fileIndex: [String: Int32],
+        of audit: FoldedSessionSummary, row: Int64, appVersion newVersion: String?, batch: Int64, files: [String],
+        fileIndex: [String: Int32],
         _ statements: Statements,
         report: inout IngestReport
     ) throws(SQLiteError) {
@@ -87,9 +88,8 @@ extension StoreWriter {
         }
     }
 
-    private static func sessionValues(_ audit: SessionAudit, plan: FoldPlan, open: Bool, batch: Int64, row: Int64) -> [SQLiteValue] {
-        var record = SessionWriter.ndjsonLine(audit)
-        record.removeLast()
+    private static func sessionValues(_ audit: FoldedSessionSummary, plan: FoldPlan, open: Bool, batch: Int64, row: Int64) -> [SQLiteValue]
+    {
         var dropped = JSONWriter()
         dropped.beginObject()
         for (rule, count) in audit.droppedFindings.sorted(by: { $0.key < $1.key }) { dropped.member(rule.rawValue, count) }
@@ -97,9 +97,9 @@ extension StoreWriter {
         return [
             .text(open ? "open" : "closed"), .optional(plan.appVersions[audit.sessionID]), .integer(Int64(audit.events)),
             .integer(Int64(audit.redeliveries)), .integer(Int64(audit.duplicates)), .optional(audit.firstSeq), .optional(audit.lastSeq),
-            .optional(audit.start?.text), .optional(audit.end?.text), .optional(audit.durationMilliseconds),
+            .optional(audit.start), .optional(audit.end), .optional(audit.durationMilliseconds),
             .optional(plan.newest[audit.sessionID]), .integer(Int64(audit.findingCount)),
-            .text(String(decoding: dropped.bytes, as: UTF8.self)), .text(String(decoding: record, as: UTF8.self)), .integer(batch),
+            .text(String(decoding: dropped.bytes, as: UTF8.self)), .text(String(decoding: audit.record, as: UTF8.self)), .integer(batch),
             open ? .null : .integer(batch), .integer(row),
         ]
     }

@@ -24,14 +24,7 @@ enum StoredFindings {
         var witness: String?
         if let reference = finding.witness {
             var writer = JSONWriter()
-            writer.beginObject()
-            writer.member("seq", reference.seq)
-            writer.member("event_id", reference.eventID)
-            writer.member("event_name", reference.name.rawValue)
-            writer.member("file", path(reference.location, files))
-            writer.key("line")
-            if let number = reference.location?.line { writer.int(number) } else { writer.null() }
-            writer.endObject()
+            FindingWriter.write(reference, files: files, to: &writer)
             witness = String(decoding: writer.bytes, as: UTF8.self)
         }
         return [
