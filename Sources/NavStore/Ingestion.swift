@@ -166,7 +166,8 @@ public enum Ingestion {
         var ordered = [String](repeating: "", count: (files.values.map(\.id).max() ?? -1) + 1)
         for file in files.values { ordered[file.id] = file.path }
         let open = folded.filter { plan.isOpen($0, status: writer.status(of: $0)) }
-        let results = try fold(locatedPath, paths: ordered, model: writer.store.model, open: open, options: options, progress: progress)
+        let results = try fold(
+            locatedPath, paths: ordered, store: writer.store, open: open, options: options, progress: progress)
         report.paths = ordered
         try writer.apply(results, folded: folded, plan: plan, batch: batch, files: ordered, report: &report)
         // Lines the fold found invalid are those whose findings are new; every other non-blank
@@ -189,9 +190,10 @@ public enum Ingestion {
 
     /// Folds the located file with the audit engine, collecting every session whole.
     private static func fold(
-        _ path: String, paths: [String], model: NavigationModel, open: Set<String>, options: IngestOptions,
+        _ path: String, paths: [String], store: EventStore, open: Set<String>, options: IngestOptions,
         progress: ((ProgressSnapshot) -> Void)?
-    ) throws -> (audits: [String: FoldedSessionSummary], invalid: [Finding]) {
+    ) throws -> FoldedSessions {
+        let model = store.model
         var sessionOptions = SessionAuditOptions(maxFindings: options.maxFindingsPerSession, keepStates: false, recordScreens: true)
         sessionOptions.openSessions = open
         var configuration = AuditConfiguration(
@@ -200,10 +202,16 @@ public enum Ingestion {
         if let limit = options.memoryLimit { configuration.memoryLimit = limit }
         configuration.temporaryDirectory = options.temporaryDirectory
         configuration.locatedPaths = paths
-        let collected = FoldedSessions()
+        let collected: FoldedSessions
+        do {
+            collected = try FoldedSessions(database: store.database)
+        } catch {
+            throw StoreError("The store \(store.path): \(error)")
+        }
         let run = try AuditEngine(configuration: configuration).run(paths: [path], sink: .accumulating(collected), progress: progress)
         if let error = run.inputErrors.first { throw StoreError("Cannot read the batch's temporary file: \(error)") }
-        return (collected.finalize(), collected.invalid)
+        if let failure = collected.failure { throw StoreError("The store \(store.path): \(failure)") }
+        return collected
     }
 }
 

@@ -2,6 +2,8 @@ import NavEvents
 import NavReplay
 import NavReport
 import NavResults
+import NavSQLite
+import NavJSON
 
 /// What the store keeps of a folded session: its record as `sessions` writes it, its findings
 /// and its counts. Made on the fold job, so that a batch holds these, not the sessions' states
@@ -21,6 +23,25 @@ struct FoldedSessionSummary: Sendable {
     var findingCount: Int
     var droppedFindings: [Rule: Int]
 
+    init(
+        sessionID: String, findings: [Finding], record: [UInt8], events: Int, redeliveries: Int, duplicates: Int, firstSeq: Int64?,
+        lastSeq: Int64?, start: String?, end: String?, durationMilliseconds: Int64?, findingCount: Int, droppedFindings: [Rule: Int]
+    ) {
+        self.sessionID = sessionID
+        self.findings = findings
+        self.record = record
+        self.events = events
+        self.redeliveries = redeliveries
+        self.duplicates = duplicates
+        self.firstSeq = firstSeq
+        self.lastSeq = lastSeq
+        self.start = start
+        self.end = end
+        self.durationMilliseconds = durationMilliseconds
+        self.findingCount = findingCount
+        self.droppedFindings = droppedFindings
+    }
+
     init(_ audit: SessionAudit) {
         sessionID = audit.sessionID
         findings = audit.findings
@@ -39,40 +60,125 @@ struct FoldedSessionSummary: Sendable {
     }
 }
 
-/// Every session a batch folded, for the store to write once the fold is done. A session
-/// folded again (one that shares event ids with another) replaces its first audit.
+/// Every session a batch folded, waiting in temporary tables of the store's connection until
+/// the fold is done (a batch's summaries, held in memory, were most of an ingest's memory past
+/// the engine's own). A session folded again (one that shares event ids with another)
+/// replaces its first audit: the newest generation wins.
 final class FoldedSessions: SessionAccumulator {
     struct Entry: Sendable {
         let summary: FoldedSessionSummary
         let replaces: Bool
+        /// The fold's files, which the findings' locations index.
+        let files: [String]
     }
 
     struct Folder: SessionFolder {
         func makeLocal() -> [Entry] { [] }
 
         func add(_ audit: SessionAudit, model: Int, files: [String], to local: inout [Entry]) {
-            local.append(Entry(summary: FoldedSessionSummary(audit), replaces: false))
+            local.append(Entry(summary: FoldedSessionSummary(audit), replaces: false, files: files))
         }
 
         func replace(_ previous: SessionAudit, with audit: SessionAudit, model: Int, files: [String], in local: inout [Entry]) {
-            local.append(Entry(summary: FoldedSessionSummary(audit), replaces: true))
+            local.append(Entry(summary: FoldedSessionSummary(audit), replaces: true, files: files))
         }
     }
 
     let folder = Folder()
-    private var entries: [Entry] = []
+    private let database: SQLiteDatabase
+    private let insertSession: SQLiteStatement
+    private let insertFinding: SQLiteStatement
+    private let selectSession: SQLiteStatement
+    private let selectFindings: SQLiteStatement
+    /// The fold's files (its located paths in sorted order), which its findings' locations index.
+    private(set) var files: [String] = []
     private(set) var invalid: [Finding] = []
+    /// The first failure to keep a summary (`combine` cannot throw): thrown once the fold is done.
+    private(set) var failure: SQLiteError?
 
-    func begin(invalid: [Finding], files: [String]) { self.invalid = invalid }
+    init(database: SQLiteDatabase) throws(SQLiteError) {
+        self.database = database
+        try database.execute(
+            """
+            CREATE TEMP TABLE IF NOT EXISTS folded_sessions (
+              session_id TEXT NOT NULL, generation INTEGER NOT NULL, events INTEGER NOT NULL, redeliveries INTEGER NOT NULL,
+              duplicates INTEGER NOT NULL, first_seq INTEGER, last_seq INTEGER, start TEXT, "end" TEXT, duration_ms INTEGER,
+              finding_count INTEGER NOT NULL, dropped TEXT NOT NULL, record BLOB NOT NULL);
+            CREATE TEMP TABLE IF NOT EXISTS folded_findings (folded_id TEXT NOT NULL, generation INTEGER NOT NULL, \(StoredFindings.columns));
+            CREATE INDEX IF NOT EXISTS temp.folded_sessions_id ON folded_sessions(session_id, generation);
+            CREATE INDEX IF NOT EXISTS temp.folded_findings_id ON folded_findings(folded_id, generation, ordinal);
+            DELETE FROM temp.folded_sessions;
+            DELETE FROM temp.folded_findings;
+            """)
+        insertSession = try database.prepare(
+            "INSERT INTO temp.folded_sessions VALUES (\(Array(repeating: "?", count: 13).joined(separator: ", ")))")
+        insertFinding = try database.prepare(
+            "INSERT INTO temp.folded_findings VALUES (\(Array(repeating: "?", count: 19).joined(separator: ", ")))")
+        selectSession = try database.prepare(
+            """
+            SELECT generation, events, redeliveries, duplicates, first_seq, last_seq, start, "end", duration_ms, finding_count,
+              dropped, record FROM temp.folded_sessions WHERE session_id = ? ORDER BY generation DESC LIMIT 1
+            """)
+        selectFindings = try database.prepare(
+            "SELECT \(StoredFindings.columns) FROM temp.folded_findings WHERE folded_id = ? AND generation = ? ORDER BY ordinal")
+    }
 
-    func combine(_ local: consuming [Entry]) { entries.append(contentsOf: local) }
+    func begin(invalid: [Finding], files: [String]) {
+        self.invalid = invalid
+        self.files = files
+    }
 
-    /// The sessions by id: a replacing audit wins over the first.
-    func finalize() -> [String: FoldedSessionSummary] {
-        var summaries: [String: FoldedSessionSummary] = [:]
-        for entry in entries where summaries[entry.summary.sessionID] == nil { summaries[entry.summary.sessionID] = entry.summary }
-        for entry in entries where entry.replaces { summaries[entry.summary.sessionID] = entry.summary }
-        entries = []
-        return summaries
+    func combine(_ local: consuming [Entry]) {
+        guard failure == nil else { return }
+        do {
+            for entry in local { try keep(entry.summary, generation: entry.replaces ? 2 : 1, files: entry.files) }
+        } catch {
+            failure = error
+        }
+    }
+
+    private func keep(_ summary: FoldedSessionSummary, generation: Int64, files: [String]) throws(SQLiteError) {
+        var dropped = JSONWriter()
+        dropped.beginObject()
+        for (rule, count) in summary.droppedFindings.sorted(by: { $0.key < $1.key }) { dropped.member(rule.rawValue, count) }
+        dropped.endObject()
+        try insertSession.run([
+            .text(summary.sessionID), .integer(generation), .integer(Int64(summary.events)), .integer(Int64(summary.redeliveries)),
+            .integer(Int64(summary.duplicates)), .optional(summary.firstSeq), .optional(summary.lastSeq), .optional(summary.start),
+            .optional(summary.end), .optional(summary.durationMilliseconds), .integer(Int64(summary.findingCount)),
+            .text(String(decoding: dropped.bytes, as: UTF8.self)), .blob(summary.record),
+        ])
+        for (ordinal, finding) in summary.findings.enumerated() {
+            let line = StoredFindings.line(finding, files: files)
+            try insertFinding.run(
+                [.text(summary.sessionID), .integer(generation)]
+                    + StoredFindings.values(finding, session: nil, ordinal: ordinal, batch: 0, line: line, files: files))
+        }
+    }
+
+    /// A folded session's summary (its newest generation), read back; `nil` if it did not fold.
+    /// `fileIndex` numbers the paths as the batch's files do.
+    func summary(of sessionID: String, fileIndex: [String: Int32]) throws(SQLiteError) -> FoldedSessionSummary? {
+        var found: FoldedSessionSummary?
+        var generation: Int64 = 0
+        try selectSession.forEachRow([.text(sessionID)]) { row in
+            generation = row.integer(0)
+            var dropped: [Rule: Int] = [:]
+            if case .object(let object)? = try? JSONValue.parse(row.text(10)) {
+                for (key, value) in object.members {
+                    if let rule = Rule(rawValue: key), case .number(let text) = value { dropped[rule] = Int(text) ?? 0 }
+                }
+            }
+            found = FoldedSessionSummary(
+                sessionID: sessionID, findings: [], record: row.blob(11), events: Int(row.integer(1)),
+                redeliveries: Int(row.integer(2)), duplicates: Int(row.integer(3)), firstSeq: row.optionalInteger(4),
+                lastSeq: row.optionalInteger(5), start: row.optionalText(6), end: row.optionalText(7),
+                durationMilliseconds: row.optionalInteger(8), findingCount: Int(row.integer(9)), droppedFindings: dropped)
+        }
+        guard var summary = found else { return nil }
+        try selectFindings.forEachRow([.text(sessionID), .integer(generation)]) { row in
+            if let finding = StoredFindings.finding(row, fileIndex: fileIndex) { summary.findings.append(finding) }
+        }
+        return summary
     }
 }

@@ -9,14 +9,18 @@ extension StoreWriter {
     /// old ones, and the unreadable lines' findings the store does not hold yet; the
     /// differences go to `finding_changes` and to the report.
     func apply(
-        _ results: (audits: [String: FoldedSessionSummary], invalid: [Finding]), folded: Set<String>, plan: FoldPlan, batch: Int64,
+        _ results: FoldedSessions, folded: Set<String>, plan: FoldPlan, batch: Int64,
         files: [String], report: inout IngestReport
     ) throws {
         var fileIndex: [String: Int32] = [:]
         for (index, path) in files.enumerated() { fileIndex[path] = Int32(index) }
         try sql { () throws(SQLiteError) in
             let statements = try Statements(database)
-            for finding in results.invalid {
+            for var finding in results.invalid {
+                // Located in the fold's own file list; the batch's numbers its files by id.
+                if let location = finding.location, let index = fileIndex[results.files[Int(location.file)]] {
+                    finding.location = LineLocation(file: index, line: location.line)
+                }
                 let line = StoredFindings.line(finding, files: files)
                 guard
                     !(try statements.invalidHeld.returnsRow([
@@ -31,7 +35,7 @@ extension StoreWriter {
             }
             for sessionID in folded.sorted(by: { $0.utf8Precedes($1) }) {
                 guard let row = sessionRow(sessionID) else { continue }
-                guard let audit = results.audits[sessionID] else {
+                guard let audit = try results.summary(of: sessionID, fileIndex: fileIndex) else {
                     // Lines that named the session but were no valid event: no session yet.
                     try statements.dropUnfolded.run([.integer(row)])
                     try statements.dropUnfoldedChunks.run([.integer(row)])

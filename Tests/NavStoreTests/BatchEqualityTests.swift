@@ -28,7 +28,8 @@ import Testing
         var batches: [String] = []
         for index in 0..<(bounds.count - 1) {
             let text = lines[bounds[index]..<bounds[index + 1]].map { $0 + "\n" }.joined()
-            batches.append(try directory.write("night\(index).ndjson", text))
+            // Named so that path order is the reverse of ingestion order.
+            batches.append(try directory.write("night-\(bounds.count - index).ndjson", text))
         }
         var options = IngestOptions()
         options.closeAfterMilliseconds = [0, 60_000, IngestOptions.defaultCloseAfter][Int(random.next() % 3)]
@@ -46,10 +47,14 @@ import Testing
         let reader = try EventStore.openForReading(path: storePath, toolVersion: StoreFixture.version)
         let stored = try StoredRun.audit(reader)
         let whole = try StoreFixture.audit(batches)
-        #expect(
-            String(decoding: FindingWriter.ndjson(stored), as: UTF8.self)
-                == String(decoding: FindingWriter.ndjson(whole.findings), as: UTF8.self),
-            "seed \(seed), \(cut), \(batchCount) batches")
+        let storedFindings = String(decoding: FindingWriter.ndjson(stored), as: UTF8.self)
+        let wholeFindings = String(decoding: FindingWriter.ndjson(whole.findings), as: UTF8.self)
+        #expect(storedFindings == wholeFindings, "seed \(seed), \(cut), \(batchCount) batches")
+        if storedFindings != wholeFindings {
+            try? storedFindings.write(
+                toFile: "/tmp/navreplay-batch-equality-\(seed)-\(cut)-store.ndjson", atomically: true, encoding: .utf8)
+            try? wholeFindings.write(toFile: "/tmp/navreplay-batch-equality-\(seed)-\(cut)-audit.ndjson", atomically: true, encoding: .utf8)
+        }
         #expect(stored.counts.events == whole.findings.counts.events)
         #expect(stored.counts.redeliveries == whole.findings.counts.redeliveries)
         var records: [String] = []
