@@ -129,6 +129,12 @@ extension NavigationFold {
                 checkPosition(stack: stack, spec: spec, route: route, index: index, flow: snapshot.flow)
                 seen.insert(route)
             }
+            if let limit = spec.maxDepth, routes.count > limit {
+                report(
+                    .stackOutOfRange,
+                    "the snapshot's stack \(JSONWriter.quoted(stack)) holds \(routes.count) routes; the model allows at most \(limit)",
+                    expected: .string("0...\(limit)"), found: .number(String(routes.count)))
+            }
             if let modal = stacks.owningModals[number], !routes.isEmpty, !snapshot.modals.contains(modal) {
                 report(
                     .stackNotOwned,
@@ -166,6 +172,9 @@ extension NavigationFold {
         }
         working = restored
         flowSpec = model.flows[working.flow]
+        if stacks.anyValueIdentity {
+            for number in working.routes.indices where stacks.valueIdentity[number] { working.syncParams(number) }
+        }
     }
 
     // MARK: Stack operations
@@ -183,7 +192,9 @@ extension NavigationFold {
             return
         }
         // 2. Owned by the current flow (a to_root pop of a stack its command resets is exempt),
-        //    or, for a modal's own stack, by its presented modal.
+        //    or, for a modal's own stack, by its presented modal; not covered by a modal of its
+        //    context, in a flow that presents by context.
+        let reportedBefore = pending.count
         if let modal = stacks.owningModals[number] {
             if !working.modals.contains(modal) {
                 let listed = ListedNames(working.modals)
@@ -205,6 +216,8 @@ extension NavigationFold {
                     expected: .optionalString(owner), found: .string(working.flow), witness: flowWitness)
             }
         }
+        if usesPresentationKeys, !working.modals.isEmpty { checkCoveredPop(payload, stack: stack, reported: reportedBefore) }
+        if hasRouteBoundModals, !working.modals.isEmpty { captureStateBefore() }  // checked after the change
         // 3. The claimed top before the operation.
         switch payload {
         case .routePush(_, let from, _, _), .routePop(_, let from, _, _), .routeReplace(_, let from, _, _),
@@ -219,9 +232,11 @@ extension NavigationFold {
         // A pop's claimed top is checked after it, against the stack's witness before it.
         let witnessBefore: EventReference? = if case .routePop = payload { stackWitness[number] } else { nil }
         switch payload {
-        case .routePush(_, _, let route, _):
-            checkEntering(route, number: number, routes: working.routes[number][...], index: working.routes[number].count)
+        case .routePush(_, _, let route, let params):
+            let count = working.routes[number].count
+            checkEntering(route, params: params, number: number, below: 0..<count, index: count, depthAfter: count + 1)
             working.routes[number].append(route)
+            if stacks.valueIdentity[number] { working.params[number].append(params) }
         case .routePop(_, _, let to, let amount):
             let depth = working.routes[number].count
             let removed: Int
@@ -229,7 +244,7 @@ extension NavigationFold {
             case .toRoot:
                 removed = depth
             case .count(let count):
-                if count < 1 || count > Int64(depth) {
+                if count < 1 || count > Int64(depth), !stacks.specs[number].clampedPops {
                     report(
                         .stackOutOfRange,
                         "route_pop asks for \(count) route(s) on stack \(JSONWriter.quoted(stack)), which holds \(depth); "
@@ -246,18 +261,22 @@ extension NavigationFold {
             } else {
                 working.routes[number].removeLast(removed)
             }
-        case .routeReplace(_, _, let route, _):
+        case .routeReplace(_, _, let route, let params):
             // No copy of the stack is kept across the change: it made every replace copy it.
             let count = working.routes[number].count
-            checkEntering(route, number: number, routes: working.routes[number].dropLast(), index: max(count - 1, 0))
+            checkEntering(
+                route, params: params, number: number, below: 0..<max(count - 1, 0), index: max(count - 1, 0), depthAfter: max(count, 1))
             if count == 0 {
                 working.routes[number].append(route)
+                if stacks.valueIdentity[number] { working.params[number].append(params) }
             } else {
                 working.routes[number][count - 1] = route
+                if stacks.valueIdentity[number] { working.params[number][count - 1] = params }
             }
         case .routePopTo(_, _, let target):
             if let target {
-                if let index = working.routes[number].lastIndex(of: target) {
+                let first = stacks.specs[number].popTo == .first
+                if let index = first ? working.routes[number].firstIndex(of: target) : working.routes[number].lastIndex(of: target) {
                     working.routes[number].removeSubrange((index + 1)...)
                 } else {
                     let routes = working.routes[number]
@@ -271,7 +290,7 @@ extension NavigationFold {
             } else {
                 working.routes[number].removeAll()
             }
-        case .routeInsert(_, let route, let index, _):
+        case .routeInsert(_, let route, let index, let params):
             let count = working.routes[number].count
             var at = index
             if index < 0 || index > Int64(count) {
@@ -281,9 +300,13 @@ extension NavigationFold {
                     "route_insert at index \(index) of stack \(JSONWriter.quoted(stack)), which holds \(count); clamped to \(at)",
                     expected: .string("0...\(count)"), found: .number(String(index)), witness: stackWitness[number])
             }
-            checkEntering(route, number: number, routes: working.routes[number][...], index: Int(at))
+            checkEntering(route, params: params, number: number, below: 0..<count, index: Int(at), depthAfter: count + 1)
             working.routes[number].insert(route, at: Int(at))
+            if stacks.valueIdentity[number] { working.params[number].insert(params, at: Int(at)) }
         case .routeRemove(_, let route):
+            if stacks.valueIdentity[number] {
+                working.params[number] = zip(working.routes[number], working.params[number]).filter { $0.0 != route }.map(\.1)
+            }
             working.routes[number].removeAll { $0 == route }
         default:
             break
@@ -293,7 +316,9 @@ extension NavigationFold {
             stackWitness[number] = reference  // the witness of a stack is the event that last set its top
         }
         working.listed[number] = true
+        if stacks.anyValueIdentity, stacks.valueIdentity[number] { working.syncParams(number) }
         if isEmpty { emptiedDuringEvent.append(stack) }
+        if hasRouteBoundModals, !working.modals.isEmpty { checkModalsOnTheirRoutes(after: stack) }
         // 5. A pop's claimed top after the operation.
         switch payload {
         case .routePop(_, _, let to, _):
@@ -351,13 +376,18 @@ extension NavigationFold {
             working.routes[number].removeAll()
         }
         working.listed[number] = true
+        if stacks.anyValueIdentity, stacks.valueIdentity[number] { working.syncParams(number) }
         if working.routes[number].isEmpty { emptiedDuringEvent.append(stack) }
     }
 
-    /// The checks where a route enters a stack: declared, singleton, position.
-    mutating func checkEntering(_ route: String, number: Int, routes: ArraySlice<String>, index: Int) {
+    /// The checks where a route enters a stack: declared, singleton (among the routes at
+    /// `below`), position, depth.
+    mutating func checkEntering(
+        _ route: String, params: RouteParams?, number: Int, below: Range<Int>, index: Int, depthAfter: Int
+    ) {
         let stack = stacks.names[number]
         let spec = stacks.specs[number]
+        let routes = working.routes[number][below]
         if !stacks.accepts(route, number: number) {
             let declared = spec.routes.map(ListedNames.init)
             report(
@@ -368,15 +398,25 @@ extension NavigationFold {
         }
         // Most stacks have no singletons: then neither a hash nor a search of the stack (a search
         // at every push made a deep stack quadratic).
-        if !spec.singletons.isEmpty, spec.singletons.contains(route), routes.contains(route) {
+        if !spec.singletons.isEmpty, spec.singletons.contains(route),
+            spec.identity == .value ? working.holds(route, params: params, number: number, in: below) : routes.contains(route)
+        {
             let listed = ListedNames(Array(routes))
+            let what = spec.identity == .value ? "with the same route_params " : ""
             report(
                 .routeSingleton,
-                "singleton route \(JSONWriter.quoted(route)) is already in stack \(JSONWriter.quoted(stack)) "
+                "singleton route \(JSONWriter.quoted(route)) \(what)is already in stack \(JSONWriter.quoted(stack)) "
                     + "(\(listed.joined(separator: " › "))); open it once: pop back to it instead",
                 expected: listed.json, found: .string(route), witness: stackWitness[number])
         }
         checkPosition(stack: stack, spec: spec, route: route, index: index)
+        if let limit = spec.maxDepth, depthAfter > limit {
+            report(
+                .stackOutOfRange,
+                "route \(JSONWriter.quoted(route)) would make stack \(JSONWriter.quoted(stack)) hold \(depthAfter) routes; "
+                    + "the model allows at most \(limit)",
+                expected: .string("0...\(limit)"), found: .number(String(depthAfter)), witness: stackWitness[number])
+        }
     }
 
     mutating func checkPosition(stack: String, spec: StackSpec, route: String, index: Int, flow: String? = nil) {
@@ -444,6 +484,7 @@ extension NavigationFold {
                 working.routes[number].removeAll()
             }
             working.listed[number] = true
+            if stacks.anyValueIdentity, stacks.valueIdentity[number] { working.syncParams(number) }
             stackWitness[number] = reference
         }
     }

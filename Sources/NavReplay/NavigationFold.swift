@@ -23,6 +23,11 @@ public struct NavigationFold: Sendable {
     var flowSpec: FlowSpec?
     /// The model's initial state, in working form: a session_start without a snapshot resets to it.
     let initialState: FoldState
+    /// Whether the model states presentation contexts or modals' `from` or `routes` (model
+    /// language 1.1): without them, none of their checks runs.
+    let usesPresentationKeys: Bool
+    /// Whether some modal is bound to routes (`modals.<name>.routes`).
+    let hasRouteBoundModals: Bool
 
     /// The state after the events applied so far.
     public var state: NavigationState { working.state(stacks) }
@@ -59,6 +64,8 @@ public struct NavigationFold: Sendable {
         working = initialState
         flowSpec = model.flows[working.flow]
         stackWitness = Array(repeating: nil, count: stacks.count)
+        usesPresentationKeys = model.usesPresentationKeys
+        hasRouteBoundModals = model.modals.values.contains { $0.routes != nil }
     }
 
     /// Starts from a given state (e.g. a router restored from a snapshot).
@@ -369,6 +376,8 @@ public struct NavigationFold: Sendable {
                             + "\(working.modals.count) already presented (\(ListedNames(working.modals).joined(separator: ", ")))",
                         expected: .number(String(limit)), found: .number(String(working.modals.count + 1)),
                         witness: working.modals.last.flatMap { modalWitness[$0] })
+                } else if usesPresentationKeys {
+                    checkPresentation(of: modal)
                 }
                 working.modals.append(modal)
                 modalWitness[modal] = reference
