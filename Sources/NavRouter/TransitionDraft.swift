@@ -236,7 +236,7 @@ struct TransitionDraft {
         guard let spec = model.commands[name] else { throw .unknownCommand(name) }
         guard let target = model.flows[spec.flow] else { throw .unknownFlow(spec.flow) }
         for stack in spec.reset where model.stacks[stack] == nil { throw .unknownStack(stack) }
-        if let tab = spec.tab, !(target.tabs?.contains(tab) ?? false) { throw .unknownTab(tab, flow: spec.flow) }
+        if let tab = spec.tab, let tabs = target.tabs, !tabs.contains(tab) { throw .unknownTab(tab, flow: spec.flow) }
 
         emit(.commandApplied(command: name, fromFlow: state.flow, toFlow: spec.flow))
         for stack in spec.reset {
