@@ -120,7 +120,9 @@ extension NavigationFold {
                         "the snapshot's stack \(JSONWriter.quoted(stack)) holds \(JSONWriter.quoted(route)), a route the model does not declare for it",
                         found: .string(route))
                 }
-                if spec.singletons.contains(route), seen.contains(route) {
+                // A snapshot names routes without their parameters: under `identity: value` two
+                // routes of one name may be two values, so its singletons are not checked here.
+                if spec.identity == .name, spec.singletons.contains(route), seen.contains(route) {
                     report(
                         .routeSingleton,
                         "the snapshot's stack \(JSONWriter.quoted(stack)) holds singleton \(JSONWriter.quoted(route)) twice",

@@ -256,8 +256,10 @@ struct TransitionDraft {
         }
         dismissModals(keeping: keep)
         // A flow without tabs keeps the tab selected for later (seed 001's logout selects tab1):
-        // switched while the current flow still has it.
-        if target.tabs == nil, let tab = spec.tab, tab != state.tab, model.flows[state.flow]?.tabs?.contains(tab) ?? false {
+        // switched while the current flow still has it. From a flow without tabs either, no
+        // event can switch it (`tab.invalid`): refused.
+        if target.tabs == nil, let tab = spec.tab, tab != state.tab {
+            guard model.flows[state.flow]?.tabs?.contains(tab) ?? false else { throw .unknownTab(tab, flow: state.flow) }
             emit(.tabSwitch(from: state.tab, to: tab))
             state.tab = tab
         }
@@ -345,7 +347,9 @@ struct TransitionDraft {
             var seen: [String] = []
             for (index, route) in routes.enumerated() {
                 guard !route.isEmpty, spec.accepts(route) else { return .failure(.unknownRoute(route, stack: stack)) }
-                if spec.singletons.contains(route), seen.contains(route) {
+                // A snapshot names routes without their parameters: under `identity: value` two
+                // routes of one name may be two values, so its singletons are not checked here.
+                if spec.identity == .name, spec.singletons.contains(route), seen.contains(route) {
                     return .failure(.singletonAlreadyPresent(route, stack: stack))
                 }
                 for requirement in spec.positions where !requirement.allows(route, at: index, in: snapshot.flow) {
