@@ -45,12 +45,13 @@ extension NavigationFold {
         }
     }
 
-    /// A pop (`route_pop` with a count, `route_pop_to`) of a stack whose context shows a modal,
-    /// in a flow that presents by context: the app's coordinator does not pop then. Reported as
-    /// `stack.not_owned` (the modal holds the stack), unless the event already was.
+    /// A pop (`route_pop` with a count, `route_pop_to` of a route) of a stack whose context shows
+    /// a modal, in a flow that presents by context: the app's coordinator does not pop then (a
+    /// pop to the root still clears). Reported as `stack.not_owned` (the modal holds the stack),
+    /// unless the event already was.
     mutating func checkCoveredPop(_ payload: NavigationEvent.Payload, stack: String, reported: Int) {
         switch payload {
-        case .routePop(_, _, _, .count), .routePopTo: break
+        case .routePop(_, _, _, .count), .routePopTo(_, _, _?): break
         default: return
         }
         guard pending.count == reported, let modal = model.modalCovering(stack, flow: working.flow, presented: working.modals)

@@ -197,7 +197,7 @@ struct ModelLanguageRuleTests {
         log.add(.dismiss("menu"))
         log.add(Self.push("editor", from: nil, to: "page"))
         log.add(.pop("editor", from: "page", to: nil))  // free again
-        log.add(.popToRoot("home", from: "chat"))  // a pop to the root always clears
+        log.add(.popTo("home", from: "chat", to: nil))  // a pop to the root always clears
 
         let result = try audit(log, model: Self.model)
 
