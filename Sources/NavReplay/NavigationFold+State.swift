@@ -147,31 +147,7 @@ extension NavigationFold {
             restored.listed[number] = true
             stackWitness[number] = reference
         }
-        for modal in snapshot.modals {
-            if restored.modals.contains(modal) {
-                report(
-                    .modalAlreadyPresented, "the snapshot lists modal \(JSONWriter.quoted(modal)) twice; it is kept once",
-                    found: .string(modal))
-                continue
-            }
-            if model.modals[modal] == nil {
-                report(
-                    .modalNotAllowed, "the snapshot's modal \(JSONWriter.quoted(modal)) is not declared in the model",
-                    found: .string(modal))
-            } else if let spec = model.modals[modal], !spec.isAllowed(in: snapshot.flow) {
-                report(
-                    .modalNotAllowed,
-                    "the snapshot's modal \(JSONWriter.quoted(modal)) is not allowed in flow \(JSONWriter.quoted(snapshot.flow))",
-                    found: .string(modal))
-            } else if let limit = model.flows[snapshot.flow]?.maxModals, restored.modals.count >= limit {
-                report(
-                    .modalNotAllowed,
-                    "the snapshot presents more than \(limit) modal(s) in flow \(JSONWriter.quoted(snapshot.flow))",
-                    expected: .number(String(limit)), found: .number(String(restored.modals.count + 1)))
-            }
-            restored.modals.append(modal)
-            modalWitness[modal] = reference
-        }
+        restoreModals(of: snapshot, into: &restored, reference: reference)
         working = restored
         flowSpec = model.flows[working.flow]
         if stacks.anyValueIdentity {
@@ -227,12 +203,32 @@ extension NavigationFold {
             checkTop(of: number, claimed: from, field: "from_route")
         default: break
         }
-        // 4. The operation's own checks, then apply, in place. Each finding comes before the
-        //    change (see `captureStateBefore()`).
+        // 4. The operation's own checks, then apply.
         let topBefore = working.routes[number].last
         let wasEmpty = working.routes[number].isEmpty
         // A pop's claimed top is checked after it, against the stack's witness before it.
         let witnessBefore: EventReference? = if case .routePop = payload { stackWitness[number] } else { nil }
+        applyOperation(payload, number: number, stack: stack)
+        let isEmpty = working.routes[number].isEmpty
+        if working.routes[number].last != topBefore || isEmpty != wasEmpty {
+            stackWitness[number] = reference  // the witness of a stack is the event that last set its top
+        }
+        working.listed[number] = true
+        if stacks.anyValueIdentity, stacks.valueIdentity[number] { working.syncParams(number) }
+        if isEmpty { emptiedDuringEvent.append(stack) }
+        if hasRouteBoundModals, !working.modals.isEmpty { checkModalsOnTheirRoutes(after: stack) }
+        // 5. A pop's claimed top after the operation.
+        switch payload {
+        case .routePop(_, _, let to, _):
+            // Witnessed by the event that left the stack as this pop found it, not by the pop.
+            checkTop(of: number, claimed: to, field: "to_route", after: .pop(witness: witnessBefore))
+        default: break
+        }
+    }
+
+    /// Step 4 of a stack event: the operation's own checks, then the change, in place. Each
+    /// finding comes before the change (see `captureStateBefore()`).
+    mutating func applyOperation(_ payload: NavigationEvent.Payload, number: Int, stack: String) {
         switch payload {
         case .routePush(_, _, let route, let params):
             let count = working.routes[number].count
@@ -313,20 +309,34 @@ extension NavigationFold {
         default:
             break
         }
-        let isEmpty = working.routes[number].isEmpty
-        if working.routes[number].last != topBefore || isEmpty != wasEmpty {
-            stackWitness[number] = reference  // the witness of a stack is the event that last set its top
-        }
-        working.listed[number] = true
-        if stacks.anyValueIdentity, stacks.valueIdentity[number] { working.syncParams(number) }
-        if isEmpty { emptiedDuringEvent.append(stack) }
-        if hasRouteBoundModals, !working.modals.isEmpty { checkModalsOnTheirRoutes(after: stack) }
-        // 5. A pop's claimed top after the operation.
-        switch payload {
-        case .routePop(_, _, let to, _):
-            // Witnessed by the event that left the stack as this pop found it, not by the pop.
-            checkTop(of: number, claimed: to, field: "to_route", after: .pop(witness: witnessBefore))
-        default: break
+    }
+
+    /// The snapshot's modals, checked and adopted into `restored`.
+    mutating func restoreModals(of snapshot: NavigationState, into restored: inout FoldState, reference: EventReference) {
+        for modal in snapshot.modals {
+            if restored.modals.contains(modal) {
+                report(
+                    .modalAlreadyPresented, "the snapshot lists modal \(JSONWriter.quoted(modal)) twice; it is kept once",
+                    found: .string(modal))
+                continue
+            }
+            if model.modals[modal] == nil {
+                report(
+                    .modalNotAllowed, "the snapshot's modal \(JSONWriter.quoted(modal)) is not declared in the model",
+                    found: .string(modal))
+            } else if let spec = model.modals[modal], !spec.isAllowed(in: snapshot.flow) {
+                report(
+                    .modalNotAllowed,
+                    "the snapshot's modal \(JSONWriter.quoted(modal)) is not allowed in flow \(JSONWriter.quoted(snapshot.flow))",
+                    found: .string(modal))
+            } else if let limit = model.flows[snapshot.flow]?.maxModals, restored.modals.count >= limit {
+                report(
+                    .modalNotAllowed,
+                    "the snapshot presents more than \(limit) modal(s) in flow \(JSONWriter.quoted(snapshot.flow))",
+                    expected: .number(String(limit)), found: .number(String(restored.modals.count + 1)))
+            }
+            restored.modals.append(modal)
+            modalWitness[modal] = reference
         }
     }
 
