@@ -92,7 +92,8 @@ let package = Package(
         .target(
             name: "NavStore",
             dependencies: [
-                "NavJSON", "NavModel", "NavEvents", "NavReplay", "NavInput", "NavRuns", "NavResults", "NavPartitions", "NavEngine",
+                "CNavSupport", "NavJSON", "NavModel", "NavEvents", "NavReplay", "NavInput", "NavRuns", "NavResults", "NavPartitions",
+                "NavEngine",
                 "NavReport", "NavSQLite", .product(name: "SystemPackage", package: "swift-system"),
             ],
             swiftSettings: swiftSettings),

@@ -1,3 +1,4 @@
+import CNavSupport
 import NavEngine
 public import NavEvents
 import NavInput
@@ -115,7 +116,9 @@ public enum Ingestion {
         let sessions = try writer.sessions()
         let located = try ScratchOutput(path: locatedPath)
         let eventIDs = try ScratchOutput(path: scratch.eventIDs)
-        let budget = max(4 << 20, (options.memoryLimit ?? AuditConfiguration.defaultMemoryLimit) / 8)
+        // A sixteenth of the limit for the lines waiting for their chunk (their buffers may hold
+        // twice their bytes as they grow); the fold that follows takes the limit itself.
+        let budget = max(4 << 20, (options.memoryLimit ?? AuditConfiguration.defaultMemoryLimit) / 16)
         var chunkError: (any Error)?
         let reader = BatchReader(
             maxLineBytes: options.maxLineBytes, takeTornTail: options.closeAll, located: located, eventIDs: eventIDs,
@@ -163,6 +166,8 @@ public enum Ingestion {
             try writer.forEachChunk(of: sessionID, before: batch) { try located.write(bytes: $0) }
         }
         try located.close()
+        // The batch's buffers are freed: their pages go back before the fold takes its own.
+        navreplay_release_free_memory()
         var ordered = [String](repeating: "", count: (files.values.map(\.id).max() ?? -1) + 1)
         for file in files.values { ordered[file.id] = file.path }
         let open = folded.filter { plan.isOpen($0, status: writer.status(of: $0)) }

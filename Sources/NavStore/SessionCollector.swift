@@ -2,6 +2,7 @@ import NavEvents
 import NavReplay
 import NavReport
 import NavResults
+import NavInput
 import NavSQLite
 import NavJSON
 
@@ -60,32 +61,29 @@ struct FoldedSessionSummary: Sendable {
     }
 }
 
-/// Every session a batch folded, waiting in temporary tables of the store's connection until
-/// the fold is done (a batch's summaries, held in memory, were most of an ingest's memory past
-/// the engine's own). A session folded again (one that shares event ids with another)
-/// replaces its first audit: the newest generation wins.
-final class FoldedSessions: SessionAccumulator {
-    struct Entry: Sendable {
-        let summary: FoldedSessionSummary
-        let replaces: Bool
-        /// The fold's files, which the findings' locations index.
-        let files: [String]
-    }
-
+/// Every session a batch folded, kept in temporary tables of the store's connection as each
+/// folds, on its fold job (under a lock: the run's thread does not use the connection while the
+/// jobs fold). Held in the jobs' memory until the fold ends, the batch's summaries were most of
+/// an ingest's memory past the engine's own. A session folded again (one that shares event ids
+/// with another) replaces its first audit: the newest generation wins.
+final class FoldedSessions: SessionAccumulator, @unchecked Sendable {
+    // @unchecked: the statements and `failure` are used under `lock` only.
     struct Folder: SessionFolder {
-        func makeLocal() -> [Entry] { [] }
+        let keeper: FoldedSessions
 
-        func add(_ audit: SessionAudit, model: Int, files: [String], to local: inout [Entry]) {
-            local.append(Entry(summary: FoldedSessionSummary(audit), replaces: false, files: files))
+        func makeLocal() {}
+
+        func add(_ audit: SessionAudit, model: Int, files: [String], to local: inout Void) {
+            keeper.keep(FoldedSessionSummary(audit), generation: 1, files: files)
         }
 
-        func replace(_ previous: SessionAudit, with audit: SessionAudit, model: Int, files: [String], in local: inout [Entry]) {
-            local.append(Entry(summary: FoldedSessionSummary(audit), replaces: true, files: files))
+        func replace(_ previous: SessionAudit, with audit: SessionAudit, model: Int, files: [String], in local: inout Void) {
+            keeper.keep(FoldedSessionSummary(audit), generation: 2, files: files)
         }
     }
 
-    let folder = Folder()
-    private let database: SQLiteDatabase
+    var folder: Folder { Folder(keeper: self) }
+    private let lock = NSLockLike()
     private let insertSession: SQLiteStatement
     private let insertFinding: SQLiteStatement
     private let selectSession: SQLiteStatement
@@ -93,11 +91,11 @@ final class FoldedSessions: SessionAccumulator {
     /// The fold's files (its located paths in sorted order), which its findings' locations index.
     private(set) var files: [String] = []
     private(set) var invalid: [Finding] = []
-    /// The first failure to keep a summary (`combine` cannot throw): thrown once the fold is done.
-    private(set) var failure: SQLiteError?
+    /// The first failure to keep a summary (a fold job cannot throw): thrown once the fold is done.
+    private var firstFailure: SQLiteError?
+    var failure: SQLiteError? { lock.withLock { firstFailure } }
 
     init(database: SQLiteDatabase) throws(SQLiteError) {
-        self.database = database
         try database.execute(
             """
             CREATE TEMP TABLE IF NOT EXISTS folded_sessions (
@@ -128,31 +126,34 @@ final class FoldedSessions: SessionAccumulator {
         self.files = files
     }
 
-    func combine(_ local: consuming [Entry]) {
-        guard failure == nil else { return }
-        do {
-            for entry in local { try keep(entry.summary, generation: entry.replaces ? 2 : 1, files: entry.files) }
-        } catch {
-            failure = error
-        }
-    }
+    func combine(_ local: consuming Void) {}
 
-    private func keep(_ summary: FoldedSessionSummary, generation: Int64, files: [String]) throws(SQLiteError) {
+    /// Keeps one folded session, on its fold job.
+    func keep(_ summary: FoldedSessionSummary, generation: Int64, files: [String]) {
         var dropped = JSONWriter()
         dropped.beginObject()
         for (rule, count) in summary.droppedFindings.sorted(by: { $0.key < $1.key }) { dropped.member(rule.rawValue, count) }
         dropped.endObject()
-        try insertSession.run([
-            .text(summary.sessionID), .integer(generation), .integer(Int64(summary.events)), .integer(Int64(summary.redeliveries)),
-            .integer(Int64(summary.duplicates)), .optional(summary.firstSeq), .optional(summary.lastSeq), .optional(summary.start),
-            .optional(summary.end), .optional(summary.durationMilliseconds), .integer(Int64(summary.findingCount)),
-            .text(String(decoding: dropped.bytes, as: UTF8.self)), .blob(summary.record),
-        ])
-        for (ordinal, finding) in summary.findings.enumerated() {
-            let line = StoredFindings.line(finding, files: files)
-            try insertFinding.run(
-                [.text(summary.sessionID), .integer(generation)]
-                    + StoredFindings.values(finding, session: nil, ordinal: ordinal, batch: 0, line: line, files: files))
+        let findings = summary.findings.enumerated().map { ordinal, finding in
+            StoredFindings.values(
+                finding, session: nil, ordinal: ordinal, batch: 0, line: StoredFindings.line(finding, files: files), files: files)
+        }
+        lock.withLock {
+            guard firstFailure == nil else { return }
+            do {
+                try insertSession.run([
+                    .text(summary.sessionID), .integer(generation), .integer(Int64(summary.events)),
+                    .integer(Int64(summary.redeliveries)), .integer(Int64(summary.duplicates)), .optional(summary.firstSeq),
+                    .optional(summary.lastSeq), .optional(summary.start), .optional(summary.end),
+                    .optional(summary.durationMilliseconds), .integer(Int64(summary.findingCount)),
+                    .text(String(decoding: dropped.bytes, as: UTF8.self)), .blob(summary.record),
+                ])
+                for values in findings { try insertFinding.run([.text(summary.sessionID), .integer(generation)] + values) }
+            } catch let error as SQLiteError {
+                firstFailure = error
+            } catch {
+                firstFailure = SQLiteError("\(error)")
+            }
         }
     }
 
