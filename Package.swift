@@ -150,6 +150,14 @@ let package = Package(
         .executableTarget(name: "navreplay-fuzz-model", dependencies: ["NavFuzzDecoder", "NavFuzzDriver"], swiftSettings: swiftSettings),
         .executableTarget(name: "navreplay-fuzz-located", dependencies: ["NavFuzzRuns", "NavFuzzDriver"], swiftSettings: swiftSettings),
         .executableTarget(name: "navreplay-fuzz-runs", dependencies: ["NavFuzzRuns", "NavFuzzDriver"], swiftSettings: swiftSettings),
+        // The fuzz targets' saved inputs replayed, and the fixes of what they found.
+        .testTarget(
+            name: "NavFuzzTests",
+            dependencies: [
+                "NavJSON", "NavModel", "NavEvents", "NavInput", "NavRuns", "NavReplay", "NavResults", "NavPartitions", "NavFuzz",
+                "NavFuzzDecoder", "NavFuzzRuns", "NavTestSupport",
+            ],
+            swiftSettings: swiftSettings),
         .executableTarget(
             name: "navreplay-writer-fixture", dependencies: ["NavModel", "NavEvents", "NavLog", "NavSamples"], swiftSettings: swiftSettings),
         .target(

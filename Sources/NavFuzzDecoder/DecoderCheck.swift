@@ -1,6 +1,6 @@
 import Foundation
 import NavEvents
-import NavJSON
+public import NavJSON
 
 /// The `decoder` fuzz target: one line's bytes through the strict event decoder, checked
 /// against independent readings of the same bytes.
@@ -62,6 +62,22 @@ public enum DecoderCheck {
             }
         }
         return violations
+    }
+
+    /// The listed difference that explains why navreplay and Foundation disagree on whether
+    /// `line` is JSON; `nil` when they agree (or when nothing explains it, which `check` reports).
+    public static func verdictDifference(_ line: UnsafeBufferPointer<UInt8>) -> JSONDifference? {
+        let accepted = FoundationJSON.parse(line) != nil
+        switch Result(catching: { () throws(JSONSyntaxError) -> JSONValue in try JSONValue.parse(line) }) {
+        case .success(let value): return accepted ? nil : JSONDifference.explainingAcceptance(of: value)
+        case .failure(let error): return accepted ? JSONDifference.explainingRejection(of: line, error) : nil
+        }
+    }
+
+    /// What differs between navreplay's value and one Foundation read (a path and a
+    /// description), or `nil`: the comparison `check` makes.
+    public static func valueDifference(_ value: JSONValue, foundation: Any) -> String? {
+        FoundationJSON.difference(value, foundation)
     }
 
     /// The invariants of a line the decoder accepted.

@@ -1,4 +1,4 @@
-import NavJSON
+public import NavJSON
 import NavModel
 
 /// The `model` fuzz target: a model file's bytes through `NavigationModel.load(json:)`, which
@@ -31,6 +31,12 @@ public enum ModelCheck {
             violations.append("the same document written compactly does not load: \(error)")
         }
         return violations
+    }
+
+    /// Whether a model error's path names a place in `document` (the last step may be
+    /// missing when `missingLast`).
+    public static func pathResolves(_ path: String, in document: JSONValue, missingLast: Bool = false) -> Bool {
+        path.hasPrefix("$") && JSONPath.resolves(Array(path.utf8.dropFirst())[...], in: document, missingLast: missingLast)
     }
 
     static func checkRejection(_ error: ModelError, document: JSONValue?, bytes: [UInt8]) -> [String] {

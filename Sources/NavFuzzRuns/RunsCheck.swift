@@ -39,11 +39,15 @@ public enum RunsCheck {
     /// cost. The parsers of bytes in memory (the codec, the shorthand) and the framings most
     /// read (run records, partitions) are picked most; the ledger, whose form is a plain array
     /// of entries and whose check makes 64 files, least.
-    static let selection: [Reader] =
+    public static let selection: [Reader] =
         [Reader](repeating: .runRecords, count: 4) + [Reader](repeating: .partition, count: 4)
         + [Reader](repeating: .spillCodec, count: 4) + [Reader](repeating: .shorthand, count: 4)
         + [Reader](repeating: .sessionRuns, count: 2) + [Reader](repeating: .counter, count: 2) + [.ledger]
         + [Reader](repeating: .outputStore, count: 2)
+
+    /// How many `RunRecord`s a run file's bytes hold, by a plain restatement of the framing;
+    /// `nil` when they do not end at a record's end.
+    public static func framedRecordCount(_ bytes: [UInt8]) -> Int? { NaiveRecord.parse(bytes)?.count }
 
     /// The byte that picks `reader` (for seeds).
     static func selector(of reader: Reader) -> UInt8 { UInt8(selection.firstIndex(of: reader)!) }
