@@ -13,6 +13,118 @@ import Testing
 /// file-system tests mount a small `tmpfs` (or a loop-mounted ext4 image) of their own, which
 /// needs root; elsewhere they are skipped, and say why.
 @Suite struct MachineFaultTests {
+    // MARK: An input that changes or goes during the run
+
+    /// What happens to the input while it is audited.
+    enum InputChange: String, CaseIterable, Sendable {
+        /// Removed (its name: the audit holds it open).
+        case removed
+        /// Replaced by another file under its name (`mv new log`).
+        case replaced
+        /// Cut to half its length (`copytruncate` rotation).
+        case truncated
+        /// Overwritten in place, a third of it from its middle, with bytes that are not JSON.
+        case overwritten
+        /// Appended to (the app goes on writing).
+        case appended
+    }
+
+    /// The input changes at a few moments of the audit (its sessions share event ids, so it is
+    /// read twice: the second reading finds the change). The run ends by itself, never by a
+    /// signal; with exit status 2 and the input named when it could not read what it read
+    /// before, else with its findings' status and a summary that balances; and its spill files
+    /// are removed either way.
+    @Test(arguments: InputChange.allCases)
+    func anInputThatChangesDuringTheRunEndsCleanly(_ change: InputChange) throws {
+        let scratch = try TemporaryDirectory()
+        // Three moments: as soon as the audit spills (it is reading), and a half and three
+        // quarters of the time an undisturbed audit of the same log takes (reading, or reading
+        // again the sessions that share event ids).
+        let undisturbed = try Self.timedAudit(scratch)
+        for (moment, share) in [("spilling", 0.0), ("half way", 0.5), ("three quarters", 0.75)] {
+            let log = try Self.sharingLog(scratch)
+            let summary = scratch.path("summary.json")
+            unlink(summary)
+            let spill = scratch.path("spill-\(moment)")
+            try FileManager.default.createDirectory(atPath: spill, withIntermediateDirectories: true)
+            let started = Date()
+            let child = try ChildProcess(
+                try Executables.navreplay(),
+                ["audit", "-q", "--format", "ndjson", "--memory-limit", "1M", "--temp-dir", spill, "--summary", summary, log])
+            if share == 0 {
+                for _ in 0..<10_000 where ((try? FileManager.default.contentsOfDirectory(atPath: spill)) ?? []).isEmpty { usleep(1000) }
+            } else {
+                usleep(UInt32(max(0, undisturbed * share - Date().timeIntervalSince(started)) * 1_000_000))
+            }
+            try Self.apply(change, to: log, in: scratch)
+            let outcome = child.wait(killingAfter: 300)
+            let label = "\(change) \(moment)"
+            #expect(outcome.signal == nil, "\(label): ended by signal \(outcome.signal ?? 0): \(outcome.stderrText.suffix(300))")
+            let status = outcome.exitStatus ?? -1
+            #expect([0, 1, 2].contains(status), "\(label): exit \(status): \(outcome.stderrText.suffix(300))")
+            if status == 2 {
+                #expect(outcome.stderrText.contains(log), "\(label): the error names no input: \(outcome.stderrText.suffix(300))")
+            } else {
+                #expect(try Summary(path: summary).isBalanced, "\(label): the summary does not balance")
+            }
+            let left = SpillCleanupTests.files(under: URL(fileURLWithPath: spill))
+            #expect(left.isEmpty, "\(label): spill files left: \(left.prefix(10))")
+            if ProcessInfo.processInfo.environment["NAVREPLAY_TEST_STATS"] != nil {
+                let error =
+                    outcome.stderrText.split(separator: "\n").first.map { ": " + $0.replacingOccurrences(of: log, with: "LOG") } ?? ""
+                let lines = (try? Summary(path: summary))?["lines"] ?? -1
+                print("input \(label) (undisturbed \(Int(undisturbed * 1000)) ms): exit \(status), \(lines) lines\(error.prefix(160))")
+            }
+        }
+    }
+
+    /// A log of 2,400 sessions (about 2 MB) in 80 groups whose sessions share their event ids:
+    /// with `--memory-limit 1M` it spills, and its sessions are read twice.
+    static func sharingLog(_ scratch: TemporaryDirectory) throws -> String {
+        let sample = try String(contentsOfFile: Repository.path("SampleLogs/clean/app-2026-11-20-upload1.ndjson"), encoding: .utf8)
+        var text = ""
+        for copy in 0..<80 { text += sample.replacingOccurrences(of: "\"session_id\":\"s-", with: "\"session_id\":\"c\(copy)-s-") }
+        return try scratch.write("sharing.ndjson", text)
+    }
+
+    /// How long an audit of the log takes when nothing happens to it, in seconds.
+    static func timedAudit(_ scratch: TemporaryDirectory) throws -> Double {
+        let log = try Self.sharingLog(scratch)
+        let spill = scratch.path("spill-timed")
+        try FileManager.default.createDirectory(atPath: spill, withIntermediateDirectories: true)
+        let started = Date()
+        _ = try ChildProcess(
+            try Executables.navreplay(), ["audit", "-q", "--format", "ndjson", "--memory-limit", "1M", "--temp-dir", spill, log]
+        ).wait(killingAfter: 300)
+        return Date().timeIntervalSince(started)
+    }
+
+    static func apply(_ change: InputChange, to log: String, in scratch: TemporaryDirectory) throws {
+        switch change {
+        case .removed:
+            unlink(log)
+        case .replaced:
+            let other = try scratch.write("other.ndjson", Lines.clean)
+            rename(other, log)
+        case .truncated:
+            var status = stat()
+            stat(log, &status)
+            truncate(log, status.st_size / 2)
+        case .overwritten:
+            var status = stat()
+            stat(log, &status)
+            let descriptor = open(log, O_WRONLY)
+            defer { close(descriptor) }
+            let garbage = [UInt8](repeating: 0x7B, count: Int(status.st_size) / 3)
+            _ = garbage.withUnsafeBytes { pwrite(descriptor, $0.baseAddress, $0.count, status.st_size / 3) }
+        case .appended:
+            let descriptor = open(log, O_WRONLY | O_APPEND)
+            defer { close(descriptor) }
+            let lines = Array((Lines.start + "\n" + #"{"torn"#).utf8)
+            _ = lines.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
+        }
+    }
+
     // MARK: Several writers, killed at random points
 
     /// Trials of `killedWritersNeverLoseOrGlueALine`: three writers each, all killed.
