@@ -190,8 +190,9 @@ public final class FileEventSink: NavigationEventSink, @unchecked Sendable {
                     WriteError(path: path, operation: "write", code: 0, message: "the line contains a line feed; not written"))
             }
             // Exclusive, so that the file's end is not another sink's line in the making. Without
-            // a lock (a file system without `flock`), the line is written all the same. The lock
-            // and the look at the last byte cost about 2 µs a line.
+            // a lock (a file system without `flock`), the line is written all the same. The look
+            // at the last byte costs about 2 µs a line (200,000 short lines through the writer
+            // fixture: 2.27 to 2.34 s; 1.86 to 1.92 s under a shared lock without it).
             let exclusive = fileLock(descriptor, LOCK_EX)
             defer { if exclusive { _ = fileLock(descriptor, LOCK_UN) } }
             if endsInsideALine() { bytes.insert(UInt8(ascii: "\n"), at: 0) }
