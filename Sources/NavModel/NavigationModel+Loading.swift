@@ -220,7 +220,8 @@ struct ModelReader {
         }
         let flowStacks = Set(flows.values.flatMap(\.ownedStacks))
 
-        let initialFields = try object(root["initial"] ?? .null, "$.initial", allowed: ["flow", "tab"])
+        guard let initial = root["initial"] else { throw ModelError(path: "$.initial", message: "missing") }
+        let initialFields = try object(initial, "$.initial", allowed: ["flow", "tab"])
         let initialFlow = try string(initialFields["flow"], "$.initial.flow")
         guard flows[initialFlow] != nil else {
             throw ModelError(path: "$.initial.flow", message: "unknown flow \"\(initialFlow)\" (not in $.flows)")

@@ -242,11 +242,25 @@ extension NavReplayCommand {
             }
             // Each session's rows are encoded as it folds and inserted in session order, so no
             // session is kept: the database of a large input needs no more memory than its audit.
-            let database = try sessionsDatabase(at: output.output ?? "sessions.db", replace: replace)
-            let run = try phrasingSQLiteErrors {
-                try runAudit(input, sessionOptions: SessionAuditOptions(recordSteps: true, keepStates: false), sink: database.sink)
+            let path = output.output ?? "sessions.db"
+            // A new database that cannot be finished (a full disk) is removed: no half database
+            // is left. One appended to keeps what it held (its transaction is rolled back).
+            var status = stat()
+            let exists = lstat(path, &status) == 0
+            let creating = !exists || ((status.st_mode & S_IFMT) == S_IFREG && (replace || status.st_size == 0))
+            let run: AuditRun
+            do {
+                let database = try sessionsDatabase(at: path, replace: replace)
+                run = try phrasingSQLiteErrors(path: path) {
+                    try runAudit(input, sessionOptions: SessionAuditOptions(recordSteps: true, keepStates: false), sink: database.sink)
+                }
+                try database.finish(run)
+            } catch {
+                if creating {
+                    for file in [path, path + "-journal"] { unlink(file) }
+                }
+                throw error
             }
-            try database.finish(run)
             try finish(run, output: output, quiet: input.quiet, failOnByDefault: .never)
         }
     }
