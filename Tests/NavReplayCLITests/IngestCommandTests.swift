@@ -115,8 +115,8 @@ import Testing
         guard let binary = Repository.binary else { throw BinaryMissing() }
         let directory = try TemporaryDirectory()
         let nights = [
-            try Self.generatedLog(directory, "night1.ndjson", megabytes: 3, seed: 11),
-            try Self.generatedLog(directory, "night2.ndjson", megabytes: 3, seed: 12),
+            try Self.generatedLog(directory, "night1.ndjson", megabytes: 1, seed: 11),
+            try Self.generatedLog(directory, "night2.ndjson", megabytes: 1, seed: 12),
         ]
         func arguments(_ store: String, _ night: String) -> [String] {
             ["ingest", "--store", store, "--quiet", "--fail-on", "never", "--close-after", "1m", "--temp-dir", directory.path(""), night]
