@@ -91,7 +91,8 @@ let package = Package(
         .target(
             name: "NavReplayCommands",
             dependencies: [
-                "NavJSON", "NavModel", "NavEvents", "NavReplay", "NavInput", "NavRuns", "NavResults", "NavEngine", "NavReport",
+                "NavJSON", "NavModel", "NavEvents", "NavReplay", "NavInput", "NavRuns", "NavResults", "NavPartitions", "NavEngine",
+                "NavReport",
                 "NavSQLite", .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "SystemPackage", package: "swift-system"),
             ],

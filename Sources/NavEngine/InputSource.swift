@@ -169,6 +169,7 @@ final class InputSource {
         let files = plan.locatedIndex.count
         switch LocatedLine.split(&line, files: files, maxLineBytes: plan.configuration.maxLineBytes) {
         case .success(let place):
+            if let offsets = plan.configuration.locatedLineOffsets { line.number += offsets[place.file] }
             let fileID = plan.locatedIndex[place.file]
             totals.locatedReports[Int(fileID)].lines += 1
             totals.locatedReports[Int(fileID)].bytes += line.inputBytes
