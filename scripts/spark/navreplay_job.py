@@ -153,8 +153,8 @@ def build_parser(mode: str) -> argparse.ArgumentParser:
         parser.add_argument("--no-sessions", action="store_true", help="Do not write DIR/sessions/.")
     parser.add_argument("-q", "--quiet", action="store_true", help="No summary on standard error.")
     parser.add_argument("--debug-split-sessions", action="store_true",
-                        help="For tests only: route odd splits with another partition count, which breaks sessions "
-                             "that span splits apart (the results must then differ from navreplay's).")
+                        help="For tests only: route odd splits with another partition count and set no session "
+                             "apart, which breaks sessions that span splits (the results must then differ from navreplay's).")
     return parser
 
 
@@ -258,7 +258,7 @@ class Inputs:
 
     def _remote_file(self, shown: str, uri: str, size: int, model: str | None = None) -> InputFile:
         if uri.startswith("file:"):
-            local = self.jvm.java.net.URI(uri).getPath()
+            local = self._hadoop_path(uri).toUri().getPath()
             item = self._local_file(local, shown)
             item.uri, item.model_path = uri, model
             return item
@@ -504,14 +504,25 @@ def _models(inputs: Inputs, files: list[InputFile], explicit: str | None) -> tup
     return [None] + [inputs.read_bytes(path) for path in paths], [index.get(item.model_path, 0) for item in files]
 
 
-def _routed(spark, inputs: Inputs, plan: Plan, files: list[InputFile]):
+def _routed(spark, inputs: Inputs, plan: Plan, files: list[InputFile], split_size: int):
     """The map's RDD: each split through navreplay; the files of other file systems read whole by Spark."""
     sc = spark.sparkContext
     local = [index for index, split in enumerate(plan.splits) if plan.local[split.file] is not None]
     remote = {files[split.file].uri: index for index, split in enumerate(plan.splits) if plan.local[split.file] is None}
     sources = []
     if local:
-        sources.append(sc.parallelize(local, len(local)).flatMap(lambda index: tasks.route_split(plan, index)))
+        # Small files' splits share a task, up to a split's size.
+        groups: list[list[int]] = []
+        size = 0
+        for index in local:
+            length = plan.splits[index].end - plan.splits[index].start
+            if not groups or size + length > split_size:
+                groups.append([])
+                size = 0
+            groups[-1].append(index)
+            size += length
+        sources.append(sc.parallelize(groups, len(groups)).flatMap(
+            lambda group: (frame for index in group for frame in tasks.route_split(plan, index))))
     by_spark = [uri for uri in remote if not _hidden(uri)]
     if by_spark:
         frame = spark.read.format("binaryFile").load([_escape_glob(uri) for uri in by_spark])
@@ -544,7 +555,7 @@ def _run(mode: str, args, spark_args: list[str], master: str | None) -> int:
     after_line: dict[int, int | None] = {}
 
     # The map and the shuffle; the ledger buckets' reduce (with the splits' reports) first.
-    shuffled = shuffle(_routed(spark, inputs, plan, files), plan.partitions + plan.id_buckets) if plan.splits else None
+    shuffled = shuffle(_routed(spark, inputs, plan, files, args.split_size), plan.partitions + plan.id_buckets) if plan.splits else None
     ledger = sc.runJob(shuffled, lambda payloads: tasks.shared_sessions(plan, payloads),
                        list(range(plan.partitions, plan.partitions + plan.id_buckets))) if shuffled else []
     reports = [value for kind, value in ledger if kind == "report"]
@@ -554,7 +565,7 @@ def _run(mode: str, args, spark_args: list[str], master: str | None) -> int:
     for index, (code, message, after) in errors.items():
         unreadable[index] = (code, message)
         after_line[index] = after
-    plan.shared = sorted({value for kind, value in ledger if kind == "shared"})
+    plan.shared = [] if plan.split_sessions else sorted({value for kind, value in ledger if kind == "shared"})
     peaks = {"route": max([v["peak_bytes"] for k, v in ledger if k == "route"] + [0]),
              "shared": max([v for k, v in ledger if k == "peak"] + [0])}
 

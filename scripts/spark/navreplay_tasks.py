@@ -161,11 +161,15 @@ class Process:
         if self.feeder:
             self.feeder.join()
         self.errors.seek(0)
-        message = self.errors.read().decode("utf-8", "replace").strip()
+        self.message = self.errors.read().decode("utf-8", "replace").strip()
         self.errors.close()
         if self.process.returncode not in ok:
-            raise NavreplayFailed(f"navreplay {self.what} exited with status {self.process.returncode}: {message}")
+            self.fail()
         return usage.ru_maxrss * 1024
+
+    def fail(self, why: str = "") -> None:
+        raise NavreplayFailed(
+            f"navreplay {self.what} exited with status {self.process.returncode}{why}: {self.message}")
 
     def kill(self) -> None:
         if self.process.returncode is None:
@@ -205,13 +209,14 @@ def route_split(plan: Plan, index: int, data: bytes | None = None) -> Iterator[t
     try:
         for destination, payload in frames(process.stdout):
             reported = reported or payload[:1] == b"E"
-            yield destination, payload
+            # The ledger's buckets follow the partitions (fewer with --debug-split-sessions).
+            yield destination if destination < partitions else destination + plan.partitions - partitions, payload
     except BaseException:
         process.kill()
         raise
     peak = process.finish(ok=(0, 2))  # 2: the file could not be read completely, as its report says
     if not reported:
-        raise NavreplayFailed(f"navreplay partition route sent no report for split {index}")
+        process.fail(f" and no report for split {index}")
     stats = {"split": index, "peak_bytes": peak, "seconds": round(time.monotonic() - started, 3)}
     yield plan.partitions, b"S" + json.dumps(stats).encode()
 

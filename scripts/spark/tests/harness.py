@@ -9,6 +9,7 @@ compares two results.
 
 from __future__ import annotations
 
+import argparse
 import glob
 import json
 import os
@@ -16,6 +17,7 @@ import subprocess
 import tempfile
 from dataclasses import dataclass
 
+import navreplay_job as job
 import navreplay_tasks as tasks
 
 DEFAULT_MAX_LINE_BYTES = 1_048_576
@@ -70,22 +72,16 @@ def single_machine(navreplay: str, arguments: list[str], max_line_bytes: int | N
 
 def without_spark(navreplay: str, arguments: list[str], max_line_bytes: int | None = None,
                   split_size: int = 1 << 27, partitions: int = 3, id_buckets: int = 2) -> Result:
-    """The job's tasks on PoC-model files (no model.json) without Spark: every split routed,
-    the ledger's buckets reduced, every partition folded, the outputs merged in the job's order."""
-    limit = max_line_bytes or DEFAULT_MAX_LINE_BYTES
-    reference = json.loads(single_machine(navreplay, arguments, max_line_bytes).summary)
-    files = []
-    for entry in reference["inputs"]:
-        path = entry["file"]
-        if os.path.exists(path):
-            files.append(tasks.InputFile(path=path, uri=path, local=os.path.abspath(path), size=os.path.getsize(path)))
-        else:
-            files.append(tasks.InputFile(path=path, uri="", error=("not_found", "no such file")))
-    plan = tasks.Plan(
-        mode="audit", navreplay=navreplay, shipped=False, paths=[f.path for f in files], local=[f.local for f in files],
-        gzip_named=[f.path.endswith(".gz") for f in files], models=[None], file_model=[0] * len(files),
-        splits=tasks.plan_splits(files, split_size), partitions=partitions, id_buckets=id_buckets,
-        max_line_bytes=limit, memory_limit=64 << 20, jobs=1)
+    """The job's plan and tasks on local files without Spark: every split routed, the ledger's
+    buckets reduced, every partition folded, the outputs merged in the job's order."""
+    inputs = job.Inputs.__new__(job.Inputs)  # local paths only: no JVM needed
+    files = inputs.resolve(arguments, None)
+    models, file_model = job._models(inputs, files, None)
+    options = argparse.Namespace(
+        partitions=partitions, partition_size=1, split_size=split_size, max_line_bytes=max_line_bytes or DEFAULT_MAX_LINE_BYTES,
+        memory_limit=64 << 20, jobs=1, model=None, debug_split_sessions=False)
+    plan = job.make_plan("audit", options, files, models, file_model, navreplay, False, 1)
+    plan.id_buckets = id_buckets
     shuffled: dict[int, list[bytes]] = {}
     for index in range(len(plan.splits)):
         for destination, payload in tasks.route_split(plan, index):
