@@ -14,9 +14,9 @@ extension NavReplayCommand.Partition {
                 Reads located input (--located-input), groups the sessions within --memory-limit as `audit` does, folds \
                 them once, and writes what a distributed run merges:
 
-                  --findings   one JSON object per finding, in `audit`'s order: "ndjson" (the finding's line, as \
-                `audit --format ndjson` writes it), its fields (rule, severity, session_id, seq, event_id, file, line, \
-                message, after_gap), and "expected", "found" and "explanation" (the --explain members) as JSON text
+                  --findings   one line per finding, in `audit`'s order: the object `audit --format ndjson` \
+                writes, with one member more, last: "_json", an object of "expected", "found" and "explanation" (the \
+                --explain members) as JSON text, where the finding has them
                   --sessions   one record per session, as `sessions --format ndjson` writes it
                   --quarantine, --summary   as `audit` writes them
 
@@ -34,7 +34,7 @@ extension NavReplayCommand.Partition {
         @Option(help: ArgumentHelp("A number per line of the paths file, added to the LINE of its lines.", valueName: "file"))
         var lineOffsets: String?
 
-        @Option(help: ArgumentHelp("Write the findings, one JSON object each with its NDJSON line, to this file.", valueName: "file"))
+        @Option(help: ArgumentHelp("Write the findings, as NDJSON with their JSON values as text (\"_json\"), to this file.", valueName: "file"))
         var findings: String?
 
         @Option(help: ArgumentHelp("Write one record per session (NDJSON) to this file.", valueName: "file"))
@@ -65,8 +65,9 @@ extension NavReplayCommand.Partition {
             let offsets = try lineOffsets.map(Self.offsets)
             let findingsFile = try OutputFile(path: findings ?? "/dev/null")
             let sessionsFile = try OutputFile(path: sessions ?? "/dev/null")
-            let stream = PartitionOutputStream(explain: explain, findings: findingsFile, sessions: sessionsFile)
-            let options = SessionAuditOptions(maxFindings: maxFindingsPerSession, keepStates: explain, recordScreens: true)
+            let stream = PartitionOutputStream(explain: explain, findings: findingsFile, sessions: sessions == nil ? nil : sessionsFile)
+            // Screens appear in session records only.
+            let options = SessionAuditOptions(maxFindings: maxFindingsPerSession, keepStates: explain, recordScreens: sessions != nil)
             let run = try runAudit(input, quarantine: quarantine, sessionOptions: options, sink: .streaming(stream)) { configuration in
                 guard let offsets else { return }
                 let listed = configuration.locatedPaths?.count ?? 0
@@ -99,66 +100,69 @@ extension NavReplayCommand.Partition {
 }
 
 /// A partition's findings and session records, made in one fold: each session's bytes are its
-/// findings' rows, then its record, with the rows' length before them.
+/// findings' lines, then its record (when asked for), with the findings' length before them.
 final class PartitionOutputStream: StreamingFormatter {
     struct Format: SessionFormat {
         let explain: Bool
+        let records: Bool
         func bytes(of audit: SessionAudit, files: [String]) -> [UInt8] {
-            let rows = PartitionOutputStream.rows(audit.findings, files: files, explain: explain)
+            let lines = PartitionOutputStream.lines(audit.findings, files: files, explain: explain)
             var bytes: [UInt8] = []
-            withUnsafeBytes(of: UInt64(rows.count).littleEndian) { bytes.append(contentsOf: $0) }
-            return bytes + rows + SessionWriter.ndjsonLine(audit)
+            withUnsafeBytes(of: UInt64(lines.count).littleEndian) { bytes.append(contentsOf: $0) }
+            return bytes + lines + (records ? SessionWriter.ndjsonLine(audit) : [])
         }
     }
 
     let sessionFormat: any SessionFormat
     private let explain: Bool
     private let findings: any OrderedOutput
-    private let sessions: any OrderedOutput
+    private let sessions: (any OrderedOutput)?
 
-    init(explain: Bool, findings: any OrderedOutput, sessions: any OrderedOutput) {
-        sessionFormat = Format(explain: explain)
+    init(explain: Bool, findings: any OrderedOutput, sessions: (any OrderedOutput)?) {
+        sessionFormat = Format(explain: explain, records: sessions != nil)
         self.explain = explain
         self.findings = findings
         self.sessions = sessions
     }
 
     func begin(invalid: [Finding], files: [String]) throws {
-        try findings.write(Self.rows(invalid, files: files, explain: explain))
+        try findings.write(Self.lines(invalid, files: files, explain: explain))
     }
 
     func write(_ bytes: [UInt8]) throws {
         let length = bytes.withUnsafeBytes { Int(UInt64(littleEndian: $0.loadUnaligned(as: UInt64.self))) }
         if length > 0 { try findings.write(Array(bytes[8..<(8 + length)])) }
-        try sessions.write(Array(bytes[(8 + length)...]))
+        if let sessions { try sessions.write(Array(bytes[(8 + length)...])) }
     }
 
-    /// One row per finding: its NDJSON line, its fields, and its JSON values as text.
-    static func rows(_ list: [Finding], files: [String], explain: Bool) -> [UInt8] {
+    /// Each finding's NDJSON object with a last member, "_json": its JSON values as text (a
+    /// table's columns), so that the line as `audit` writes it is what precedes `,"_json":`.
+    static func lines(_ list: [Finding], files: [String], explain: Bool) -> [UInt8] {
         var output: [UInt8] = []
+        var writer = JSONWriter()
         for finding in list {
-            var line = JSONWriter()
-            FindingWriter.write(finding, files: files, explain: explain, to: &line)
-            var row = JSONWriter()
-            row.beginObject()
-            row.member("ndjson", line.string)
-            row.member("rule", finding.rule.rawValue)
-            row.member("severity", finding.severity.rawValue)
-            row.member("session_id", finding.sessionID)
-            row.key("seq")
-            if let seq = finding.seq { row.int(seq) } else { row.null() }
-            row.member("event_id", finding.eventID)
-            row.member("file", finding.location.flatMap { files.indices.contains(Int($0.file)) ? files[Int($0.file)] : nil })
-            row.key("line")
-            if let number = finding.location?.line { row.int(number) } else { row.null() }
-            row.member("message", finding.message)
-            row.member("expected", finding.expected.map(Self.text))
-            row.member("found", finding.found.map(Self.text))
-            row.member("after_gap", finding.afterGap)
-            row.member("explanation", explain ? explanation(finding, line: line.bytes, files: files) : nil)
-            row.endObject()
-            output += row.bytes
-            output.append(0x0A)
+            writer.removeAll()
+            FindingWriter.write(finding, files: files, explain: explain, to: &writer)
+            var line = writer.bytes
+            let plainLength = line.count
+            line.removeLast()  // the closing brace
+            var texts = JSONWriter()
+            texts.beginObject()
+            if let expected = finding.expected { texts.member("expected", text(expected)) }
+            if let found = finding.found { texts.member("found", text(found)) }
+            if explain {
+                var plain = JSONWriter()
+                FindingWriter.write(finding, files: files, explain: false, to: &plain)
+                // The members --explain adds: what the explained line holds past the plain one.
+                if plainLength > plain.bytes.count {
+                    texts.member("explanation", "{" + String(decoding: writer.bytes[plain.bytes.count...], as: UTF8.self))
+                }
+            }
+            texts.endObject()
+            output += line
+            output += Array(#","_json":"#.utf8)
+            output += texts.bytes
+            output += [UInt8(ascii: "}"), 0x0A]
         }
         return output
     }
@@ -167,14 +171,5 @@ final class PartitionOutputStream: StreamingFormatter {
         var writer = JSONWriter()
         writer.value(value)
         return writer.string
-    }
-
-    /// The members `--explain` adds, as a JSON object: what the explained line holds past the
-    /// line without them.
-    private static func explanation(_ finding: Finding, line: [UInt8], files: [String]) -> String? {
-        var plain = JSONWriter()
-        FindingWriter.write(finding, files: files, explain: false, to: &plain)
-        guard line.count > plain.bytes.count else { return nil }
-        return "{" + String(decoding: line[plain.bytes.count...], as: UTF8.self)
     }
 }

@@ -131,9 +131,9 @@ def build_parser(mode: str) -> argparse.ArgumentParser:
                              "model.json of each file under a directory argument, else the built-in PoC model.")
     parser.add_argument("--split-size", type=size_argument, default=128 * MB, metavar="SIZE",
                         help="Plain files are read in splits of about this size (default 128M; a gzip file is one split).")
-    parser.add_argument("--partition-size", type=size_argument, default=24 * MB, metavar="SIZE",
-                        help="Sessions are folded in partitions of about this much log (default 24M; navreplay holds "
-                             "a partition under 32M in memory, and partitions a larger one itself).")
+    parser.add_argument("--partition-size", type=size_argument, default=96 * MB, metavar="SIZE",
+                        help="Sessions are folded in partitions of about this much log (default 96M), each by one "
+                             "navreplay process within --memory-limit.")
     parser.add_argument("--partitions", type=int, default=0, metavar="N",
                         help="Partitions to fold in, overriding --partition-size.")
     parser.add_argument("--memory-limit", type=size_argument, default=256 * MB, metavar="SIZE",
@@ -354,9 +354,18 @@ def _spark_session(spark_args: list[str], master: str | None):
         arguments = list(spark_args)
         if "--master" not in arguments:
             arguments = ["--master", master or "local[*]"] + arguments
-        if not any(a in ("--conf", "-c") and i + 1 < len(arguments) and arguments[i + 1].startswith(
-                "spark.ui.showConsoleProgress=") for i, a in enumerate(arguments)):
+        def given(conf: str) -> bool:
+            return any(a in ("--conf", "-c") and i + 1 < len(arguments) and arguments[i + 1].startswith(conf + "=")
+                       for i, a in enumerate(arguments))
+
+        if not given("spark.ui.showConsoleProgress"):
             arguments += ["--conf", "spark.ui.showConsoleProgress=false"]
+        # In local mode the JVM lives as long as the job: its JIT's second tier (C2) compiled for
+        # about as long as the job's tasks ran, on the same cores, for code that runs once.
+        master_given = arguments[arguments.index("--master") + 1]
+        if master_given.startswith("local") and "--driver-java-options" not in arguments and not given(
+                "spark.driver.extraJavaOptions"):
+            arguments += ["--driver-java-options", "-XX:TieredStopAtLevel=1"]
         os.environ["PYSPARK_SUBMIT_ARGS"] = " ".join(shlex.quote(a) for a in arguments) + " pyspark-shell"
         os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
         os.environ.setdefault("PYSPARK_DRIVER_PYTHON", sys.executable)
@@ -420,18 +429,19 @@ def shuffle(routed, partitions: int):
     return RDD(jvm.PythonRDD.valueOfPair(shuffled), routed.ctx, NoOpSerializer())
 
 
-def _jvm_peak_bytes(spark) -> int | None:
-    """The peak resident memory of the JVM on this machine (local mode's executor)."""
+def _jvm_usage(spark) -> tuple[int, float] | None:
+    """The peak resident memory (bytes) and CPU time (s) of the JVM on this machine (local
+    mode's executor), or None."""
     process = getattr(spark.sparkContext._gateway, "proc", None)
     pid = process.pid if process is not None else os.getppid()
     try:
         with open(f"/proc/{pid}/status") as status:
-            for line in status:
-                if line.startswith("VmHWM:"):
-                    return int(line.split()[1]) * 1024
-    except OSError:
+            peak = next(int(line.split()[1]) * 1024 for line in status if line.startswith("VmHWM:"))
+        with open(f"/proc/{pid}/stat") as stat:
+            fields = stat.read().rsplit(")", 1)[1].split()
+        return peak, (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    except (OSError, StopIteration, ValueError, IndexError):
         return None
-    return None
 
 
 # ---------------------------------------------------------------------------------------------
@@ -575,6 +585,9 @@ def _run(mode: str, args, spark_args: list[str], master: str | None) -> int:
     summaries = [json.loads(bytes(row.data)) for row in small if row.kind == tasks.SUMMARY]
     stats = [json.loads(bytes(row.data)) for row in small if row.kind == tasks.STATS]
     peaks["audit"] = max([s["peak_bytes"] for s in stats] + [0])
+    routes = [v for k, v in ledger if k == "route"]
+    cpu = {"navreplay": sum(v["cpu_seconds"] for v in routes + stats),
+           "python": sum(v["python_cpu_seconds"] for v in routes + stats)}
     sizes = {kind: sum(s["outputs"].get(kind, 0) for s in stats) for kind in "FSQ"}
 
     if frame is not None:
@@ -591,7 +604,7 @@ def _run(mode: str, args, spark_args: list[str], master: str | None) -> int:
 
     merged = tasks.merge_summaries(plan.paths, summaries, unreadable)
     output.write("summary.json", tasks.summary_json(merged).encode("utf-8"))
-    jvm_peak = _jvm_peak_bytes(spark) if (master or "local").startswith("local") else None
+    jvm = _jvm_usage(spark) if (master or "local").startswith("local") else None
     elapsed = time.monotonic() - started
     if not args.quiet:
         for index in sorted(unreadable, key=lambda i: plan.paths[i].encode("utf-8", "surrogateescape")):
@@ -600,10 +613,12 @@ def _run(mode: str, args, spark_args: list[str], master: str | None) -> int:
             note = f" (after line {after}; the lines before it were audited)" if after else ""
             print(f"navreplay: error: {plan.paths[index]}: {message}{note}", file=sys.stderr)
         print("navreplay: " + tasks.summary_text(merged), file=sys.stderr)
-        memory = f"navreplay {max(peaks.values()) / MB:.0f} MB" + (f", JVM {jvm_peak / MB:.0f} MB" if jvm_peak else "")
+        memory = f"navreplay {max(peaks.values()) / MB:.0f} MB" + (f", JVM {jvm[0] / MB:.0f} MB" if jvm else "")
+        work = f"navreplay {cpu['navreplay']:.1f} s, tasks' Python {cpu['python']:.1f} s" + (
+            f", JVM {jvm[1]:.1f} s" if jvm else "")
         print(f"{name}: {len(plan.splits)} split(s), {plan.partitions} partition(s)"
-              f"{f', {len(plan.shared)} session(s) sharing event ids' if plan.shared else ''}; "
-              f"{elapsed:.1f} s; peak memory: {memory}; outputs in {output.location}/", file=sys.stderr)
+              f"{f', {len(plan.shared)} session(s) sharing event ids' if plan.shared else ''}; {elapsed:.1f} s; "
+              f"CPU time: {work}; peak memory: {memory}; outputs in {output.location}/", file=sys.stderr)
     spark.stop()
     if merged["unreadable_files"]:
         return 2
@@ -615,8 +630,10 @@ def _run(mode: str, args, spark_args: list[str], master: str | None) -> int:
 
 
 RESULTS = "kind string, partition int, block int, data binary"
-FINDING_ROW = ("ndjson string, rule string, severity string, session_id string, seq long, event_id string, file string, "
-               "line long, message string, expected string, found string, after_gap boolean, explanation string")
+FINDING = ("rule string, severity string, session_id string, seq long, event_id string, file string, line long, "
+           "message string, after_gap boolean, _json struct<expected: string, found: string, explanation: string>")
+PARQUET = ("rule string, severity string, session_id string, seq long, event_id string, file string, line long, "
+           "message string, expected string, found string, after_gap boolean, explanation string")
 
 
 def _folded(spark, plan: Plan, shuffled):
@@ -662,17 +679,24 @@ def _write_sorted(frame, kind: str, path: str, size: int, keys: list[str]) -> No
 
 
 def _write_findings(frame, output: OutputDir, size: int) -> None:
-    """navreplay's order: the findings without a session by file and line, then by session."""
+    """navreplay's order: the findings without a session by file and line, then by session. Each
+    line is the finding's NDJSON object with a last member, "_json", which the NDJSON leaves out
+    and the Parquet table takes its JSON text columns from."""
     from pyspark import StorageLevel
     from pyspark.sql import functions as F
 
     rows = _lines(frame, tasks.FINDINGS).select(
-        "partition", "block", "position", F.from_json("row", FINDING_ROW, {"mode": "FAILFAST"}).alias("f"))
+        "partition", "block", "position", "row", F.from_json("row", FINDING, {"mode": "FAILFAST"}).alias("f"))
     alone = F.col("f.session_id").isNull()
     keys = [~alone, F.when(alone, F.col("f.file")), F.when(alone, F.col("f.line")), F.col("f.session_id")]
-    ordered = _ordered(rows, keys, size).select("f.*").persist(StorageLevel.MEMORY_AND_DISK)
-    ordered.select("ndjson").write.text(output.child("findings"))
-    ordered.drop("ndjson").write.parquet(output.child("findings_parquet"))
+    ordered = _ordered(rows, keys, size).persist(StorageLevel.MEMORY_AND_DISK)
+    tail = F.length(F.substring_index("row", ',"_json":', -1)) + len(',"_json":')
+    ndjson = F.concat(F.col("row").substr(F.lit(1), F.length("row") - tail), F.lit("}"))
+    ordered.select(ndjson.alias("value")).write.text(output.child("findings"))
+    columns = [F.col(f"f.{name}") for name in ("rule", "severity", "session_id", "seq", "event_id", "file", "line", "message")]
+    texts = [F.col(f"f._json.{name}").alias(name) for name in ("expected", "found")]
+    ordered.select(*columns, *texts, F.coalesce(F.col("f.after_gap"), F.lit(False)).alias("after_gap"),
+                   F.col("f._json.explanation").alias("explanation")).write.parquet(output.child("findings_parquet"))
     ordered.unpersist()
 
 
@@ -680,7 +704,7 @@ def _write_empty(spark, output: OutputDir, outputs: list[str]) -> None:
     """No file could be read: empty outputs, as navreplay writes none."""
     for name in outputs:
         if name == "findings_parquet":
-            spark.createDataFrame([], FINDING_ROW).drop("ndjson").write.parquet(output.child(name))
+            spark.createDataFrame([], PARQUET).write.parquet(output.child(name))
         else:
             spark.createDataFrame([], "value string").write.text(output.child(name))
 

@@ -69,14 +69,11 @@ class Plan:
     explain: bool = False
     sessions: bool = True
     split_sessions: bool = False  # --debug-split-sessions
+    # A route's blocks (it holds one per partition).
+    block_bytes: int = 256 << 10
     # Known after the ledger: each split's first line number less one, and the shared sessions.
     offsets: list[int] = field(default_factory=list)
     shared: list[str] = field(default_factory=list)
-
-    @property
-    def block_bytes(self) -> int:
-        """A route's blocks: 1M, less with many partitions (a route holds one per partition)."""
-        return max(64 << 10, min(MB, (64 * MB) // max(1, self.partitions)))
 
 
 def plan_splits(files: list[InputFile], split_size: int) -> list[Split]:
@@ -163,6 +160,7 @@ class Process:
         self.errors.seek(0)
         self.message = self.errors.read().decode("utf-8", "replace").strip()
         self.errors.close()
+        self.cpu_seconds = usage.ru_utime + usage.ru_stime
         if self.process.returncode not in ok:
             self.fail()
         return usage.ru_maxrss * 1024
@@ -203,7 +201,7 @@ def route_split(plan: Plan, index: int, data: bytes | None = None) -> Iterator[t
         command += ["--range", f"{split.start}:{split.end}"]
     elif plan.gzip_named[split.file]:
         command.append("--gzip")
-    started = time.monotonic()
+    started, python_cpu = time.monotonic(), time.process_time()
     process = Process(command, "partition route", stdin_data=data)
     reported = False
     try:
@@ -217,7 +215,8 @@ def route_split(plan: Plan, index: int, data: bytes | None = None) -> Iterator[t
     peak = process.finish(ok=(0, 2))  # 2: the file could not be read completely, as its report says
     if not reported:
         process.fail(f" and no report for split {index}")
-    stats = {"split": index, "peak_bytes": peak, "seconds": round(time.monotonic() - started, 3)}
+    stats = {"split": index, "peak_bytes": peak, "cpu_seconds": round(process.cpu_seconds, 3),
+             "python_cpu_seconds": round(time.process_time() - python_cpu, 3), "seconds": round(time.monotonic() - started, 3)}
     yield plan.partitions, b"S" + json.dumps(stats).encode()
 
 
@@ -266,7 +265,7 @@ def fold_set_apart(plan: Plan, blocks: Iterable[tuple[int, bytes]]) -> Iterator[
 
 
 def _fold(plan: Plan, partition: int, blocks: Iterable[tuple[int, bytes]], set_apart: bool):
-    started = time.monotonic()
+    started, python_cpu = time.monotonic(), time.process_time()
     workdir = tempfile.mkdtemp(prefix=f"navreplay-p{partition}-")
     try:
         files: dict[int, object] = {}
@@ -279,13 +278,15 @@ def _fold(plan: Plan, partition: int, blocks: Iterable[tuple[int, bytes]], set_a
         for handle in files.values():
             handle.close()
         peaks = [0]
+        cpu = [0.0]
         if set_apart and files:
-            yield from _set_apart(plan, workdir, sorted(files), peaks)
+            yield from _set_apart(plan, workdir, sorted(files), peaks, cpu)
         sizes = {}
-        for kind, number, block in _audit(plan, workdir, peaks):
+        for kind, number, block in _audit(plan, workdir, peaks, cpu):
             sizes[kind] = sizes.get(kind, 0) + len(block)
             yield kind, partition, number, block
         stats = {"partition": partition, "bytes": received, "outputs": sizes, "peak_bytes": max(peaks),
+                 "cpu_seconds": round(sum(cpu), 3), "python_cpu_seconds": round(time.process_time() - python_cpu, 3),
                  "seconds": round(time.monotonic() - started, 3)}
         yield STATS, partition, 0, json.dumps(stats).encode()
     finally:
@@ -303,7 +304,7 @@ def _lines_path(plan: Plan, workdir: str, model: int) -> str:
     return os.path.join(directory, "lines.ndjson")
 
 
-def _set_apart(plan: Plan, workdir: str, models: list[int], peaks: list[int]):
+def _set_apart(plan: Plan, workdir: str, models: list[int], peaks: list[int], cpu: list[float]):
     shared = os.path.join(workdir, "shared.txt")
     with open(shared, "w") as handle:
         handle.write("".join(line + "\n" for line in plan.shared))
@@ -322,10 +323,11 @@ def _set_apart(plan: Plan, workdir: str, models: list[int], peaks: list[int]):
                     yield SET_APART, model, number, payload[5:]
                     number += 1
         peaks.append(process.finish())
+        cpu.append(process.cpu_seconds)
         os.replace(kept, path)
 
 
-def _audit(plan: Plan, workdir: str, peaks: list[int]):
+def _audit(plan: Plan, workdir: str, peaks: list[int], cpu: list[float]):
     lines = os.path.join(workdir, "lines")
     if not os.path.isdir(lines):
         return
@@ -353,6 +355,7 @@ def _audit(plan: Plan, workdir: str, peaks: list[int]):
         command += ["--model", model_file]
     process = Process(command + [lines], "partition audit")
     peaks.append(process.finish())
+    cpu.append(process.cpu_seconds)
     for kind, path in outputs.items():
         if os.path.exists(path):
             for number, block in enumerate(_blocks(path)):

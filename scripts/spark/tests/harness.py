@@ -112,7 +112,7 @@ def merged_outputs(plan, results, errors: dict, unreadable: dict) -> Result:
         alone = row["session_id"] is None
         return (not alone, row["file"] if alone else "", row["line"] if alone else 0, row["session_id"] or "", place)
 
-    findings = b"".join(json.loads(line)["ndjson"].encode() + b"\n" for _, line in sorted(lines("F"), key=finding_key))
+    findings = b"".join(line[:line.rindex(b',"_json":')] + b"}\n" for _, line in sorted(lines("F"), key=finding_key))
     sessions = b"".join(line + b"\n" for _, line in sorted(lines("S"), key=lambda i: (json.loads(i[1])["session_id"], i[0])))
     quarantine = b"".join(line + b"\n" for _, line in sorted(
         lines("Q"), key=lambda i: (json.loads(i[1])["file"], json.loads(i[1])["line"])))
