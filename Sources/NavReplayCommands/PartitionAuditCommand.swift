@@ -34,7 +34,9 @@ extension NavReplayCommand.Partition {
         @Option(help: ArgumentHelp("A number per line of the paths file, added to the LINE of its lines.", valueName: "file"))
         var lineOffsets: String?
 
-        @Option(help: ArgumentHelp("Write the findings, as NDJSON with their JSON values as text (\"_json\"), to this file.", valueName: "file"))
+        @Option(
+            help: ArgumentHelp("Write the findings, as NDJSON with their JSON values as text (\"_json\"), to this file.", valueName: "file")
+        )
         var findings: String?
 
         @Option(help: ArgumentHelp("Write one record per session (NDJSON) to this file.", valueName: "file"))
