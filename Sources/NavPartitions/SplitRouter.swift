@@ -34,14 +34,17 @@ package final class SplitRouter {
         package var maxLineBytes: Int
         /// A partition's lines are sent once they reach this many bytes.
         package var blockBytes: Int
+        /// Lines go as `ShorthandRecords` (frames of kind `H`), not as text.
+        package var shorthand: Bool
 
-        package init(partitions: Int, idBuckets: Int, split: Int, model: Int, maxLineBytes: Int, blockBytes: Int) {
+        package init(partitions: Int, idBuckets: Int, split: Int, model: Int, maxLineBytes: Int, blockBytes: Int, shorthand: Bool = false) {
             self.partitions = partitions
             self.idBuckets = idBuckets
             self.split = split
             self.model = model
             self.maxLineBytes = maxLineBytes
             self.blockBytes = blockBytes
+            self.shorthand = shorthand
         }
     }
 
@@ -56,16 +59,23 @@ package final class SplitRouter {
     private var ledgers: [[UInt8]]
     private let decoder = EventDecoder()
     package private(set) var lines: Int64 = 0
+    /// A located line being made, and room for its shorthand.
+    private var line: [UInt8] = []
+    private var room: UnsafeMutablePointer<UInt8>
 
     package init(options: Options, output: FileDescriptor, outputName: String) {
         self.options = options
         self.output = output
         self.outputName = outputName
-        blocks = (0..<options.partitions).map { Self.emptyBlock(destination: $0, kind: UInt8(ascii: "L"), split: options.split) }
+        let kind = UInt8(ascii: options.shorthand ? "H" : "L")
+        blocks = (0..<options.partitions).map { Self.emptyBlock(destination: $0, kind: kind, split: options.split) }
+        room = .allocate(capacity: options.maxLineBytes + 128)
         ledgers = (0..<options.idBuckets).map {
             Self.emptyBlock(destination: options.partitions + $0, kind: UInt8(ascii: "I"), split: nil)
         }
     }
+
+    deinit { room.deallocate() }
 
     /// Routes one line of the split.
     package func route(_ line: RawLine) throws {
@@ -131,23 +141,33 @@ package final class SplitRouter {
     /// A located line: the prefix, the line's bytes (an over-long line's first ones, with its
     /// length in the prefix), one more `\r` when the line ends in one (the reader of the located
     /// stream removes one), and `\n`.
-    private func append(_ line: RawLine, to partition: Int) throws {
+    private func append(_ raw: RawLine, to partition: Int) throws {
         var block = blocks[partition]
         blocks[partition] = []
-        Self.appendNumber(UInt64(options.split), to: &block)
-        block.append(0x09)
-        Self.appendNumber(UInt64(line.number), to: &block)
-        if line.ending == .endOfInput { block.append(UInt8(ascii: "u")) }
-        if let length = line.overlongLength {
-            block.append(UInt8(ascii: "/"))
-            Self.appendNumber(UInt64(length), to: &block)
+        if options.shorthand {
+            line.removeAll(keepingCapacity: true)
+            Self.appendLocated(raw, split: options.split, to: &line)
+            line.withUnsafeBufferPointer { ShorthandRecords.append($0, to: &block, room: room) }
+        } else {
+            Self.appendLocated(raw, split: options.split, to: &block)
+            block.append(0x0A)
         }
-        block.append(0x09)
-        block.append(contentsOf: line.bytes)
-        if line.bytes.last == 0x0D { block.append(0x0D) }
-        block.append(0x0A)
         if block.count >= options.blockBytes { try flush(&block, header: Self.headerBytes) }
         blocks[partition] = block
+    }
+
+    private static func appendLocated(_ line: RawLine, split: Int, to bytes: inout [UInt8]) {
+        appendNumber(UInt64(split), to: &bytes)
+        bytes.append(0x09)
+        appendNumber(UInt64(line.number), to: &bytes)
+        if line.ending == .endOfInput { bytes.append(UInt8(ascii: "u")) }
+        if let length = line.overlongLength {
+            bytes.append(UInt8(ascii: "/"))
+            appendNumber(UInt64(length), to: &bytes)
+        }
+        bytes.append(0x09)
+        bytes.append(contentsOf: line.bytes)
+        if line.bytes.last == 0x0D { bytes.append(0x0D) }
     }
 
     /// A located line as read, its prefix included.

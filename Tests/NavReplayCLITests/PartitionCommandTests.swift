@@ -95,6 +95,29 @@ import Testing
         #expect(missing.stderr.contains("no such file"))
     }
 
+    /// Shorthand records expand to exactly the lines `route` sends as text, `\r`, over-long and
+    /// torn lines included.
+    @Test func shorthandRecordsExpandToTheTextLines() throws {
+        let scratch = try TemporaryDirectory()
+        let text =
+            Lines.start + "\r\n" + Lines.push() + "\n\u{1}\n" + String(repeating: "x", count: 90) + "\n" + Lines.push(seq: 2) + "\r\r"
+        let log = try scratch.write("log.ndjson", text)
+        let plain = try route([log, "--split-index", "4", "--partitions", "1", "--max-line-bytes", "64"], in: scratch)
+        let short = try route([log, "--split-index", "4", "--partitions", "1", "--max-line-bytes", "64", "--shorthand"], in: scratch)
+        let lines = plain.frames.filter { $0.kind == "L" }.flatMap { $0.payload[5...] }
+        let records = short.frames.filter { $0.kind == "H" }.flatMap { $0.payload[5...] }
+        #expect(records.count < lines.count)
+        let input = try scratch.write("records", bytes: Array(records))
+        let output = scratch.path("expanded")
+        let expanded = try navreplay(["partition", "expand", "--output", output, input])
+        #expect(expanded.status == 0, "\(expanded.stderr)")
+        #expect([UInt8](try Data(contentsOf: URL(fileURLWithPath: output))) == Array(lines))
+        let cut = try scratch.write("cut", bytes: Array(records.dropLast(3)))
+        let refused = try navreplay(["partition", "expand", "--output", output, cut])
+        #expect(refused.status == 2)
+        #expect(refused.stderr.contains("ends inside a record"))
+    }
+
     @Test(arguments: [
         (["--range", "5"], "--range as START:END"), (["--range", "9:3"], "--range as START:END"), (["--partitions", "0"], "--partitions"),
         (["--id-buckets", "-1"], "--id-buckets"), (["--sessions", "x.txt"], "--partitions 2"),

@@ -69,8 +69,9 @@ class Plan:
     explain: bool = False
     sessions: bool = True
     split_sessions: bool = False  # --debug-split-sessions
-    # A route's blocks (it holds one per partition).
+    # A route's blocks (it holds one per partition), and whether they hold shorthand records.
     block_bytes: int = 256 << 10
+    shorthand: bool = True
     # Known after the ledger: each split's first line number less one, and the shared sessions.
     offsets: list[int] = field(default_factory=list)
     shared: list[str] = field(default_factory=list)
@@ -126,12 +127,14 @@ class NavreplayFailed(RuntimeError):
 
 class Process:
     """A navreplay process: standard output a pipe, standard error a file, standard input
-    ``stdin_data`` (written on a thread of its own) or nothing."""
+    ``stdin_data`` (written on a thread of its own), a pipe to ``write`` to (``streaming``), or
+    nothing."""
 
-    def __init__(self, command: list[str], what: str, stdin_data: bytes | None = None):
+    def __init__(self, command: list[str], what: str, stdin_data: bytes | None = None, streaming: bool = False):
         self.what = what
         self.errors = tempfile.TemporaryFile()
-        self.process = subprocess.Popen(command, stdin=subprocess.DEVNULL if stdin_data is None else subprocess.PIPE,
+        piped = stdin_data is not None or streaming
+        self.process = subprocess.Popen(command, stdin=subprocess.PIPE if piped else subprocess.DEVNULL,
                                         stdout=subprocess.PIPE, stderr=self.errors)
         self.stdout = self.process.stdout
         self.feeder = None
@@ -150,8 +153,17 @@ class Process:
             except BrokenPipeError:
                 pass
 
+    def write(self, data) -> None:
+        try:
+            self.process.stdin.write(data)
+        except BrokenPipeError:
+            self.finish()  # it ended early: its status says why
+            raise
+
     def finish(self, ok: tuple[int, ...] = (0,)) -> int:
         """Waits for the end; returns the peak memory in bytes. Another status than ``ok`` fails."""
+        if self.process.stdin and not self.feeder and not self.process.stdin.closed:
+            self.process.stdin.close()
         self.stdout.close()
         _, status, usage = os.wait4(self.process.pid, 0)
         self.process.returncode = os.waitstatus_to_exitcode(status)
@@ -197,6 +209,8 @@ def route_split(plan: Plan, index: int, data: bytes | None = None) -> Iterator[t
                "--split-index", str(index), "--partitions", str(partitions), "--id-buckets", str(plan.id_buckets),
                "--model-index", str(plan.file_model[split.file]), "--max-line-bytes", str(plan.max_line_bytes),
                "--block-bytes", str(plan.block_bytes)]
+    if plan.shorthand:
+        command.append("--shorthand")
     if data is None:
         command += ["--range", f"{split.start}:{split.end}"]
     elif plan.gzip_named[split.file]:
@@ -251,20 +265,22 @@ def fold_partition(plan: Plan, partition: int, payloads: Iterable[bytes]) -> Ite
 
     def blocks():
         for payload in payloads:
-            if payload[:1] == b"L":
+            if payload[:1] in (b"L", b"H"):
                 split = struct.unpack_from("<I", payload, 1)[0]
                 yield plan.file_model[plan.splits[split].file], memoryview(payload)[5:]
 
-    return _fold(plan, partition, blocks(), set_apart=bool(plan.shared))
+    return _fold(plan, partition, blocks(), set_apart=bool(plan.shared), shorthand=plan.shorthand)
 
 
 def fold_set_apart(plan: Plan, blocks: Iterable[tuple[int, bytes]]) -> Iterator[tuple[str, int, int, bytes]]:
     """The sessions that share event ids with other partitions' (X blocks: model, lines), folded
     together, as partition number ``plan.partitions``."""
-    return _fold(plan, plan.partitions, blocks, set_apart=False)
+    return _fold(plan, plan.partitions, blocks, set_apart=False, shorthand=False)
 
 
-def _fold(plan: Plan, partition: int, blocks: Iterable[tuple[int, bytes]], set_apart: bool):
+def _fold(plan: Plan, partition: int, blocks: Iterable[tuple[int, bytes]], set_apart: bool, shorthand: bool):
+    """Each model's lines to a file (through ``navreplay partition expand`` when they come as
+    shorthand records), then the audit."""
     started, python_cpu = time.monotonic(), time.process_time()
     workdir = tempfile.mkdtemp(prefix=f"navreplay-p{partition}-")
     try:
@@ -272,13 +288,19 @@ def _fold(plan: Plan, partition: int, blocks: Iterable[tuple[int, bytes]], set_a
         received = 0
         for model, block in blocks:
             if model not in files:
-                files[model] = open(_lines_path(plan, workdir, model), "wb")
+                path = _lines_path(plan, workdir, model)
+                files[model] = Process([_binary(plan), "partition", "expand", "--output", path, "-"], "partition expand",
+                                       streaming=True) if shorthand else open(path, "wb")
             files[model].write(block)
             received += len(block)
-        for handle in files.values():
-            handle.close()
         peaks = [0]
         cpu = [0.0]
+        for handle in files.values():
+            if shorthand:
+                peaks.append(handle.finish())
+                cpu.append(handle.cpu_seconds)
+            else:
+                handle.close()
         if set_apart and files:
             yield from _set_apart(plan, workdir, sorted(files), peaks, cpu)
         sizes = {}
