@@ -14,10 +14,16 @@ extension NavReplayCommand.Partition {
                 Reads located input (--located-input), groups the sessions within --memory-limit as `audit` does, folds \
                 them once, and writes what a distributed run merges:
 
-                  --findings   one line per finding, in `audit`'s order: the object `audit --format ndjson` \
-                writes, with one member more, last: "_json", an object of "expected", "found" and "explanation" (the \
-                --explain members) as JSON text, where the finding has them
-                  --sessions   one record per session, as `sessions --format ndjson` writes it
+                  --findings   one line per finding, in `audit`'s order: KEY<TAB>NDJSON<TAB>TEXTS, its sort key, \
+                the object `audit --format ndjson` writes, and an object of its "expected", "found" and \
+                "explanation" (the --explain members) as JSON text
+                  --sessions   one line per session: KEY<TAB>RECORD, its sort key and its record as `sessions \
+                --format ndjson` writes it
+
+                A sort key orders the lines of many partitions as `audit` orders its output, compared as bytes: \
+                `0`, the file's bytes in hexadecimal, `-` and the line in 20 digits for a finding without a session; \
+                `1` and the session id's bytes in hexadecimal for another finding; the session id's bytes in \
+                hexadecimal for a session's record (what keys leave equal, a partition's own order settles).
                   --quarantine, --summary   as `audit` writes them
 
                 --line-offsets gives a number per line of the paths file, added to the LINE of the lines that name it \
@@ -35,11 +41,11 @@ extension NavReplayCommand.Partition {
         var lineOffsets: String?
 
         @Option(
-            help: ArgumentHelp("Write the findings, as NDJSON with their JSON values as text (\"_json\"), to this file.", valueName: "file")
+            help: ArgumentHelp("Write the findings, with sort keys and their JSON values as text, to this file.", valueName: "file")
         )
         var findings: String?
 
-        @Option(help: ArgumentHelp("Write one record per session (NDJSON) to this file.", valueName: "file"))
+        @Option(help: ArgumentHelp("Write one record per session (NDJSON), with sort keys, to this file.", valueName: "file"))
         var sessions: String?
 
         @Option(help: ArgumentHelp("Write every invalid line to this file, as NDJSON with its source and raw bytes.", valueName: "file"))
@@ -103,6 +109,13 @@ extension NavReplayCommand.Partition {
 
 /// A partition's findings and session records, made in one fold: each session's bytes are its
 /// findings' lines, then its record (when asked for), with the findings' length before them.
+///
+/// Each line starts with its sort key and a tab, so that a distributed run orders the lines of
+/// every partition without reading their JSON: a finding without a session `0`, its file's
+/// bytes in hexadecimal, `-` and its line number in 20 digits; any other finding `1` and its
+/// session id's bytes in hexadecimal; a session record its id's bytes in hexadecimal. As bytes,
+/// the keys sort as `audit` orders its output (what they leave equal, a partition's own order
+/// settles).
 final class PartitionOutputStream: StreamingFormatter {
     struct Format: SessionFormat {
         let explain: Bool
@@ -111,7 +124,13 @@ final class PartitionOutputStream: StreamingFormatter {
             let lines = PartitionOutputStream.lines(audit.findings, files: files, explain: explain)
             var bytes: [UInt8] = []
             withUnsafeBytes(of: UInt64(lines.count).littleEndian) { bytes.append(contentsOf: $0) }
-            return bytes + lines + (records ? SessionWriter.ndjsonLine(audit) : [])
+            bytes += lines
+            if records {
+                PartitionOutputStream.appendHex(audit.sessionID, to: &bytes)
+                bytes.append(0x09)
+                bytes += SessionWriter.ndjsonLine(audit)
+            }
+            return bytes
         }
     }
 
@@ -137,17 +156,17 @@ final class PartitionOutputStream: StreamingFormatter {
         if let sessions { try sessions.write(Array(bytes[(8 + length)...])) }
     }
 
-    /// Each finding's NDJSON object with a last member, "_json": its JSON values as text (a
-    /// table's columns), so that the line as `audit` writes it is what precedes `,"_json":`.
+    /// Each finding as `KEY<TAB>NDJSON<TAB>TEXTS`: its sort key; its line as `audit --format
+    /// ndjson` writes it; and an object of its JSON values as text, "expected", "found" and
+    /// "explanation" (the --explain members), where it has them (a table's columns). Neither
+    /// JSON holds a raw tab.
     static func lines(_ list: [Finding], files: [String], explain: Bool) -> [UInt8] {
         var output: [UInt8] = []
         var writer = JSONWriter()
         for finding in list {
             writer.removeAll()
             FindingWriter.write(finding, files: files, explain: explain, to: &writer)
-            var line = writer.bytes
-            let plainLength = line.count
-            line.removeLast()  // the closing brace
+            let plainLength = writer.bytes.count
             var texts = JSONWriter()
             texts.beginObject()
             if let expected = finding.expected { texts.member("expected", text(expected)) }
@@ -161,10 +180,22 @@ final class PartitionOutputStream: StreamingFormatter {
                 }
             }
             texts.endObject()
-            output += line
-            output += Array(#","_json":"#.utf8)
+            if let session = finding.sessionID {
+                output.append(UInt8(ascii: "1"))
+                appendHex(session, to: &output)
+            } else {
+                output.append(UInt8(ascii: "0"))
+                let file = finding.location.flatMap { files.indices.contains(Int($0.file)) ? files[Int($0.file)] : nil } ?? ""
+                appendHex(file, to: &output)
+                let number = String(max(0, finding.location?.line ?? 0))
+                output.append(UInt8(ascii: "-"))
+                output += Array(repeating: UInt8(ascii: "0"), count: max(0, 20 - number.utf8.count)) + Array(number.utf8)
+            }
+            output.append(0x09)
+            output += writer.bytes
+            output.append(0x09)
             output += texts.bytes
-            output += [UInt8(ascii: "}"), 0x0A]
+            output.append(0x0A)
         }
         return output
     }
@@ -173,5 +204,13 @@ final class PartitionOutputStream: StreamingFormatter {
         var writer = JSONWriter()
         writer.value(value)
         return writer.string
+    }
+
+    static func appendHex(_ text: String, to output: inout [UInt8]) {
+        let digits = Array("0123456789abcdef".utf8)
+        for byte in text.utf8 {
+            output.append(digits[Int(byte >> 4)])
+            output.append(digits[Int(byte & 15)])
+        }
     }
 }

@@ -158,7 +158,7 @@ import Testing
     }
 
     /// Two splits of a log, routed to three partitions, audited one by one with the splits' line
-    /// offsets: merged in session order, the findings, sessions and quarantine are `audit`'s and
+    /// offsets: merged by sort key, the findings, sessions and quarantine are `audit`'s and
     /// `sessions`' for the log.
     @Test func partitionsAuditedApartGiveTheAuditOfTheLog() throws {
         let scratch = try TemporaryDirectory()
@@ -178,8 +178,15 @@ import Testing
         let paths = try scratch.write("paths.txt", original + "\n" + original + "\n")
         let offsets = try scratch.write("offsets.txt", "0\n\(counts[0])\n")
         var findings: [(key: String, line: String)] = []
-        var sessions: [String] = []
+        var sessions: [(key: String, line: String)] = []
         var quarantine: [String] = []
+        func keyed(_ path: String, fields: Int) throws -> [(key: String, line: String)] {
+            try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n").map { line in
+                let parts = line.split(separator: "\t", omittingEmptySubsequences: false)
+                #expect(parts.count == fields)
+                return (String(parts[0]), String(parts[1]))
+            }
+        }
         for (partition, lines) in located.enumerated() {
             let directory = scratch.path("p\(partition)")
             try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
@@ -189,33 +196,26 @@ import Testing
                 "--findings", directory + "/f", "--sessions", directory + "/s", "--quarantine", directory + "/q", directory,
             ])
             #expect(result.status == 0, "\(result.stderr)")
-            for line in try String(contentsOfFile: directory + "/f", encoding: .utf8).split(separator: "\n") {
-                let cut = try #require(line.range(of: #","_json":"#, options: .backwards))
-                let plain = String(line[..<cut.lowerBound]) + "}"
-                let object = try #require(try JSONSerialization.jsonObject(with: Data(plain.utf8)) as? [String: Any])
-                let session = object["session_id"] as? String
-                let key = session.map { "1\($0)" } ?? String(format: "0%012d", object["line"] as? Int ?? 0)
-                findings.append((key, plain))
-            }
-            sessions += try String(contentsOfFile: directory + "/s", encoding: .utf8).split(separator: "\n").map(String.init)
+            findings += try keyed(directory + "/f", fields: 3)
+            sessions += try keyed(directory + "/s", fields: 2)
             quarantine += try String(contentsOfFile: directory + "/q", encoding: .utf8).split(separator: "\n").map(String.init)
         }
-        // A stable sort by session keeps each partition's own order within a session.
-        let merged = findings.enumerated().sorted { ($0.element.key, $0.offset) < ($1.element.key, $1.offset) }.map(\.element.line)
-        let audit = try navreplay(["audit", "-q", "--format", "ndjson", original])
-        #expect(merged.joined(separator: "\n") + "\n" == audit.stdout)
-        let records = try navreplay(["sessions", "-q", "--format", "ndjson", original])
-        func id(_ record: String) -> String {
-            (try? JSONSerialization.jsonObject(with: Data(record.utf8)) as? [String: Any])?["session_id"] as? String ?? ""
+        // By sort key (as bytes: the keys are ASCII), then each partition's own order.
+        func merged(_ lines: [(key: String, line: String)]) -> String {
+            lines.enumerated().sorted { ($0.element.key, $0.offset) < ($1.element.key, $1.offset) }.map { $0.element.line + "\n" }
+                .joined()
         }
-        #expect(sessions.sorted { id($0) < id($1) }.joined(separator: "\n") + "\n" == records.stdout)
+        let audit = try navreplay(["audit", "-q", "--format", "ndjson", original])
+        #expect(merged(findings) == audit.stdout)
+        let records = try navreplay(["sessions", "-q", "--format", "ndjson", original])
+        #expect(merged(sessions) == records.stdout)
         let reference = scratch.path("quarantine")
         _ = try navreplay(["audit", "-q", "--format", "ndjson", "--quarantine", reference, original])
         let expected = try String(contentsOfFile: reference, encoding: .utf8).split(separator: "\n").map(String.init)
         #expect(quarantine.sorted() == expected.sorted())
     }
 
-    @Test func aFindingsJSONValuesAreAlsoText() throws {
+    @Test func aFindingCarriesItsSortKeyAndItsJSONValuesAsText() throws {
         let scratch = try TemporaryDirectory()
         let log = try scratch.write("log.ndjson", Lines.start + "\n" + Lines.push(seq: 3) + "\n")
         let paths = try scratch.write("paths.txt", log + "\n")
@@ -226,7 +226,10 @@ import Testing
         #expect(result.status == 0, "\(result.stderr)")
         let gap = try #require(
             try String(contentsOfFile: findings, encoding: .utf8).split(separator: "\n").first { $0.contains("seq.gap") })
-        #expect(gap.contains(#""expected":1,"found":3,"#) && gap.hasSuffix(#","_json":{"expected":"1","found":"3"}}"#), "\(gap)")
+        let fields = gap.split(separator: "\t")
+        #expect(fields.count == 3 && fields[0] == "173")  // "1" and the hexadecimal bytes of "s"
+        #expect(fields[1].hasPrefix(#"{"rule":"seq.gap","#) && fields[1].contains(#""expected":1,"found":3,"#), "\(gap)")
+        #expect(fields.last == #"{"expected":"1","found":"3"}"#)
     }
 
     @Test func lineOffsetsMustMatchThePathsFile() throws {

@@ -566,6 +566,7 @@ def _run(mode: str, args, spark_args: list[str], master: str | None) -> int:
 
     # The map and the shuffle; the ledger buckets' reduce (with the splits' reports) first.
     shuffled = shuffle(_routed(spark, inputs, plan, files, args.split_size), plan.partitions + plan.id_buckets) if plan.splits else None
+    sc.setJobDescription("map: route each split; reduce: the ledger's buckets")
     ledger = sc.runJob(shuffled, lambda payloads: tasks.shared_sessions(plan, payloads),
                        list(range(plan.partitions, plan.partitions + plan.id_buckets))) if shuffled else []
     reports = [value for kind, value in ledger if kind == "report"]
@@ -580,6 +581,7 @@ def _run(mode: str, args, spark_args: list[str], master: str | None) -> int:
              "shared": max([v for k, v in ledger if k == "peak"] + [0])}
 
     # The reduce: each partition folded, its outputs kept (cached) until written.
+    sc.setJobDescription("reduce: audit each partition")
     frame = _folded(spark, plan, shuffled) if shuffled else None
     small = frame.where("kind in ('M', 'P')").collect() if frame is not None else []
     summaries = [json.loads(bytes(row.data)) for row in small if row.kind == tasks.SUMMARY]
@@ -591,13 +593,17 @@ def _run(mode: str, args, spark_args: list[str], master: str | None) -> int:
     sizes = {kind: sum(s["outputs"].get(kind, 0) for s in stats) for kind in "FSQ"}
 
     if frame is not None:
+        # The outputs are written at once, each by its own Spark jobs (a small one is one task).
+        writes = [lambda: _write_quarantine(frame, output.child("quarantine"), sizes["Q"])]
         if mode == "audit":
-            _write_findings(frame, output, sizes["F"])
+            writes.append(lambda: _write_findings(frame, output, sizes["F"]))
         if "sessions" in outputs:
-            _write_sorted(frame, tasks.SESSIONS, output.child("sessions"), sizes["S"],
-                          ["get_json_object(row, '$.session_id')"])
-        _write_sorted(frame, tasks.QUARANTINE, output.child("quarantine"), sizes["Q"],
-                      ["get_json_object(row, '$.file')", "cast(get_json_object(row, '$.line') as long)"])
+            writes.append(lambda: _write_sessions(frame, output.child("sessions"), sizes["S"]))
+        from concurrent.futures import ThreadPoolExecutor
+
+        with ThreadPoolExecutor(len(writes)) as pool:
+            for done in [pool.submit(write) for write in writes]:
+                done.result()
         frame.unpersist()
     else:
         _write_empty(spark, output, outputs)
@@ -631,9 +637,9 @@ def _run(mode: str, args, spark_args: list[str], master: str | None) -> int:
 
 RESULTS = "kind string, partition int, block int, data binary"
 FINDING = ("rule string, severity string, session_id string, seq long, event_id string, file string, line long, "
-           "message string, after_gap boolean, _json struct<expected: string, found: string, explanation: string>")
-PARQUET = ("rule string, severity string, session_id string, seq long, event_id string, file string, line long, "
-           "message string, expected string, found string, after_gap boolean, explanation string")
+           "message string, after_gap boolean")
+TEXTS = "expected string, found string, explanation string"
+PARQUET = FINDING + ", " + TEXTS
 
 
 def _folded(spark, plan: Plan, shuffled):
@@ -654,11 +660,15 @@ def _folded(spark, plan: Plan, shuffled):
     return frame
 
 
-def _lines(frame, kind: str):
-    """The lines of one output's blocks, with their place: (partition, block, position, row)."""
-    return (frame.where(f"kind = '{kind}'")
-            .selectExpr("partition", "block", "posexplode(split(cast(data as string), '\\n')) as (position, row)")
-            .where("row != ''"))
+def _lines(frame, kind: str, fields: int = 1):
+    """The lines of one output's blocks, with their place: (partition, block, position, row), the
+    row split at tabs into ``fields`` (navreplay's sort key first)."""
+    from pyspark.sql import functions as F
+
+    lines = (frame.where(f"kind = '{kind}'")
+             .selectExpr("partition", "block", "posexplode(split(cast(data as string), '\\n')) as (position, row)")
+             .where("row != ''"))
+    return lines.withColumn("row", F.split("row", "\t", fields)) if fields > 1 else lines
 
 
 def _ordered(lines, keys: list, size: int):
@@ -671,32 +681,41 @@ def _ordered(lines, keys: list, size: int):
     return spread.sortWithinPartitions(*order)
 
 
-def _write_sorted(frame, kind: str, path: str, size: int, keys: list[str]) -> None:
+def _write_sessions(frame, path: str, size: int) -> None:
+    """The records by navreplay's sort key (the session id's bytes)."""
     from pyspark.sql import functions as F
 
-    lines = _lines(frame, kind)
-    _ordered(lines, [F.expr(key) for key in keys], size).select("row").write.text(path)
+    frame.sparkSession.sparkContext.setJobDescription("write: sessions")
+    lines = _lines(frame, tasks.SESSIONS, 2)
+    _ordered(lines, [F.col("row")[0]], size).select(F.col("row")[1].alias("value")).write.text(path)
+
+
+def _write_quarantine(frame, path: str, size: int) -> None:
+    """The invalid lines by file and line."""
+    from pyspark.sql import functions as F
+
+    frame.sparkSession.sparkContext.setJobDescription("write: quarantine")
+    keys = [F.expr("get_json_object(row, '$.file')"), F.expr("cast(get_json_object(row, '$.line') as long)")]
+    _ordered(_lines(frame, tasks.QUARANTINE), keys, size).select("row").write.text(path)
 
 
 def _write_findings(frame, output: OutputDir, size: int) -> None:
-    """navreplay's order: the findings without a session by file and line, then by session. Each
-    line is the finding's NDJSON object with a last member, "_json", which the NDJSON leaves out
-    and the Parquet table takes its JSON text columns from."""
+    """By navreplay's sort key (the findings without a session by file and line, then by session):
+    the NDJSON lines, and a Parquet table of their fields and JSON values as text."""
     from pyspark import StorageLevel
     from pyspark.sql import functions as F
 
-    rows = _lines(frame, tasks.FINDINGS).select(
-        "partition", "block", "position", "row", F.from_json("row", FINDING, {"mode": "FAILFAST"}).alias("f"))
-    alone = F.col("f.session_id").isNull()
-    keys = [~alone, F.when(alone, F.col("f.file")), F.when(alone, F.col("f.line")), F.col("f.session_id")]
-    ordered = _ordered(rows, keys, size).persist(StorageLevel.MEMORY_AND_DISK)
-    tail = F.length(F.substring_index("row", ',"_json":', -1)) + len(',"_json":')
-    ndjson = F.concat(F.col("row").substr(F.lit(1), F.length("row") - tail), F.lit("}"))
-    ordered.select(ndjson.alias("value")).write.text(output.child("findings"))
-    columns = [F.col(f"f.{name}") for name in ("rule", "severity", "session_id", "seq", "event_id", "file", "line", "message")]
-    texts = [F.col(f"f._json.{name}").alias(name) for name in ("expected", "found")]
-    ordered.select(*columns, *texts, F.coalesce(F.col("f.after_gap"), F.lit(False)).alias("after_gap"),
-                   F.col("f._json.explanation").alias("explanation")).write.parquet(output.child("findings_parquet"))
+    frame.sparkSession.sparkContext.setJobDescription("write: findings, findings_parquet")
+    lines = _lines(frame, tasks.FINDINGS, 3)
+    ordered = _ordered(lines, [F.col("row")[0]], size).select(
+        F.col("row")[1].alias("value"), F.col("row")[2].alias("texts")).persist(StorageLevel.MEMORY_AND_DISK)
+    ordered.select("value").write.text(output.child("findings"))
+    fields = F.from_json("value", FINDING, {"mode": "FAILFAST"}).alias("f")
+    texts = F.from_json("texts", TEXTS, {"mode": "FAILFAST"}).alias("t")
+    table = ordered.select(fields, texts).select(
+        *[F.col(f"f.{name}") for name in ("rule", "severity", "session_id", "seq", "event_id", "file", "line", "message")],
+        "t.expected", "t.found", F.coalesce(F.col("f.after_gap"), F.lit(False)).alias("after_gap"), "t.explanation")
+    table.write.parquet(output.child("findings_parquet"))
     ordered.unpersist()
 
 

@@ -106,14 +106,11 @@ def merged_outputs(plan, results, errors: dict, unreadable: dict) -> Result:
                 if line:
                     yield (partition, block, position), line
 
-    def finding_key(item):
-        place, line = item
-        row = json.loads(line)
-        alone = row["session_id"] is None
-        return (not alone, row["file"] if alone else "", row["line"] if alone else 0, row["session_id"] or "", place)
+    def keyed(kind):  # navreplay's sort key, then the place
+        return sorted((line.split(b"\t")[0], place, line.split(b"\t")[1]) for place, line in lines(kind))
 
-    findings = b"".join(line[:line.rindex(b',"_json":')] + b"}\n" for _, line in sorted(lines("F"), key=finding_key))
-    sessions = b"".join(line + b"\n" for _, line in sorted(lines("S"), key=lambda i: (json.loads(i[1])["session_id"], i[0])))
+    findings = b"".join(line + b"\n" for _, _, line in keyed("F"))
+    sessions = b"".join(line + b"\n" for _, _, line in keyed("S"))
     quarantine = b"".join(line + b"\n" for _, line in sorted(
         lines("Q"), key=lambda i: (json.loads(i[1])["file"], json.loads(i[1])["line"])))
     summaries = [json.loads(data) for kind, _, _, data in results if kind == tasks.SUMMARY]
