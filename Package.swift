@@ -101,8 +101,8 @@ let package = Package(
         .target(
             name: "NavReplayCommands",
             dependencies: [
-                "NavJSON", "NavModel", "NavEvents", "NavReplay", "NavInput", "NavRuns", "NavResults", "NavEngine", "NavReport",
-                "NavSQLite", "NavStore", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                "NavJSON", "NavModel", "NavEvents", "NavReplay", "NavInput", "NavRuns", "NavResults", "NavPartitions", "NavEngine",
+                "NavReport", "NavSQLite", "NavStore", .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "SystemPackage", package: "swift-system"),
             ],
             // `navreplay schema` prints the schemas from the binary itself (`Schemas` here is a link to

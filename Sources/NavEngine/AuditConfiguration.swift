@@ -36,6 +36,9 @@ public struct AuditConfiguration: Sendable {
     /// `FILE_INDEX<TAB>LINE<TAB>original line`, naming its place in the original files, listed
     /// here; findings then carry the original file and line.
     public var locatedPaths: [String]?
+    /// With located input, a number per line of the paths file, added to the `LINE` of the lines
+    /// that name it: lines numbered within a split of their file, and the split's place.
+    public var locatedLineOffsets: [Int64]?
     /// Set for a run that folds sessions again for another run (sessions that share event ids,
     /// `Refold`): only those sessions are read, held and folded, and nothing is written.
     var refolding: RefoldRequest?

@@ -139,7 +139,7 @@ final class InputSource {
         if validatesInParallel, let input = MappedInput(path: path) {
             validatedMapped += 1
             try readInParallel(input, fileID: fileID, modelID: modelID, report: &report)
-        } else if let input = routing.mapped[index], routing.isOn, plan.configuration.tuning.routesInParallel {
+        } else if let input = routing.mapped[index], routing.isOn, plan.configuration.tuning.routesInParallel, !plan.isLocated {
             try readInParallel(input, fileID: fileID, modelID: modelID, report: &report)
         } else if let input = routing.mapped[index] {
             _ = try reader.readLines(of: input) { try take($0, &report) }
@@ -177,6 +177,7 @@ final class InputSource {
         let files = plan.locatedIndex.count
         switch LocatedLine.split(&line, files: files, maxLineBytes: plan.configuration.maxLineBytes) {
         case .success(let place):
+            if let offsets = plan.configuration.locatedLineOffsets { line.number += offsets[place.file] }
             let fileID = plan.locatedIndex[place.file]
             totals.locatedReports[Int(fileID)].lines += 1
             totals.locatedReports[Int(fileID)].bytes += line.inputBytes

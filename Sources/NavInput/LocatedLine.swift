@@ -1,42 +1,46 @@
 import NavJSON
 
 /// The `FILE_INDEX<TAB>LINE<TAB>` prefix of located input. `LINE` may end in `u` when the
-/// original line had no line end (the last line of its file), so torn lines stay torn.
+/// original line had no line end (the last line of its file), so torn lines stay torn; then in
+/// `/LENGTH` when the original line was LENGTH bytes long, over `--max-line-bytes`, and only its
+/// first bytes follow (a distributed run never ships an over-long line whole).
 package enum LocatedLine {
     /// Removes the prefix from `line`, giving it its original number and ending; or says what
     /// is wrong with the prefix. `files` is the number of lines of the paths file.
     package static func split(_ line: inout RawLine, files: Int, maxLineBytes: Int) -> Result<(file: Int, line: Int64), Malformed> {
         let bytes = line.bytes
         var index = 0
-        /// A decimal number; without leading zeros unless `padded` (the Spark job pads a file index
-        /// with zeros to give a line near the length limit the reading of the original file).
-        func number(padded: Bool = false) -> Int64? {
-            let start = index
-            var value: Int64 = 0
-            while index < bytes.count, bytes[index] &- UInt8(ascii: "0") < 10 {
-                guard value <= (Int64.max - 9) / 10 else { return nil }
-                value = value * 10 + Int64(bytes[index] &- UInt8(ascii: "0"))
-                index += 1
-            }
-            guard index > start, padded || index - start == 1 || bytes[start] != UInt8(ascii: "0") else { return nil }
-            return value
-        }
         func tab() -> Bool {
             guard index < bytes.count, bytes[index] == 0x09 else { return false }
             index += 1
             return true
         }
-        guard let file = number(padded: true) else { return .failure(.fileIndex) }
+        // A file index may have leading zeros (`007` is 7).
+        guard let file = number(in: bytes, at: &index, padded: true) else { return .failure(.fileIndex) }
         guard file < files else { return .failure(.fileOutOfRange(file)) }
         guard tab() else { return .failure(.tab(after: "FILE_INDEX")) }
-        guard let number = number(), number >= 1 else { return .failure(.lineNumber) }
+        guard let number = number(in: bytes, at: &index), number >= 1 else { return .failure(.lineNumber) }
         let unterminated = index < bytes.count && bytes[index] == UInt8(ascii: "u")
         if unterminated { index += 1 }
+        var declaredLength: Int64?
+        if index < bytes.count, bytes[index] == UInt8(ascii: "/") {
+            index += 1
+            guard let length = Self.number(in: bytes, at: &index), length > Int64(maxLineBytes) else {
+                return .failure(.length(maxLineBytes: maxLineBytes))
+            }
+            declaredLength = length
+        }
         guard tab() else { return .failure(.tab(after: "LINE")) }
         line.bytes = UnsafeBufferPointer(rebasing: bytes[index...])
         line.number = number
         if unterminated { line.ending = .endOfInput }
         if let length = line.overlongLength { line.overlongLength = length - index }
+        if let declaredLength {
+            guard line.overlongLength == nil, Int64(line.bytes.count) < declaredLength else {
+                return .failure(.length(maxLineBytes: maxLineBytes))
+            }
+            line.overlongLength = Int(declaredLength)
+        }
         if line.overlongLength == nil, line.bytes.count > maxLineBytes { line.overlongLength = line.bytes.count }
         if line.overlongLength != nil, line.bytes.count > maxLineBytes {
             // Keep what a plain read keeps: the first --max-line-bytes bytes.
@@ -45,12 +49,26 @@ package enum LocatedLine {
         return .success((Int(file), number))
     }
 
+    /// A decimal number at `index`, which it moves past it; without leading zeros unless `padded`.
+    private static func number(in bytes: UnsafeBufferPointer<UInt8>, at index: inout Int, padded: Bool = false) -> Int64? {
+        let start = index
+        var value: Int64 = 0
+        while index < bytes.count, bytes[index] &- UInt8(ascii: "0") < 10 {
+            guard value <= (Int64.max - 9) / 10 else { return nil }
+            value = value * 10 + Int64(bytes[index] &- UInt8(ascii: "0"))
+            index += 1
+        }
+        guard index > start, padded || index - start == 1 || bytes[start] != UInt8(ascii: "0") else { return nil }
+        return value
+    }
+
     /// What is wrong with a located line's prefix, `FILE_INDEX<TAB>LINE<TAB>`.
     package enum Malformed: Error {
         case fileIndex
         case fileOutOfRange(Int64)
         case tab(after: String)
         case lineNumber
+        case length(maxLineBytes: Int)
 
         package func describe(files: Int) -> String {
             switch self {
@@ -61,6 +79,8 @@ package enum LocatedLine {
                     : "its FILE_INDEX \(index) names no line of the paths file, which has \(files) (0 to \(files - 1))"
             case .tab(let field): "a tab must follow \(field)"
             case .lineNumber: "its LINE is not a line number (1 or more, without leading zeros, then `u` for a line without an end)"
+            case .length(let limit):
+                "its /LENGTH is not the length of an over-long line (a number over --max-line-bytes, \(limit), and over the bytes that follow)"
             }
         }
     }

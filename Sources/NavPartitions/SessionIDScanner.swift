@@ -30,6 +30,13 @@ package enum SessionIDScanner {
     /// `scannedSessionID` then walks. On such a line both give the same range: the walk reads
     /// the same members.
     package static func canonicalSessionID(in line: UnsafeBufferPointer<UInt8>) -> Range<Int>? {
+        canonicalIDs(in: line)?.session
+    }
+
+    /// The session and the event id of a line that starts as the canonical encoder writes it
+    /// (above); `nil` for any other line.
+    @inline(__always)
+    package static func canonicalIDs(in line: UnsafeBufferPointer<UInt8>) -> (session: Range<Int>, event: Range<Int>)? {
         guard let base = line.baseAddress else { return nil }
         let count = line.count
         var position = 0
@@ -55,10 +62,10 @@ package enum SessionIDScanner {
             defer { position = quote }
             return position..<quote
         }
-        guard take(#"{"schema_version":1,"event_id":""#), plainValue() != nil, take(#"","event_name":""#),
-            plainValue() != nil, take(#"","session_id":""#)
+        guard take(#"{"schema_version":1,"event_id":""#), let event = plainValue(), take(#"","event_name":""#),
+            plainValue() != nil, take(#"","session_id":""#), let session = plainValue()
         else { return nil }
-        return plainValue()
+        return (session, event)
     }
 
     /// The session of any line: a walk over its top-level members.
@@ -130,7 +137,7 @@ package enum SessionIDScanner {
         }
     }
 
-    private struct Scan {
+    struct Scan {
         let bytes: UnsafeBufferPointer<UInt8>
         var position = 0
 

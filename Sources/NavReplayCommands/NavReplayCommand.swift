@@ -31,6 +31,7 @@ public struct NavReplayCommand: ParsableCommand {
         version: version,
         subcommands: [
             Audit.self, Validate.self, Sessions.self, Replay.self, Report.self, Ingest.self, Repro.self, Rules.self, Schema.self,
+            Partition.self,
         ],
         defaultSubcommand: nil)
 
@@ -322,7 +323,8 @@ enum Terminal {
 /// Runs the engine with a progress line on a terminal.
 func runAudit(
     _ input: InputOptions, quarantine: String? = nil, sessionOptions: SessionAuditOptions = .init(),
-    onlySession: String? = nil, foldSessions: Bool = true, sink: AuditSink? = nil
+    onlySession: String? = nil, foldSessions: Bool = true, sink: AuditSink? = nil,
+    configure: (inout AuditConfiguration) throws -> Void = { _ in }
 ) throws -> AuditRun {
     let (inputs, models, skipped) = try input.resolve()
     var configuration = AuditConfiguration(
@@ -340,6 +342,7 @@ func runAudit(
         configuration.locatedPaths = text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
             .filter { !$0.isEmpty }
     }
+    try configure(&configuration)
     // Located input is read as FILE_INDEX<TAB>LINE<TAB>line: its files are not logs as such.
     let notes =
         input.quiet || input.locatedInput != nil

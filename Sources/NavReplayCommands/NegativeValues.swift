@@ -5,6 +5,7 @@
 enum NegativeValues {
     static let numericOptions: Set<String> = [
         "--jobs", "--memory-limit", "--max-line-bytes", "--max-findings-per-session", "--worst", "--timeline-limit",
+        "--partitions", "--id-buckets", "--split-index", "--model-index",
     ]
 
     /// `arguments`, with each negative number that follows a numeric option attached to it.

@@ -1,14 +1,15 @@
 """Runs navreplay on the original files and on the job's located, grouped stream, and compares.
 
 ``single_machine`` is the reference: what ``navreplay audit`` / ``navreplay sessions`` print for
-the files themselves. ``located_without_spark`` reads the same files with the job's own code
-(line splitting, gzip, keys, located lines), sorts the records as one Spark partition would, and
-pipes them through navreplay's pre-grouped, located-input mode: no Spark involved, so the line
-handling can be checked on many small cases quickly. ``differences`` compares two results.
+the files themselves. ``without_spark`` runs the job's tasks on the same files (routed in splits
+of any size, ledger, folded partitions) and merges their outputs in the job's order: no Spark
+involved, so the line handling can be checked on many small cases quickly. ``differences``
+compares two results.
 """
 
 from __future__ import annotations
 
+import argparse
 import glob
 import json
 import os
@@ -17,6 +18,9 @@ import tempfile
 from dataclasses import dataclass
 
 import navreplay_job as job
+import navreplay_tasks as tasks
+
+DEFAULT_MAX_LINE_BYTES = 1_048_576
 
 
 @dataclass
@@ -66,61 +70,55 @@ def single_machine(navreplay: str, arguments: list[str], max_line_bytes: int | N
     return Result(findings, sessions.stdout, quarantine_bytes, summary_bytes, status, stderr)
 
 
-def located_without_spark(navreplay: str, arguments: list[str], max_line_bytes: int | None = None) -> Result:
-    """The job's reading of PoC-model files (no model.json), through navreplay's located mode."""
-    limit = max_line_bytes or job.DEFAULT_MAX_LINE_BYTES
-    reference = json.loads(single_machine(navreplay, arguments, max_line_bytes).summary)
-    paths = [entry["file"] for entry in reference["inputs"]]
-    records = []
-    unreadable = {}
-    for index, path in enumerate(paths):
-        if not os.path.exists(path):
-            unreadable[index] = ("not_found", "no such file")
-            continue
-        with open(path, "rb") as handle:
-            data = handle.read()
-        for key, value in job.keyed_lines(index, path, 0, data, limit):
-            if key is None:
-                if value[2] is not None:
-                    unreadable[index] = (value[2], value[3])
-            else:
-                records.append((key, value))
-    records.sort(key=lambda record: record[0])
-    stream = b"".join(value for _, value in records)
-    with tempfile.TemporaryDirectory() as scratch:
-        paths_file = os.path.join(scratch, "paths.txt")
-        with open(paths_file, "w", encoding="utf-8") as handle:
-            handle.write("".join(p + "\n" for p in paths))
-        summary = os.path.join(scratch, "summary.json")
-        quarantine = os.path.join(scratch, "quarantine.ndjson")
-        common = ["-q", "--pre-grouped", "--located-input", paths_file, "--max-line-bytes", str(limit),
-                  "--format", "ndjson", "--fail-on", "never"]
-        audit = subprocess.run([navreplay, "audit", *common, "--summary", summary, "--quarantine", quarantine, "-"],
-                               input=stream, capture_output=True)
-        sessions = subprocess.run([navreplay, "sessions", *common, "-"], input=stream, capture_output=True)
-        if audit.returncode != 0 or sessions.returncode != 0:
-            raise AssertionError(f"navreplay failed on the located stream: {audit.stderr!r} {sessions.stderr!r}")
-        with open(summary, "rb") as handle:
-            located_summary = json.load(handle)
-        with open(quarantine, "rb") as handle:
-            quarantine_bytes = handle.read()
-    merged = job.merge_summaries(paths, [located_summary], unreadable)
-    # Findings in navreplay's order: session-less by file and line, then as navreplay printed them.
-    rank = {path: position for position, path in enumerate(sorted(paths, key=lambda p: p.encode()))}
-    lines = audit.stdout.splitlines(keepends=True)
+def without_spark(navreplay: str, arguments: list[str], max_line_bytes: int | None = None,
+                  split_size: int = 1 << 27, partitions: int = 3, id_buckets: int = 2) -> Result:
+    """The job's plan and tasks on local files without Spark: every split routed, the ledger's
+    buckets reduced, every partition folded, the outputs merged in the job's order."""
+    inputs = job.Inputs.__new__(job.Inputs)  # local paths only: no JVM needed
+    files = inputs.resolve(arguments, None)
+    models, file_model = job._models(inputs, files, None)
+    options = argparse.Namespace(
+        partitions=partitions, partition_size=1, split_size=split_size, max_line_bytes=max_line_bytes or DEFAULT_MAX_LINE_BYTES,
+        memory_limit=64 << 20, jobs=1, model=None, debug_split_sessions=False)
+    plan = job.make_plan("audit", options, files, models, file_model, navreplay, False, 1)
+    plan.id_buckets = id_buckets
+    shuffled: dict[int, list[bytes]] = {}
+    for index in range(len(plan.splits)):
+        for destination, payload in tasks.route_split(plan, index):
+            shuffled.setdefault(destination, []).append(payload)
+    ledger = [item for bucket in range(id_buckets) for item in
+              tasks.shared_sessions(plan, shuffled.get(partitions + bucket, []))]
+    plan.offsets, errors = tasks.line_offsets(plan, [value for kind, value in ledger if kind == "report"])
+    plan.shared = sorted({value for kind, value in ledger if kind == "shared"})
+    results = [r for p in range(partitions) for r in tasks.fold_partition(plan, p, shuffled.get(p, []))]
+    if plan.shared:
+        apart = [(model, block) for kind, model, _, block in results if kind == tasks.SET_APART]
+        results = [r for r in results if r[0] != tasks.SET_APART] + list(tasks.fold_set_apart(plan, apart))
+    return merged_outputs(plan, results, errors, {i: f.error for i, f in enumerate(files) if f.error})
 
-    def order(item):
-        position, line = item
-        finding = json.loads(line)
-        if finding["session_id"] is None:
-            return (0, rank[finding["file"]], finding["line"], position)
-        return (1, 0, 0, position)
 
-    findings = b"".join(line for _, line in sorted(enumerate(lines), key=order))
-    quarantine_lines = [job.clamp_quarantine_record(line, limit) for line in quarantine_bytes.splitlines(keepends=True)]
-    quarantine_sorted = b"".join(sorted(quarantine_lines, key=lambda l: (rank[json.loads(l)["file"]], json.loads(l)["line"])))
+def merged_outputs(plan, results, errors: dict, unreadable: dict) -> Result:
+    """The partitions' outputs in the job's order (what its Spark sorts do)."""
+
+    def lines(kind):
+        for _, partition, block, data in sorted(r for r in results if r[0] == kind):
+            for position, line in enumerate(data.split(b"\n")):
+                if line:
+                    yield (partition, block, position), line
+
+    def keyed(kind):  # navreplay's sort key, then the place
+        return sorted((line.split(b"\t")[0], place, line.split(b"\t")[1]) for place, line in lines(kind))
+
+    findings = b"".join(line + b"\n" for _, _, line in keyed("F"))
+    sessions = b"".join(line + b"\n" for _, _, line in keyed("S"))
+    quarantine = b"".join(line + b"\n" for _, line in sorted(
+        lines("Q"), key=lambda i: (json.loads(i[1])["file"], json.loads(i[1])["line"])))
+    summaries = [json.loads(data) for kind, _, _, data in results if kind == tasks.SUMMARY]
+    for index, (code, message, _) in errors.items():
+        unreadable[index] = (code, message)
+    merged = tasks.merge_summaries(plan.paths, summaries, unreadable)
     status = 2 if unreadable else (1 if merged["findings_by_severity"]["error"] else 0)
-    return Result(findings, sessions.stdout, quarantine_sorted, job.summary_json(merged).encode(), status)
+    return Result(findings, sessions, quarantine, tasks.summary_json(merged).encode(), status)
 
 
 def without_known_navreplay_difference(expected: Result, actual: Result) -> Result:
@@ -141,7 +139,7 @@ def without_known_navreplay_difference(expected: Result, actual: Result) -> Resu
             changed = True
     if not changed:
         return expected
-    return Result(expected.findings, expected.sessions, expected.quarantine, job.summary_json(want).encode(),
+    return Result(expected.findings, expected.sessions, expected.quarantine, tasks.summary_json(want).encode(),
                   expected.status, expected.stderr)
 
 

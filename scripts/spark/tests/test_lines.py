@@ -1,22 +1,24 @@
-"""The job's line handling against navreplay itself, without Spark.
+"""The job's tasks against navreplay itself, without Spark.
 
-Every case reads the files twice: with navreplay directly, and with the job's own code (split
-on \\n only, one \\r stripped, gzip members, decompression errors, over-long and torn lines,
-session keys, located lines) piped through navreplay's located, pre-grouped mode. Findings,
-sessions, quarantine and summary must be identical, byte for byte.
+Every case reads the files twice: with navreplay directly, and through the job's tasks (each
+file routed in splits of a random size, so that splits start and end anywhere in a line, in a
+\\r\\n, in a gzip file; the ledger; the partitions folded; the outputs merged in the job's order).
+Findings, sessions, quarantine and summary must be identical, byte for byte.
 """
 
 from __future__ import annotations
 
 import gzip
+import io
 import os
 import random
+import subprocess
 
 import pytest
 
 import harness
 import make_logs
-import navreplay_job as job
+import navreplay_tasks as tasks
 
 LIMIT = 512  # --max-line-bytes for the random cases: near-limit lines stay cheap
 
@@ -82,7 +84,10 @@ def test_random_files_read_through_the_job_equal_navreplay(navreplay, tmp_path, 
     events = _events()
     files = [_random_file(rng, events, str(tmp_path), number) for number in range(rng.randrange(1, 4))]
     expected = harness.single_machine(navreplay, files, LIMIT)
-    actual = harness.located_without_spark(navreplay, files, LIMIT)
+    # Splits cut at random places: about 1 to 6 a file.
+    size = max(os.path.getsize(path) for path in files)
+    actual = harness.without_spark(navreplay, files, LIMIT, split_size=max(1, size // rng.randrange(1, 7)),
+                                   partitions=rng.randrange(1, 5), id_buckets=rng.randrange(1, 3))
     assert harness.differences(expected, actual) == [], f"seed {seed}"
 
 
@@ -91,9 +96,10 @@ def test_the_damaged_sample_log_read_through_the_job_equals_navreplay(navreplay,
     # The PoC app's files (no model.json): the directory, the glob and the missing file.
     arguments = [a for a in generated.arguments if "/logs/" not in a or a.endswith("/logs/poc")]
     expected = harness.single_machine(navreplay, arguments, generated.max_line_bytes)
-    actual = harness.located_without_spark(navreplay, arguments, generated.max_line_bytes)
     assert expected.status == 2  # a missing file and damaged gzip files
-    assert harness.differences(expected, actual) == []
+    for split_size in (1 << 27, 2000):
+        actual = harness.without_spark(navreplay, arguments, generated.max_line_bytes, split_size=split_size)
+        assert harness.differences(expected, actual) == [], split_size
 
 
 def test_differences_sees_a_changed_line_number():
@@ -103,61 +109,23 @@ def test_differences_sees_a_changed_line_number():
     assert harness.differences(result, changed) != []
 
 
-@pytest.mark.parametrize("raw, terminated", [
-    (b"x" * 10, True), (b"x" * 10 + b"\r", True), (b"x" * 10 + b"\r", False), (b"x" * 10, False),
-    (b"x" * 16, True), (b"x" * 16 + b"\r", True), (b"x" * 17, True), (b"x" * 17 + b"\r", True),
-    (b"x" * 16 + b"\r", False), (b"x" * 17, False), (b"x" * 200 + b"\r", True), (b"x" * 200 + b"\r", False),
-])
-def test_a_located_line_reads_back_as_the_original(raw, terminated):
-    limit = 16
-    for file_index, number in [(0, 1), (12, 123456)]:
-        located = job.located_line(file_index, number, raw, terminated, limit)
-        assert located.endswith(b"\n")
-        prefix_end = located.index(b"\t", located.index(b"\t") + 1) + 1
-        prefix, sent = located[:prefix_end], located[prefix_end:-1]
-        assert int(prefix.split(b"\t")[0]) == file_index
-        assert prefix.split(b"\t")[1].rstrip(b"u") == str(number).encode()
-        assert prefix.split(b"\t")[1].endswith(b"u") == (not terminated)
-        assert job.located_view(prefix, sent, limit) == job.reader_view(raw, terminated, limit)
-
-
-@pytest.mark.parametrize("line, session", [
-    (b'{"session_id":"s1","seq":3}', ("s1", 3)),
-    (b'{"seq":3, "session_id" : "s\\"1"}', ('s"1', 3)),
-    (b'{"session\\u005fid":"s2","seq":1}', ("s2", 1)),
-    (b'{"route_params":{"session_id":"inner"},"session_id":"outer","seq":0}', ("outer", 0)),
-    (b'{"session_id":"caf\\u00e9","seq":0}', ("caf\u00e9", 0)),
-    (b'{"session_id":42}', None),
-    (b'[1]', None),
-    (b'not json', None),
-    (b'{"session_id":"\xff"}', None),
-])
-def test_session_of(line, session):
-    assert job.session_of(line) == session
-
-
-@pytest.mark.parametrize("line, event_id", [
-    (b'{"event_id":"e1","session_id":"s1"}', "e1"),
-    (b'{"event_id" : "e\\"1"}', 'e"1'),
-    (b'{"event\\u005fid":"e2"}', "e2"),
-    (b'{"route_params":{"event_id":"inner"},"event_id":"outer"}', "outer"),
-    (b'{"event_id":42}', ""),
-    (b'not json', ""),
-])
-def test_event_id_of(line, event_id):
-    assert job.event_id_of(line) == event_id
-
-
-def test_sessions_that_share_an_event_id_go_to_one_partition():
-    key = lambda model, session, event_id: (model, job.SESSION, session, 0, 0, 1, event_id)
-    hash_key = job.partition_hash(None, frozenset({(0, "a"), (0, "b")}))
-    assert hash_key(key(0, "a", "x")) == hash_key(key(0, "b", "y")) == job.SHARED_PARTITION
-    assert hash_key(key(1, "a", "x")) == job.partition_hash(None)(key(1, "a", "x"))  # another model's "a"
-
-
-def test_canonically_equivalent_ids_are_two_ids():
-    assert job.grouping_id("cafe\u0301") != job.grouping_id("caf\u00e9")
-    assert job.grouping_id("s-1") == "s-1"
+def test_splits_cut_anywhere_read_every_line_once(navreplay, tmp_path):
+    """navreplay partition route: the splits of a file, cut at every offset, give its lines once each."""
+    path = tmp_path / "lines.ndjson"
+    path.write_bytes(b"a\r\nbb\n\nccc\r\r\nd" + b"e" * 40 + b"\n\nf")
+    data = path.read_bytes()
+    for cut in range(len(data) + 1):
+        lines = []
+        for start, end in ((0, cut), (cut, len(data))):
+            command = [navreplay, "partition", "route", str(path), "--range", f"{start}:{end}", "--split-index", "0",
+                       "--partitions", "1", "--max-line-bytes", "16"]
+            output = subprocess.run(command, capture_output=True, check=True).stdout
+            for destination, payload in tasks.frames(io.BytesIO(output)):
+                if payload[:1] == b"L":
+                    lines += [line.split(b"\t", 2) for line in payload[5:].split(b"\n") if line]
+        numbers = [line[1] for line in lines]
+        assert [line[2] for line in lines] == [b"a", b"bb", b"", b"ccc\r\r", b"d" + b"e" * 15, b"", b"f"], cut
+        assert len(numbers) == 7 and numbers[-1].endswith(b"u"), cut
 
 
 def test_canonically_equivalent_session_ids_are_two_sessions_for_both(navreplay, tmp_path):
@@ -171,7 +139,4 @@ def test_canonically_equivalent_session_ids_are_two_sessions_for_both(navreplay,
                 lambda m: m.group(1) + forms[number % 2].encode() + m.group(3), line, count=1) + b"\n")
     expected = harness.single_machine(navreplay, [str(path)])
     assert len(expected.sessions.splitlines()) == 2
-    assert harness.differences(expected, harness.located_without_spark(navreplay, [str(path)])) == []
-    # ... and Spark groups the two spellings apart.
-    keys = [key for key, _ in job.keyed_lines(0, str(path), 0, path.read_bytes(), job.DEFAULT_MAX_LINE_BYTES) if key]
-    assert len({key[2] for key in keys}) == 2
+    assert harness.differences(expected, harness.without_spark(navreplay, [str(path)], partitions=7)) == []

@@ -1,0 +1,216 @@
+import ArgumentParser
+import NavJSON
+import NavReplay
+import NavReport
+import NavEngine
+import NavResults
+
+extension NavReplayCommand.Partition {
+    struct PartitionAudit: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "audit",
+            abstract: "Audit one partition of a distributed run: its findings, sessions, quarantine and summary, in one pass.",
+            discussion: """
+                Reads located input (--located-input), groups the sessions within --memory-limit as `audit` does, folds \
+                them once, and writes what a distributed run merges:
+
+                  --findings   one line per finding, in `audit`'s order: KEY<TAB>NDJSON<TAB>TEXTS, its sort key, \
+                the object `audit --format ndjson` writes, and an object of its "expected", "found" and \
+                "explanation" (the --explain members) as JSON text
+                  --sessions   one line per session: KEY<TAB>RECORD, its sort key and its record as `sessions \
+                --format ndjson` writes it
+
+                A sort key orders the lines of many partitions as `audit` orders its output, compared as bytes: \
+                `0`, the file's bytes in hexadecimal, `-` and the line in 20 digits for a finding without a session; \
+                `1` and the session id's bytes in hexadecimal for another finding; the session id's bytes in \
+                hexadecimal for a session's record (what keys leave equal, a partition's own order settles).
+                  --quarantine, --summary   as `audit` writes them
+
+                --line-offsets gives a number per line of the paths file, added to the LINE of the lines that name it \
+                (lines numbered within a split of their file). The exit status is 0 whatever the findings; 2 when an \
+                input could not be read completely.
+
+                Example:
+                  navreplay partition audit --located-input paths.txt --line-offsets offsets.txt \\
+                      --findings findings.ndjson --sessions sessions.ndjson --summary summary.json partition/
+                """)
+
+        @OptionGroup var input: InputOptions
+
+        @Option(help: ArgumentHelp("A number per line of the paths file, added to the LINE of its lines.", valueName: "file"))
+        var lineOffsets: String?
+
+        @Option(
+            help: ArgumentHelp("Write the findings, with sort keys and their JSON values as text, to this file.", valueName: "file")
+        )
+        var findings: String?
+
+        @Option(help: ArgumentHelp("Write one record per session (NDJSON), with sort keys, to this file.", valueName: "file"))
+        var sessions: String?
+
+        @Option(help: ArgumentHelp("Write every invalid line to this file, as NDJSON with its source and raw bytes.", valueName: "file"))
+        var quarantine: String?
+
+        @Option(help: ArgumentHelp("Write the summary as JSON to this file.", valueName: "file"))
+        var summary: String?
+
+        @Flag(help: "Add the witness event and the state before and after to each finding.")
+        var explain = false
+
+        @Option(help: "Keep at most this many findings per session (the rest are counted in the summary).")
+        var maxFindingsPerSession: Int = 10_000
+
+        func validate() throws {
+            if input.locatedInput == nil { throw ValidationError("Please give --located-input: a partition's lines are located input.") }
+            if maxFindingsPerSession < 0 { throw ValidationError("Please give --max-findings-per-session a number of 0 or more.") }
+        }
+
+        func run() throws {
+            let outputs = OutputOptions.parseOrExit([])
+            try input.refuseOverwritingInputs(
+                outputs, also: [("--findings", findings), ("--sessions", sessions), ("--quarantine", quarantine), ("--summary", summary)],
+                reading: [("--line-offsets", lineOffsets)])
+            let offsets = try lineOffsets.map(Self.offsets)
+            let findingsFile = try OutputFile(path: findings ?? "/dev/null")
+            let sessionsFile = try OutputFile(path: sessions ?? "/dev/null")
+            let stream = PartitionOutputStream(explain: explain, findings: findingsFile, sessions: sessions == nil ? nil : sessionsFile)
+            // Screens appear in session records only.
+            let options = SessionAuditOptions(maxFindings: maxFindingsPerSession, keepStates: explain, recordScreens: sessions != nil)
+            let run = try runAudit(input, quarantine: quarantine, sessionOptions: options, sink: .streaming(stream)) { configuration in
+                guard let offsets else { return }
+                let listed = configuration.locatedPaths?.count ?? 0
+                guard offsets.count == listed else {
+                    throw CommandFailure(
+                        "The --line-offsets file \(lineOffsets ?? "") has \(offsets.count) numbers; the paths file has \(listed) lines.")
+                }
+                configuration.locatedLineOffsets = offsets
+            }
+            try findingsFile.commit()
+            try sessionsFile.commit()
+            if let summary { try emit(SummaryWriter.json(run), to: summary) }
+            if !input.quiet { Terminal.writeError("navreplay: " + SummaryWriter.text(run) + "\n") }
+            if !run.inputErrors.isEmpty { throw ExitCode(2) }
+        }
+
+        /// The numbers of a --line-offsets file, one a line.
+        static func offsets(_ path: String) throws -> [Int64] {
+            let text = String(decoding: try readWholeFile(path, as: "--line-offsets file"), as: UTF8.self)
+            var numbers: [Int64] = []
+            for (index, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() where !line.isEmpty {
+                guard let number = Int64(line), number >= 0 else {
+                    throw CommandFailure("The --line-offsets file \(path), line \(index + 1), is not a number of 0 or more.")
+                }
+                numbers.append(number)
+            }
+            return numbers
+        }
+    }
+}
+
+/// A partition's findings and session records, made in one fold: each session's bytes are its
+/// findings' lines, then its record (when asked for), with the findings' length before them.
+///
+/// Each line starts with its sort key and a tab, so that a distributed run orders the lines of
+/// every partition without reading their JSON: a finding without a session `0`, its file's
+/// bytes in hexadecimal, `-` and its line number in 20 digits; any other finding `1` and its
+/// session id's bytes in hexadecimal; a session record its id's bytes in hexadecimal. As bytes,
+/// the keys sort as `audit` orders its output (what they leave equal, a partition's own order
+/// settles).
+final class PartitionOutputStream: StreamingFormatter {
+    struct Format: SessionFormat {
+        let explain: Bool
+        let records: Bool
+        func bytes(of audit: SessionAudit, files: [String]) -> [UInt8] {
+            let lines = PartitionOutputStream.lines(audit.findings, files: files, explain: explain)
+            var bytes: [UInt8] = []
+            withUnsafeBytes(of: UInt64(lines.count).littleEndian) { bytes.append(contentsOf: $0) }
+            bytes += lines
+            if records {
+                PartitionOutputStream.appendHex(audit.sessionID, to: &bytes)
+                bytes.append(0x09)
+                bytes += SessionWriter.ndjsonLine(audit)
+            }
+            return bytes
+        }
+    }
+
+    let sessionFormat: any SessionFormat
+    private let explain: Bool
+    private let findings: any OrderedOutput
+    private let sessions: (any OrderedOutput)?
+
+    init(explain: Bool, findings: any OrderedOutput, sessions: (any OrderedOutput)?) {
+        sessionFormat = Format(explain: explain, records: sessions != nil)
+        self.explain = explain
+        self.findings = findings
+        self.sessions = sessions
+    }
+
+    func begin(invalid: [Finding], files: [String]) throws {
+        try findings.write(Self.lines(invalid, files: files, explain: explain))
+    }
+
+    func write(_ bytes: [UInt8]) throws {
+        let length = bytes.withUnsafeBytes { Int(UInt64(littleEndian: $0.loadUnaligned(as: UInt64.self))) }
+        if length > 0 { try findings.write(Array(bytes[8..<(8 + length)])) }
+        if let sessions { try sessions.write(Array(bytes[(8 + length)...])) }
+    }
+
+    /// Each finding as `KEY<TAB>NDJSON<TAB>TEXTS`: its sort key; its line as `audit --format
+    /// ndjson` writes it; and an object of its JSON values as text, "expected", "found" and
+    /// "explanation" (the --explain members), where it has them (a table's columns). Neither
+    /// JSON holds a raw tab.
+    static func lines(_ list: [Finding], files: [String], explain: Bool) -> [UInt8] {
+        var output: [UInt8] = []
+        var writer = JSONWriter()
+        for finding in list {
+            writer.removeAll()
+            FindingWriter.write(finding, files: files, explain: explain, to: &writer)
+            let plainLength = writer.bytes.count
+            var texts = JSONWriter()
+            texts.beginObject()
+            if let expected = finding.expected { texts.member("expected", text(expected)) }
+            if let found = finding.found { texts.member("found", text(found)) }
+            if explain {
+                var plain = JSONWriter()
+                FindingWriter.write(finding, files: files, explain: false, to: &plain)
+                // The members --explain adds: what the explained line holds past the plain one.
+                if plainLength > plain.bytes.count {
+                    texts.member("explanation", "{" + String(decoding: writer.bytes[plain.bytes.count...], as: UTF8.self))
+                }
+            }
+            texts.endObject()
+            if let session = finding.sessionID {
+                output.append(UInt8(ascii: "1"))
+                appendHex(session, to: &output)
+            } else {
+                output.append(UInt8(ascii: "0"))
+                let file = finding.location.flatMap { files.indices.contains(Int($0.file)) ? files[Int($0.file)] : nil } ?? ""
+                appendHex(file, to: &output)
+                let number = String(max(0, finding.location?.line ?? 0))
+                output.append(UInt8(ascii: "-"))
+                output += Array(repeating: UInt8(ascii: "0"), count: max(0, 20 - number.utf8.count)) + Array(number.utf8)
+            }
+            output.append(0x09)
+            output += writer.bytes
+            output.append(0x09)
+            output += texts.bytes
+            output.append(0x0A)
+        }
+        return output
+    }
+
+    private static func text(_ value: JSONValue) -> String {
+        var writer = JSONWriter()
+        writer.value(value)
+        return writer.string
+    }
+
+    static func appendHex(_ text: String, to output: inout [UInt8]) {
+        let digits = Array("0123456789abcdef".utf8)
+        for byte in text.utf8 {
+            output.append(digits[Int(byte >> 4)])
+            output.append(digits[Int(byte & 15)])
+        }
+    }
+}
