@@ -9,6 +9,8 @@ import NavJSON
 /// Two kinds: the rules by which the event format is stricter than RFC 8259 (navreplay rejects
 /// what Foundation reads), and Foundation's own departures from RFC 8259 (it reads a trailing
 /// comma, guesses UTF-16 and UTF-32 from NUL bytes, and rejects numbers a `Double` cannot hold).
+/// The contract's number ranges (integer fields within Int64, `seq` below 2^53, integers without
+/// a fraction) are checks of the event's fields, not of JSON: they are no difference here.
 public enum JSONDifference: String, CaseIterable, Sendable {
     // The event format's rules, stricter than RFC 8259.
     /// A key twice in one object (Foundation keeps the last).
@@ -17,7 +19,8 @@ public enum JSONDifference: String, CaseIterable, Sendable {
     case byteOrderMark = "byte order mark"
     /// Arrays and objects nested more than 64 deep (Foundation allows 512).
     case nestedTooDeep = "nested more than 64 deep"
-    /// A `\uD800`-`\uDFFF` escape without its pair (Foundation rejects most, not all).
+    /// A `\uD800`-`\uDFFF` escape without its pair (Foundation has rejected every one met so far;
+    /// listed as the format's rule).
     case loneSurrogate = "lone surrogate escape"
 
     // Foundation's departures from RFC 8259.
