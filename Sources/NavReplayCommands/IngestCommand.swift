@@ -117,8 +117,9 @@ extension NavReplayCommand {
             options.retainMilliseconds = retain?.milliseconds
             options.maxFindingsPerSession = maxFindingsPerSession
             let report: IngestReport
+            let eventStore: EventStore
             do {
-                let eventStore = try EventStore.openForWriting(
+                eventStore = try EventStore.openForWriting(
                     path: store, model: model, modelText: modelText, toolVersion: NavReplayCommand.version, lockWait: lockWait)
                 let progress = ProgressLine(enabled: !quiet && Terminal.standardErrorIsTerminal)
                 defer { progress.clear() }
@@ -129,12 +130,18 @@ extension NavReplayCommand {
                 throw CommandFailure(error.phrased.description)
             }
             for error in report.inputErrors { Terminal.writeError("navreplay: error: \(safe(error))\n") }
-            try emit(IngestWriter.bytes(report, format: format.writerFormat), to: output.output)
+            let file = try OutputFile(path: output.output)
+            do {
+                try IngestWriter.write(report, format: format.writerFormat, store: eventStore) { try file.write($0) }
+            } catch let error as StoreError {
+                throw CommandFailure(error.description)
+            }
+            try file.commit()
             if !quiet { Terminal.writeError(IngestWriter.summary(report, store: store)) }
             if let path = output.summary { try emit(IngestWriter.summaryJSON(report), to: path) }
             if !report.inputErrors.isEmpty { throw ExitCode(2) }
             let level = output.failLevel(default: .error)
-            if report.newFindings.contains(where: { level.fails($0.severity) }) { throw ExitCode(1) }
+            if report.newBySeverity.contains(where: { level.fails($0.key) && $0.value > 0 }) { throw ExitCode(1) }
         }
 
         /// `--model`; else the store's own (so a nightly command line need not repeat it); else,

@@ -51,10 +51,15 @@ public struct IngestReport: Sendable {
     /// `nil` when the batch changed nothing (every file ingested already).
     public var batch: Int64?
     public var files: [File] = []
-    /// The store's files, as `newFindings` and `withdrawnFindings` locate their lines.
+    /// The store's files, as the batch's changed findings locate their lines.
     public var paths: [String] = []
-    public var newFindings: [Finding] = []
-    public var withdrawnFindings: [Finding] = []
+    /// How many findings the batch added and withdrew. The findings themselves are in the
+    /// store (`finding_changes`), read back by `StoredChanges`: a batch of many findings is
+    /// never held whole.
+    public var newFindings = 0
+    public var withdrawnFindings = 0
+    /// The new findings by severity, for `--fail-on`.
+    public var newBySeverity: [Severity: Int] = [:]
     public var lines: Int64 = 0
     public var blankLines: Int64 = 0
     public var eventLines: Int64 = 0
@@ -204,7 +209,9 @@ public enum Ingestion {
         var configuration = AuditConfiguration(
             model: model, maxLineBytes: options.maxLineBytes, quarantinePath: options.quarantinePath, jobs: options.jobs,
             sessionOptions: sessionOptions)
-        if let limit = options.memoryLimit { configuration.memoryLimit = limit }
+        // The store's side of the fold (the connection, the batch's session table, the
+        // folded sessions' rows) holds about a quarter of the limit; the engine takes the rest.
+        if let limit = options.memoryLimit { configuration.memoryLimit = limit - limit / 4 }
         configuration.temporaryDirectory = options.temporaryDirectory
         configuration.locatedPaths = paths
         let collected: FoldedSessions
