@@ -61,10 +61,9 @@ final class Routing {
         // From the start when the inputs' size says so; for input of unknown size (standard
         // input), from when the held lines reach that size and spill (`startIfSpilled`).
         guard let spilling, spilling.spillsFromTheStart else { return }
-        if plan.configuration.mapsInputs {
+        if plan.configuration.mapsInputs, !plan.isLocated {
             // Plain files that fit the memory limit are mapped: their routed lines are
-            // references (a located line's, past its prefix). Mapping reads nothing yet: map,
-            // then keep the mappings only if they fit.
+            // references. Mapping reads nothing yet: map, then keep the mappings only if they fit.
             let candidates = plan.physical.map { MappedInput(path: $0) }
             if spilling.mayMap(bytes: candidates.reduce(0) { $0 + Int64($1?.bytes.count ?? 0) }) { mapped = candidates }
         }
