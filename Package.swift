@@ -87,13 +87,22 @@ let package = Package(
         .target(
             name: "NavSQLite", dependencies: ["CSQLite", "NavJSON", "NavModel", "NavEvents", "NavReplay", "NavResults", "NavReport"],
             swiftSettings: swiftSettings),
+        // The event store of nightly ingestion: batches folded into one SQLite file, sessions
+        // carried across batches and folded again, through the engine, as they grow.
+        .target(
+            name: "NavStore",
+            dependencies: [
+                "CNavSupport", "NavJSON", "NavModel", "NavEvents", "NavReplay", "NavInput", "NavRuns", "NavResults", "NavPartitions",
+                "NavEngine",
+                "NavReport", "NavSQLite", .product(name: "SystemPackage", package: "swift-system"),
+            ],
+            swiftSettings: swiftSettings),
         // The command line, thin on top.
         .target(
             name: "NavReplayCommands",
             dependencies: [
                 "NavJSON", "NavModel", "NavEvents", "NavReplay", "NavInput", "NavRuns", "NavResults", "NavPartitions", "NavEngine",
-                "NavReport",
-                "NavSQLite", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                "NavReport", "NavSQLite", "NavStore", .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "SystemPackage", package: "swift-system"),
             ],
             // `navreplay schema` prints the schemas from the binary itself (`Schemas` here is a link to
@@ -125,16 +134,40 @@ let package = Package(
         // Writes large seeded logs through the router, for scripts/bench.
         .executableTarget(
             name: "navreplay-loggen", dependencies: ["NavModel", "NavEvents", "NavRouter", "NavSamples"], swiftSettings: swiftSettings),
-        // Reliability: the fuzz harness (a library the tests use too); its libFuzzer entry point
-        // (scripts/fuzz builds it with -sanitize=fuzzer -DFUZZING; a plain build makes a replayer
-        // of saved inputs); the writer process that the crash-safety tests kill.
+        // Reliability: the fuzz targets and the writer process that the crash-safety tests kill.
+        // scripts/fuzz builds each fuzz executable with -sanitize=fuzzer -DFUZZING (a plain build
+        // makes a replayer of saved inputs). Each focused target links only the modules it
+        // checks, so that libFuzzer runs it thousands of times a second; `NavFuzz` (the whole
+        // pipeline's harness, a library the tests use too) lists them all.
+        .target(name: "NavFuzzDriver", swiftSettings: swiftSettings),
+        .target(name: "NavFuzzDecoder", dependencies: ["NavJSON", "NavModel", "NavEvents"], swiftSettings: swiftSettings),
+        .target(
+            name: "NavFuzzRuns",
+            dependencies: [
+                "NavJSON", "NavEvents", "NavInput", "NavRuns", "NavReplay", "NavResults", "NavPartitions",
+                .product(name: "SystemPackage", package: "swift-system"),
+            ],
+            swiftSettings: swiftSettings),
         .target(
             name: "NavFuzz",
             dependencies: [
                 "NavJSON", "NavModel", "NavEvents", "NavReplay", "NavInput", "NavResults", "NavEngine", "NavReport", "NavSQLite",
+                "NavFuzzDecoder", "NavFuzzRuns",
             ],
             swiftSettings: swiftSettings),
-        .executableTarget(name: "navreplay-fuzz", dependencies: ["NavFuzz"], swiftSettings: swiftSettings),
+        .executableTarget(name: "navreplay-fuzz", dependencies: ["NavFuzz", "NavFuzzDriver"], swiftSettings: swiftSettings),
+        .executableTarget(name: "navreplay-fuzz-decoder", dependencies: ["NavFuzzDecoder", "NavFuzzDriver"], swiftSettings: swiftSettings),
+        .executableTarget(name: "navreplay-fuzz-model", dependencies: ["NavFuzzDecoder", "NavFuzzDriver"], swiftSettings: swiftSettings),
+        .executableTarget(name: "navreplay-fuzz-located", dependencies: ["NavFuzzRuns", "NavFuzzDriver"], swiftSettings: swiftSettings),
+        .executableTarget(name: "navreplay-fuzz-runs", dependencies: ["NavFuzzRuns", "NavFuzzDriver"], swiftSettings: swiftSettings),
+        // The fuzz targets' saved inputs replayed, and the fixes of what they found.
+        .testTarget(
+            name: "NavFuzzTests",
+            dependencies: [
+                "NavJSON", "NavModel", "NavEvents", "NavInput", "NavRuns", "NavReplay", "NavResults", "NavPartitions", "NavFuzz",
+                "NavFuzzDecoder", "NavFuzzRuns", "NavTestSupport",
+            ],
+            swiftSettings: swiftSettings),
         .executableTarget(
             name: "navreplay-writer-fixture", dependencies: ["NavModel", "NavEvents", "NavLog", "NavSamples"], swiftSettings: swiftSettings),
         .target(
@@ -185,6 +218,13 @@ let package = Package(
         .testTarget(
             name: "NavSamplesTests",
             dependencies: ["NavJSON", "NavModel", "NavEvents", "NavReplay", "NavRouter", "NavSamples", "NavTestSupport"],
+            swiftSettings: swiftSettings),
+        .testTarget(
+            name: "NavStoreTests",
+            dependencies: [
+                "NavJSON", "NavModel", "NavEvents", "NavReplay", "NavRouter", "NavResults", "NavEngine", "NavReport", "NavStore",
+                "NavTestSupport",
+            ],
             swiftSettings: swiftSettings),
         .testTarget(
             name: "NavReplayCLITests",

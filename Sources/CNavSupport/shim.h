@@ -16,6 +16,16 @@ static inline void navreplay_prefetch(const void *address, long count) {
 }
 
 
+/// Gives the heap's free pages back to the system where the C library can (glibc's
+/// `malloc_trim`): between two phases of one run, so that the second does not find the first's
+/// freed buffers still counted in the process's memory.
+#if defined(__GLIBC__)
+#include <malloc.h>
+static inline void navreplay_release_free_memory(void) { malloc_trim(0); }
+#else
+static inline void navreplay_release_free_memory(void) {}
+#endif
+
 // MARK: The spill cleanup registry
 
 /// The spill directories to remove when a signal ends the process (Ctrl-C, SIGTERM, a closed

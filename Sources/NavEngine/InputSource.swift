@@ -80,8 +80,16 @@ final class InputSource {
 
     /// Reads every input, and hands on every line.
     func readAll() throws {
-        for (index, path) in plan.physical.enumerated() { try read(index, path) }
-        try decode.drain()
+        do {
+            for (index, path) in plan.physical.enumerated() { try read(index, path) }
+            try decode.drain()
+        } catch {
+            // The partition writer's jobs in flight hold the partitions: waited for, so that
+            // the partitions go with their collector as the error ends the run (an input that
+            // changed under a refold left them behind).
+            try? routing.writer?.drain()
+            throw error
+        }
         try routing.writer?.drain()
         totals.tracker.sessions = sessions()  // with the last batch, which was in flight
         totals.progress?(totals.tracker)

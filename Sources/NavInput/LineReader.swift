@@ -39,6 +39,16 @@ public struct RawLine {
     }
 }
 
+extension RawLine {
+    /// A line as a reader would hand it over (for a line kept and handed on later).
+    package init(kept bytes: UnsafeBufferPointer<UInt8>, number: Int64, ending: LineEnding, overlongLength: Int?) {
+        self.bytes = bytes
+        self.number = number
+        self.ending = ending
+        self.overlongLength = overlongLength
+    }
+}
+
 /// Why an input could not be read completely.
 public struct InputError: Error, Sendable, Equatable, CustomStringConvertible {
     public enum Code: String, Sendable {

@@ -37,7 +37,7 @@ extension NavigationModel {
 }
 
 /// Reads the model document, keeping the JSON path for error messages.
-private struct ModelReader {
+struct ModelReader {
     func object(_ value: JSONValue, _ path: String, allowed: [String]) throws(ModelError) -> JSONObject {
         guard let object = value.objectValue else {
             throw ModelError(path: path, message: "expected an object, found \(value.typeName)")
@@ -113,7 +113,7 @@ private struct ModelReader {
         let root = try object(
             value, "$",
             allowed: [
-                "$schema", "model_version", "name", "description", "initial", "flows", "stacks", "modals",
+                "$schema", "$comment", "model_version", "name", "description", "initial", "flows", "stacks", "modals",
                 "commands", "deep_links",
             ])
         guard let version = root["model_version"] else { throw ModelError(path: "$.model_version", message: "missing") }
@@ -124,6 +124,9 @@ private struct ModelReader {
             throw ModelError(path: "$.model_version", message: "expected the integer 1, found \(Self.describe(version))")
         }
         let name = try string(root["name"], "$.name")
+        if let comment = root["$comment"], comment.stringValue == nil {
+            throw ModelError(path: "$.$comment", message: "expected a string, found \(comment.typeName)")
+        }
 
         // Stacks first: flows, modals and commands refer to them.
         var stacks: [String: StackSpec] = [:]
@@ -132,7 +135,8 @@ private struct ModelReader {
         var positionFlows: [(path: String, flow: String)] = []
         for (stackName, spec) in try entries(root["stacks"], "$.stacks") {
             let path = "$.stacks.\(stackName)"
-            let fields = try object(spec, path, allowed: ["routes", "singletons", "positions"])
+            let fields = try object(
+                spec, path, allowed: ["routes", "singletons", "positions", "identity", "pop_to", "clamped_pops", "max_depth"])
             let routes = try fields["routes"].map { (routes) throws(ModelError) in try strings(routes, path + ".routes") }
             let singletons =
                 try fields["singletons"].map { (value) throws(ModelError) in
@@ -171,7 +175,9 @@ private struct ModelReader {
                             index: try integer(at, entryPath + ".index", minimum: 0), oneOf: oneOf, flows: flows))
                 }
             }
-            stacks[stackName] = StackSpec(routes: routes, singletons: Set(singletons), positions: positions)
+            var stack = StackSpec(routes: routes, singletons: Set(singletons), positions: positions)
+            try readStackKeys(fields, path, into: &stack)
+            stacks[stackName] = stack
             stackNames.append(stackName)
         }
 
@@ -179,7 +185,7 @@ private struct ModelReader {
         var flowNames: [String] = []
         for (flowName, spec) in try entries(root["flows"], "$.flows") {
             let path = "$.flows.\(flowName)"
-            let fields = try object(spec, path, allowed: ["stack", "tabs", "max_modals"])
+            let fields = try object(spec, path, allowed: ["stack", "tabs", "max_modals", "presentation"])
             let kind: FlowSpec.Kind
             switch (fields["stack"], fields["tabs"]) {
             case (let stack?, nil):
@@ -204,7 +210,8 @@ private struct ModelReader {
             let maxModals = try fields["max_modals"].map { (value) throws(ModelError) in
                 try integer(value, path + ".max_modals", minimum: 0)
             }
-            flows[flowName] = FlowSpec(kind: kind, maxModals: maxModals)
+            let presentation = try choice(fields["presentation"], path + ".presentation", default: FlowSpec.Presentation.stacked)
+            flows[flowName] = FlowSpec(kind: kind, maxModals: maxModals, presentation: presentation)
             flowNames.append(flowName)
         }
         guard !flowNames.isEmpty else { throw ModelError(path: "$.flows", message: "a model needs at least one flow") }
@@ -213,7 +220,8 @@ private struct ModelReader {
         }
         let flowStacks = Set(flows.values.flatMap(\.ownedStacks))
 
-        let initialFields = try object(root["initial"] ?? .null, "$.initial", allowed: ["flow", "tab"])
+        guard let initial = root["initial"] else { throw ModelError(path: "$.initial", message: "missing") }
+        let initialFields = try object(initial, "$.initial", allowed: ["flow", "tab"])
         let initialFlow = try string(initialFields["flow"], "$.initial.flow")
         guard flows[initialFlow] != nil else {
             throw ModelError(path: "$.initial.flow", message: "unknown flow \"\(initialFlow)\" (not in $.flows)")
@@ -238,7 +246,7 @@ private struct ModelReader {
         if let modalEntries = root["modals"] {
             for (modalName, spec) in try entries(modalEntries, "$.modals") {
                 let path = "$.modals.\(modalName)"
-                let fields = try object(spec, path, allowed: ["flows", "styles", "stack"])
+                let fields = try object(spec, path, allowed: ["flows", "styles", "stack", "from", "routes", "pushes"])
                 let allowedFlows = try fields["flows"].map { (value) throws(ModelError) in try strings(value, path + ".flows") }
                 for (index, flow) in (allowedFlows ?? []).enumerated() where flows[flow] == nil {
                     throw ModelError(path: "\(path).flows[\(index)]", message: "unknown flow \"\(flow)\" (not in $.flows)")
@@ -263,7 +271,9 @@ private struct ModelReader {
                     }
                     ownStack = stack
                 }
-                modals[modalName] = ModalSpec(flows: allowedFlows, styles: styles, stack: ownStack)
+                var modal = ModalSpec(flows: allowedFlows, styles: styles, stack: ownStack)
+                try readModalKeys(fields, path, stacks: stacks, into: &modal)
+                modals[modalName] = modal
                 modalNames.append(modalName)
             }
         }
@@ -281,8 +291,16 @@ private struct ModelReader {
                 var tab: String?
                 if let tabValue = fields["tab"] {
                     let tabName = try string(tabValue, path + ".tab")
-                    guard flowSpec.tabs?.contains(tabName) ?? false else {
-                        throw ModelError(path: path + ".tab", message: "flow \"\(flow)\" has no tab \"\(tabName)\"")
+                    if let tabs = flowSpec.tabs {
+                        guard tabs.contains(tabName) else {
+                            throw ModelError(path: path + ".tab", message: "flow \"\(flow)\" has no tab \"\(tabName)\"")
+                        }
+                    } else {
+                        // A flow without tabs keeps the tab selected for when a tabbed flow is
+                        // entered, as `initial.tab` does (seed 001's logout selects tab1).
+                        guard flowNames.contains(where: { flows[$0]?.tabs?.contains(tabName) ?? false }) else {
+                            throw ModelError(path: path + ".tab", message: "unknown tab \"\(tabName)\" (no flow has it)")
+                        }
                     }
                     tab = tabName
                 }

@@ -29,8 +29,8 @@ extension NavigationModel {
         """
 
     /// The PoC model plus the deep links of its router (seed 001 §7.11): what the sample
-    /// router resolves URLs with, and the file `SampleLogs/poc.model.json`, with which an audit
-    /// also checks that each link applies its command and lands its steps: `pocJSON` with one
+    /// router resolves URLs with, and, written to a file for `--model`, what an audit also
+    /// checks each link against (its command applied, its steps landed): `pocJSON` with one
     /// more member before its closing brace (`pocJSON` ends with `\n}`).
     public static let pocWithDeepLinksJSON =
         String(pocJSON.dropLast(2)) + ",\n" + """

@@ -104,13 +104,24 @@ public struct NavigationModel: Sendable, Equatable {
     }
 
     /// The stack that new routes go on in a state: the stack of the top-most presented modal
-    /// that owns one (a modal without a stack shares the stack below it), else the flow's
-    /// active stack.
+    /// that owns one and takes pushes (a modal without a stack, or with `pushes: below`, shares
+    /// the stack below it), else the flow's active stack.
     public func activeStack(in state: NavigationState) -> String? {
         for modal in state.modals.reversed() {
-            if let stack = modals[modal]?.stack { return stack }
+            if let stack = modals[modal]?.pushStack { return stack }
         }
         return activeStack(flow: state.flow, tab: state.tab)
+    }
+
+    /// The stack that the modal at `index` of `modals` covers: the own stack of the nearest
+    /// modal below it that has one, else the flow's active stack.
+    public func coveredStack(below index: Int, modals presented: [String], flow: String, tab: String?) -> String? {
+        var position = min(index, presented.count) - 1
+        while position >= 0 {
+            if let stack = modals[presented[position]]?.stack { return stack }
+            position -= 1
+        }
+        return activeStack(flow: flow, tab: tab)
     }
 
     /// Whether a stack can be operated on in a state: a modal's stack while that modal is
@@ -131,10 +142,23 @@ public struct FlowSpec: Sendable, Equatable {
     public var kind: Kind
     /// At most this many modals at once in this flow (seed 003: one widget at a time).
     public var maxModals: Int?
+    /// How modals are presented in this flow (model language 1.1; `.stacked` in a v1 model).
+    public var presentation: Presentation
 
-    public init(kind: Kind, maxModals: Int? = nil) {
+    public init(kind: Kind, maxModals: Int? = nil, presentation: Presentation = .stacked) {
         self.kind = kind
         self.maxModals = maxModals
+        self.presentation = presentation
+    }
+
+    /// How a flow presents modals.
+    public enum Presentation: String, Sendable, Equatable, CaseIterable {
+        /// Each modal goes over everything shown (the v1 model).
+        case stacked
+        /// Seed 002's coordinators: every stack shown (the flow's, a modal's own) is a context
+        /// with one modal slot, a sheet or a cover; a second modal in one context is ignored by
+        /// the app, and a stack does not pop while its context shows a modal.
+        case contexts
     }
 
     public var tabs: [String]? {
@@ -159,12 +183,45 @@ public struct StackSpec: Sendable, Equatable {
     /// Positional requirements: the route at an index must be one of a set (seed 000: the screen
     /// just above the space hub depends on the space's kind).
     public var positions: [PositionRequirement]
+    /// What makes two routes of this stack the same (model language 1.1; `.name` in a v1 model).
+    public var identity: RouteIdentity
+    /// Which occurrence `route_pop_to` goes back to (model language 1.1; `.last` in a v1 model).
+    public var popTo: PopToMatch
+    /// Whether a pop of any count is normal here: it clamps without `stack.out_of_range`
+    /// (seed 001 contract 5.2: `pop(2)` on every screen).
+    public var clampedPops: Bool
+    /// At most this many routes above the root (seed 004: the sheet slot holds one view).
+    public var maxDepth: Int?
 
-    public init(routes: [String]? = nil, singletons: Set<String> = [], positions: [PositionRequirement] = []) {
+    public init(
+        routes: [String]? = nil, singletons: Set<String> = [], positions: [PositionRequirement] = [],
+        identity: RouteIdentity = .name, popTo: PopToMatch = .last, clampedPops: Bool = false, maxDepth: Int? = nil
+    ) {
         self.routes = routes
         self.singletons = singletons
         self.positions = positions
+        self.identity = identity
+        self.popTo = popTo
+        self.clampedPops = clampedPops
+        self.maxDepth = maxDepth
         self.routeSet = routes.map(Set.init)
+    }
+
+    /// What makes two routes of a stack the same one.
+    public enum RouteIdentity: String, Sendable, Equatable, CaseIterable {
+        /// The route name (the v1 model): two chats with different ids are one route.
+        case name
+        /// The name with its `route_params` (seed 000's `HomePath` compares whole values): a
+        /// singleton stands at most once per value.
+        case value
+    }
+
+    /// Which occurrence of a route `route_pop_to` goes back to.
+    public enum PopToMatch: String, Sendable, Equatable, CaseIterable {
+        /// The topmost (the v1 model; seed 001 §7.6 searches from the top).
+        case last
+        /// The first from the root (seed 000's `HomePath.popTo`: `firstIndex`).
+        case first
     }
 
     private var routeSet: Set<String>?
@@ -217,11 +274,40 @@ public struct ModalSpec: Sendable, Equatable {
     public var styles: [String]?
     /// The stack this modal owns, if any.
     public var stack: String?
+    /// The stacks whose context presents this modal (model language 1.1; `nil`: whatever is
+    /// shown on top). One of them must be shown; in a flow with `presentation: contexts`, it
+    /// must also have no modal above it yet.
+    public var from: [String]?
+    /// The routes this modal may be presented on: the top route of the stack it covers
+    /// (model language 1.1; seed 003: a page overlays only its own widgets). `nil`: any.
+    public var routes: [String]?
+    /// Where pushes without a named stack go while this modal is on top (model language 1.1).
+    public var pushes: PushPlacement?
 
-    public init(flows: [String]? = nil, styles: [String]? = nil, stack: String? = nil) {
+    public init(
+        flows: [String]? = nil, styles: [String]? = nil, stack: String? = nil, from: [String]? = nil,
+        routes: [String]? = nil, pushes: PushPlacement? = nil
+    ) {
         self.flows = flows
         self.styles = styles
         self.stack = stack
+        self.from = from
+        self.routes = routes
+        self.pushes = pushes
+    }
+
+    /// Where pushes go while a modal is on top.
+    public enum PushPlacement: String, Sendable, Equatable, CaseIterable {
+        /// On the modal's own stack (the default for a modal that has one).
+        case ownStack = "own_stack"
+        /// On the stack below the modal (seed 004: a `.push` lands on the main path, behind
+        /// the sheet, whose slot holds one view).
+        case below
+    }
+
+    /// The stack pushes go on while this modal is on top, if it is its own.
+    public var pushStack: String? {
+        pushes == .below ? nil : stack
     }
 
     public func isAllowed(in flow: String) -> Bool {
@@ -257,6 +343,9 @@ package final class StackTable: Sendable {
     package let specs: [StackSpec]
     /// `NavigationModel.owningModal(of:)` of each stack.
     package let owningModals: [String?]
+    /// Whether each stack compares routes by value (`identity: value`), and whether any does.
+    package let valueIdentity: [Bool]
+    package let anyValueIdentity: Bool
     private let numbers: [String: Int]
 
     init(
@@ -292,6 +381,8 @@ package final class StackTable: Sendable {
             if owningModals[number] == nil { owningModals[number] = modal }
         }
         self.owningModals = owningModals
+        valueIdentity = specs.map { $0.identity == .value }
+        anyValueIdentity = valueIdentity.contains(true)
     }
 
     package var count: Int { names.count }

@@ -207,6 +207,9 @@ package final class EventIDLedger: @unchecked Sendable {
         if let files {
             var bytes: [UInt8] = []
             try files.take(bucket, into: &bytes)
+            guard bytes.count % MemoryLayout<Entry>.stride == 0 else {
+                throw InputError(code: .unreadable, path: files.path(bucket), message: "the event-id ledger's file is cut short")
+            }
             let count = bytes.count / MemoryLayout<Entry>.stride
             entries = [Entry](unsafeUninitializedCapacity: count) { buffer, initialized in
                 bytes.withUnsafeBytes {

@@ -10,20 +10,31 @@ import NavInput
 /// `{"file","line","field","reason","raw","raw_base64"}`. `raw` is the line as text when it is
 /// valid UTF-8 (else `null`); `raw_base64` always holds the exact bytes, invalid UTF-8 included.
 /// For an over-long line only its first `--max-line-bytes` bytes are kept.
+///
+/// A regular file appears only when complete (`finish`): it is written beside its path and
+/// renamed, so that a run that fails (a full disk) leaves no half quarantine. A device or a FIFO
+/// is written through.
 public final class QuarantineWriter {
     private let handle: UnsafeMutablePointer<FILE>
     public let path: String
+    /// Where a regular file is written until `finish` renames it to `path`.
+    private let partialPath: String?
     /// The `errno` of the first write that failed (a full disk): `finish` reports it, since the
     /// lines it held would otherwise be lost without a word.
     private var failure: Int32 = 0
     private var closed = false
 
     public init(path: String) throws {
-        guard let handle = fopen(path, "w") else {
-            throw InputError(code: .unreadable, path: path, message: "the quarantine file cannot be created")
+        var status = stat()
+        let special = lstat(path, &status) == 0 && (status.st_mode & S_IFMT) != S_IFREG
+        let target = special ? path : path + ".navreplay-partial"
+        guard let handle = fopen(target, "w") else {
+            throw InputError(
+                code: .unreadable, path: path, message: "the quarantine file cannot be created: \(String(cString: strerror(errno)))")
         }
         self.handle = handle
         self.path = path
+        partialPath = special ? nil : target
     }
 
     /// Writes a record made by `record(...)`.
@@ -49,22 +60,29 @@ public final class QuarantineWriter {
         return bytes
     }
 
-    /// Flushes and closes the file; throws when any record could not be written.
+    /// Flushes and closes the file and moves it into place; throws when any record could not be
+    /// written (then no file is left).
     public func finish() throws {
         guard !closed else { return }
         closed = true
         if fflush(handle) != 0 && failure == 0 { failure = errno }
         if fclose(handle) != 0 && failure == 0 { failure = errno }
+        if failure == 0, let partialPath, rename(partialPath, path) != 0 { failure = errno }
         if failure != 0 {
+            if let partialPath { unlink(partialPath) }
             throw InputError(
                 code: .unreadable, path: path,
                 message: "the quarantine file could not be written completely: \(String(cString: strerror(failure)))")
         }
     }
 
-    /// Closes the file on a path that already fails (idempotent; `finish` reports errors).
+    /// Closes the file on a path that already fails, leaving no partial file (idempotent; after
+    /// `finish`, nothing).
     public func close() {
-        try? finish()
+        guard !closed else { return }
+        closed = true
+        fclose(handle)
+        if let partialPath { unlink(partialPath) }
     }
 }
 

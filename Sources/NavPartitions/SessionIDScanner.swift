@@ -88,6 +88,55 @@ package enum SessionIDScanner {
         }
     }
 
+    /// The ranges of the plain (unescaped) string values of a line's top-level `session_id`,
+    /// `event_id`, `timestamp` and `app_version`, in one walk over its members: what an ingest
+    /// needs of a line before it is folded. A key absent, escaped or not a string is `nil`
+    /// (the caller decodes such a line instead); a line that is not an object gives all `nil`.
+    package struct StoreKeys {
+        package var sessionID: Range<Int>?
+        package var eventID: Range<Int>?
+        package var timestamp: Range<Int>?
+        package var appVersion: Range<Int>?
+    }
+
+    package static func storeKeys(in line: UnsafeBufferPointer<UInt8>) -> StoreKeys {
+        var keys = StoreKeys()
+        var scan = Scan(bytes: line)
+        scan.skipSpace()
+        guard scan.take(UInt8(ascii: "{")) else { return keys }
+        while true {
+            scan.skipSpace()
+            guard let key = scan.plainString() else { return keys }
+            scan.skipSpace()
+            guard scan.take(UInt8(ascii: ":")) else { return keys }
+            scan.skipSpace()
+            let start = scan.position
+            var value: Range<Int>?
+            if scan.position < line.count, line[scan.position] == UInt8(ascii: "\"") {
+                value = scan.plainString()
+                if value == nil {
+                    scan.position = start
+                    guard scan.skipValue() else { return keys }
+                }
+            } else {
+                guard scan.skipValue() else { return keys }
+            }
+            if let value {
+                if scan.equals(key, "session_id") {
+                    keys.sessionID = value
+                } else if scan.equals(key, "event_id") {
+                    keys.eventID = value
+                } else if scan.equals(key, "timestamp") {
+                    keys.timestamp = value
+                } else if scan.equals(key, "app_version") {
+                    keys.appVersion = value
+                }
+            }
+            scan.skipSpace()
+            guard scan.take(UInt8(ascii: ",")) else { return keys }
+        }
+    }
+
     struct Scan {
         let bytes: UnsafeBufferPointer<UInt8>
         var position = 0

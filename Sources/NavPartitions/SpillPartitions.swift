@@ -301,12 +301,14 @@ package final class SpillPartitions: @unchecked Sendable {
         if let kept {
             // Each kept buffer ends at a record's end.
             try withExtendedLifetime(kept) {
-                for chunk in kept { records(in: chunk.byteBuffer, into: &starts) }
+                for chunk in kept where !records(in: chunk.byteBuffer, into: &starts) { throw corrupt(partition) }
                 try foldAll(starts, decoder, fold: fold)
             }
         } else {
             try bytes.withUnsafeBufferPointer {
-                records(in: $0, into: &starts)
+                // A file that does not end at a record's end lost records: an error, not a
+                // shorter partition.
+                guard records(in: $0, into: &starts) else { throw corrupt(partition) }
                 try foldAll(starts, decoder, fold: fold)
             }
         }
@@ -322,15 +324,17 @@ package final class SpillPartitions: @unchecked Sendable {
         return decoder.invalid
     }
 
-    /// Every record, by where it starts (its length field), in the partition's order.
-    private func records(in buffer: UnsafeBufferPointer<UInt8>, into records: inout [UnsafePointer<UInt8>]) {
+    /// Every record, by where it starts (its length field), in the partition's order; `false`
+    /// when the bytes do not end at a record's end.
+    private func records(in buffer: UnsafeBufferPointer<UInt8>, into records: inout [UnsafePointer<UInt8>]) -> Bool {
         var offset = 0
         while offset + 4 + SpillPartitions.headerBytes <= buffer.count {
             let length = Int(buffer.load(UInt32.self, at: offset))
-            guard length >= SpillPartitions.headerBytes, offset + 4 + length <= buffer.count else { break }
+            guard length >= SpillPartitions.headerBytes, offset + 4 + length <= buffer.count else { return false }
             records.append(buffer.baseAddress! + offset)
             offset += 4 + length
         }
+        return offset == buffer.count
     }
 
     /// Groups the records by session tag and folds each session's decoded lines.

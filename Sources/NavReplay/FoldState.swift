@@ -1,3 +1,4 @@
+import NavEvents
 import NavJSON
 import NavModel
 
@@ -16,6 +17,9 @@ struct FoldState: Sendable, Equatable {
     var listed: [Bool]
     /// Stacks the model does not declare, carried unchanged (only a given state has them).
     var otherStacks: [String: [String]]
+    /// The parameters of each route, beside `routes`, for the stacks that compare routes by
+    /// value (`identity: value`); empty for the others. `syncParams(_:)` keeps the lengths.
+    var params: [[RouteParams?]]
 
     init(_ state: NavigationState, table: StackTable) {
         flow = state.flow
@@ -24,6 +28,7 @@ struct FoldState: Sendable, Equatable {
         routes = Array(repeating: [], count: table.count)
         listed = Array(repeating: false, count: table.count)
         otherStacks = [:]
+        params = Array(repeating: [], count: table.count)
         for (name, stackRoutes) in state.stacks {
             if let number = table.number(of: name) {
                 routes[number] = stackRoutes
@@ -42,6 +47,7 @@ struct FoldState: Sendable, Equatable {
         routes = Array(repeating: [], count: table.count)
         listed = Array(repeating: false, count: table.count)
         otherStacks = [:]
+        params = Array(repeating: [], count: table.count)
         for name in model.stackNames {
             if let number = table.number(of: name) { listed[number] = true } else { otherStacks[name] = [] }
         }
@@ -64,9 +70,29 @@ struct FoldState: Sendable, Equatable {
         if let number = table.number(of: stack) {
             routes[number] = newRoutes
             listed[number] = true
+            if table.valueIdentity[number] { syncParams(number) }
         } else {
             otherStacks[stack] = newRoutes
         }
+    }
+}
+
+extension FoldState {
+    /// Fits a value-identity stack's parameters to its routes after a change at its top: a cut
+    /// drops the parameters above, a route added without parameters (an adopted top) has none.
+    mutating func syncParams(_ number: Int) {
+        let count = routes[number].count
+        if params[number].count > count {
+            params[number].removeLast(params[number].count - count)
+        } else if params[number].count < count {
+            params[number].append(contentsOf: repeatElement(nil, count: count - params[number].count))
+        }
+    }
+
+    /// Whether a route with these parameters stands in `range` of a value-identity stack.
+    func holds(_ route: String, params value: RouteParams?, number: Int, in range: Range<Int>) -> Bool {
+        let value = value.flatMap { $0.isEmpty ? nil : $0 }
+        return range.contains { routes[number][$0] == route && (params[number][$0].flatMap { $0.isEmpty ? nil : $0 }) == value }
     }
 }
 

@@ -120,7 +120,9 @@ extension NavigationFold {
                         "the snapshot's stack \(JSONWriter.quoted(stack)) holds \(JSONWriter.quoted(route)), a route the model does not declare for it",
                         found: .string(route))
                 }
-                if spec.singletons.contains(route), seen.contains(route) {
+                // A snapshot names routes without their parameters: under `identity: value` two
+                // routes of one name may be two values, so its singletons are not checked here.
+                if spec.identity == .name, spec.singletons.contains(route), seen.contains(route) {
                     report(
                         .routeSingleton,
                         "the snapshot's stack \(JSONWriter.quoted(stack)) holds singleton \(JSONWriter.quoted(route)) twice",
@@ -128,6 +130,12 @@ extension NavigationFold {
                 }
                 checkPosition(stack: stack, spec: spec, route: route, index: index, flow: snapshot.flow)
                 seen.insert(route)
+            }
+            if let limit = spec.maxDepth, routes.count > limit {
+                report(
+                    .stackOutOfRange,
+                    "the snapshot's stack \(JSONWriter.quoted(stack)) holds \(routes.count) routes; the model allows at most \(limit)",
+                    expected: .string("0...\(limit)"), found: .number(String(routes.count)))
             }
             if let modal = stacks.owningModals[number], !routes.isEmpty, !snapshot.modals.contains(modal) {
                 report(
@@ -139,6 +147,172 @@ extension NavigationFold {
             restored.listed[number] = true
             stackWitness[number] = reference
         }
+        restoreModals(of: snapshot, into: &restored, reference: reference)
+        working = restored
+        flowSpec = model.flows[working.flow]
+        if stacks.anyValueIdentity {
+            for number in working.routes.indices where stacks.valueIdentity[number] { working.syncParams(number) }
+        }
+    }
+
+    // MARK: Stack operations
+
+    mutating func applyStackOperation(
+        _ payload: NavigationEvent.Payload, reference: EventReference
+    ) {
+        guard let stack = payload.stack else { return }
+        // 1. Declared: otherwise nothing else is checked and the event is not applied.
+        guard let number = stacks.number(of: stack) else {
+            report(
+                .stackUnknown,
+                "\(payload.name.rawValue) on stack \(JSONWriter.quoted(stack)), which the model does not declare; not applied",
+                found: .string(stack))
+            return
+        }
+        // 2. Owned by the current flow (a to_root pop of a stack its command resets is exempt),
+        //    or, for a modal's own stack, by its presented modal; not covered by a modal of its
+        //    context, in a flow that presents by context.
+        let reportedBefore = pending.count
+        if let modal = stacks.owningModals[number] {
+            if !working.modals.contains(modal) {
+                let listed = ListedNames(working.modals)
+                report(
+                    .stackNotOwned,
+                    "\(payload.name.rawValue) on stack \(JSONWriter.quoted(stack)) of modal \(JSONWriter.quoted(modal)), "
+                        + "which is not presented (presented: \(working.modals.isEmpty ? "none" : listed.joined(separator: ", ")))",
+                    expected: .string(modal), found: listed.json, witness: modalWitness[modal])
+            }
+        } else if !currentFlowOwns(stack) {
+            var exempt = false
+            if case .routePop(_, _, _, .toRoot) = payload, latestGroup.resetStacks.contains(stack) { exempt = true }
+            if !exempt {
+                let owner = model.owningFlow(of: stack)
+                report(
+                    .stackNotOwned,
+                    "\(payload.name.rawValue) on stack \(JSONWriter.quoted(stack)) while flow \(JSONWriter.quoted(working.flow)) is active"
+                        + (owner.map { " (the stack belongs to flow \(JSONWriter.quoted($0)))" } ?? ""),
+                    expected: .optionalString(owner), found: .string(working.flow), witness: flowWitness)
+            }
+        }
+        if usesPresentationKeys, !working.modals.isEmpty { checkCoveredPop(payload, stack: stack, reported: reportedBefore) }
+        if hasRouteBoundModals, !working.modals.isEmpty { captureStateBefore() }  // checked after the change
+        // 3. The claimed top before the operation.
+        switch payload {
+        case .routePush(_, let from, _, _), .routePop(_, let from, _, _), .routeReplace(_, let from, _, _),
+            .routePopTo(_, let from, _):
+            checkTop(of: number, claimed: from, field: "from_route")
+        default: break
+        }
+        // 4. The operation's own checks, then apply.
+        let topBefore = working.routes[number].last
+        let wasEmpty = working.routes[number].isEmpty
+        // A pop's claimed top is checked after it, against the stack's witness before it.
+        let witnessBefore: EventReference? = if case .routePop = payload { stackWitness[number] } else { nil }
+        applyOperation(payload, number: number, stack: stack)
+        let isEmpty = working.routes[number].isEmpty
+        if working.routes[number].last != topBefore || isEmpty != wasEmpty {
+            stackWitness[number] = reference  // the witness of a stack is the event that last set its top
+        }
+        working.listed[number] = true
+        if stacks.anyValueIdentity, stacks.valueIdentity[number] { working.syncParams(number) }
+        if isEmpty { emptiedDuringEvent.append(stack) }
+        if hasRouteBoundModals, !working.modals.isEmpty { checkModalsOnTheirRoutes(after: stack) }
+        // 5. A pop's claimed top after the operation.
+        switch payload {
+        case .routePop(_, _, let to, _):
+            // Witnessed by the event that left the stack as this pop found it, not by the pop.
+            checkTop(of: number, claimed: to, field: "to_route", after: .pop(witness: witnessBefore))
+        default: break
+        }
+    }
+
+    /// Step 4 of a stack event: the operation's own checks, then the change, in place. Each
+    /// finding comes before the change (see `captureStateBefore()`).
+    mutating func applyOperation(_ payload: NavigationEvent.Payload, number: Int, stack: String) {
+        switch payload {
+        case .routePush(_, _, let route, let params):
+            let count = working.routes[number].count
+            checkEntering(route, params: params, number: number, below: 0..<count, index: count, depthAfter: count + 1)
+            working.routes[number].append(route)
+            if stacks.valueIdentity[number] { working.params[number].append(params) }
+        case .routePop(_, _, let to, let amount):
+            let depth = working.routes[number].count
+            let removed: Int
+            switch amount {
+            case .toRoot:
+                removed = depth
+            case .count(let count):
+                if count < 1 || count > Int64(depth), !stacks.specs[number].clampedPops {
+                    report(
+                        .stackOutOfRange,
+                        "route_pop asks for \(count) route(s) on stack \(JSONWriter.quoted(stack)), which holds \(depth); "
+                            + "clamped to \(min(max(count, 0), Int64(depth)))",
+                        expected: .string("1...\(depth)"), found: .number(String(count)), witness: stackWitness[number])
+                }
+                removed = Int(min(max(count, 0), Int64(depth)))
+            }
+            // Step 5 reports a wrong to_route after the change: keep the state before it first.
+            if to != (removed < depth ? working.routes[number][depth - removed - 1] : nil) { captureStateBefore() }
+            // Emptied stacks keep their storage: the next push would allocate it again.
+            if removed == depth {
+                working.routes[number].removeAll(keepingCapacity: true)
+            } else {
+                working.routes[number].removeLast(removed)
+            }
+        case .routeReplace(_, _, let route, let params):
+            // No copy of the stack is kept across the change: it made every replace copy it.
+            let count = working.routes[number].count
+            checkEntering(
+                route, params: params, number: number, below: 0..<max(count - 1, 0), index: max(count - 1, 0), depthAfter: max(count, 1))
+            if count == 0 {
+                working.routes[number].append(route)
+                if stacks.valueIdentity[number] { working.params[number].append(params) }
+            } else {
+                working.routes[number][count - 1] = route
+                if stacks.valueIdentity[number] { working.params[number][count - 1] = params }
+            }
+        case .routePopTo(_, _, let target):
+            if let target {
+                let first = stacks.specs[number].popTo == .first
+                if let index = first ? working.routes[number].firstIndex(of: target) : working.routes[number].lastIndex(of: target) {
+                    working.routes[number].removeSubrange((index + 1)...)
+                } else {
+                    let routes = working.routes[number]
+                    let listed = ListedNames(routes)
+                    report(
+                        .stackOutOfRange,
+                        "route_pop_to \(JSONWriter.quoted(target)), which is not in stack \(JSONWriter.quoted(stack)) "
+                            + "(\(routes.isEmpty ? "empty" : listed.joined(separator: " › "))); no-op",
+                        expected: listed.json, found: .string(target), witness: stackWitness[number])
+                }
+            } else {
+                working.routes[number].removeAll()
+            }
+        case .routeInsert(_, let route, let index, let params):
+            let count = working.routes[number].count
+            var at = index
+            if index < 0 || index > Int64(count) {
+                at = min(max(index, 0), Int64(count))
+                report(
+                    .stackOutOfRange,
+                    "route_insert at index \(index) of stack \(JSONWriter.quoted(stack)), which holds \(count); clamped to \(at)",
+                    expected: .string("0...\(count)"), found: .number(String(index)), witness: stackWitness[number])
+            }
+            checkEntering(route, params: params, number: number, below: 0..<count, index: Int(at), depthAfter: count + 1)
+            working.routes[number].insert(route, at: Int(at))
+            if stacks.valueIdentity[number] { working.params[number].insert(params, at: Int(at)) }
+        case .routeRemove(_, let route):
+            if stacks.valueIdentity[number] {
+                working.params[number] = zip(working.routes[number], working.params[number]).filter { $0.0 != route }.map(\.1)
+            }
+            working.routes[number].removeAll { $0 == route }
+        default:
+            break
+        }
+    }
+
+    /// The snapshot's modals, checked and adopted into `restored`.
+    mutating func restoreModals(of snapshot: NavigationState, into restored: inout FoldState, reference: EventReference) {
         for modal in snapshot.modals {
             if restored.modals.contains(modal) {
                 report(
@@ -163,143 +337,6 @@ extension NavigationFold {
             }
             restored.modals.append(modal)
             modalWitness[modal] = reference
-        }
-        working = restored
-        flowSpec = model.flows[working.flow]
-    }
-
-    // MARK: Stack operations
-
-    mutating func applyStackOperation(
-        _ payload: NavigationEvent.Payload, reference: EventReference
-    ) {
-        guard let stack = payload.stack else { return }
-        // 1. Declared: otherwise nothing else is checked and the event is not applied.
-        guard let number = stacks.number(of: stack) else {
-            report(
-                .stackUnknown,
-                "\(payload.name.rawValue) on stack \(JSONWriter.quoted(stack)), which the model does not declare; not applied",
-                found: .string(stack))
-            return
-        }
-        // 2. Owned by the current flow (a to_root pop of a stack its command resets is exempt),
-        //    or, for a modal's own stack, by its presented modal.
-        if let modal = stacks.owningModals[number] {
-            if !working.modals.contains(modal) {
-                let listed = ListedNames(working.modals)
-                report(
-                    .stackNotOwned,
-                    "\(payload.name.rawValue) on stack \(JSONWriter.quoted(stack)) of modal \(JSONWriter.quoted(modal)), "
-                        + "which is not presented (presented: \(working.modals.isEmpty ? "none" : listed.joined(separator: ", ")))",
-                    expected: .string(modal), found: listed.json, witness: modalWitness[modal])
-            }
-        } else if !currentFlowOwns(stack) {
-            var exempt = false
-            if case .routePop(_, _, _, .toRoot) = payload, latestGroup.resetStacks.contains(stack) { exempt = true }
-            if !exempt {
-                let owner = model.owningFlow(of: stack)
-                report(
-                    .stackNotOwned,
-                    "\(payload.name.rawValue) on stack \(JSONWriter.quoted(stack)) while flow \(JSONWriter.quoted(working.flow)) is active"
-                        + (owner.map { " (the stack belongs to flow \(JSONWriter.quoted($0)))" } ?? ""),
-                    expected: .optionalString(owner), found: .string(working.flow), witness: flowWitness)
-            }
-        }
-        // 3. The claimed top before the operation.
-        switch payload {
-        case .routePush(_, let from, _, _), .routePop(_, let from, _, _), .routeReplace(_, let from, _, _),
-            .routePopTo(_, let from, _):
-            checkTop(of: number, claimed: from, field: "from_route")
-        default: break
-        }
-        // 4. The operation's own checks, then apply, in place. Each finding comes before the
-        //    change (see `captureStateBefore()`).
-        let topBefore = working.routes[number].last
-        let wasEmpty = working.routes[number].isEmpty
-        // A pop's claimed top is checked after it, against the stack's witness before it.
-        let witnessBefore: EventReference? = if case .routePop = payload { stackWitness[number] } else { nil }
-        switch payload {
-        case .routePush(_, _, let route, _):
-            checkEntering(route, number: number, routes: working.routes[number][...], index: working.routes[number].count)
-            working.routes[number].append(route)
-        case .routePop(_, _, let to, let amount):
-            let depth = working.routes[number].count
-            let removed: Int
-            switch amount {
-            case .toRoot:
-                removed = depth
-            case .count(let count):
-                if count < 1 || count > Int64(depth) {
-                    report(
-                        .stackOutOfRange,
-                        "route_pop asks for \(count) route(s) on stack \(JSONWriter.quoted(stack)), which holds \(depth); "
-                            + "clamped to \(min(max(count, 0), Int64(depth)))",
-                        expected: .string("1...\(depth)"), found: .number(String(count)), witness: stackWitness[number])
-                }
-                removed = Int(min(max(count, 0), Int64(depth)))
-            }
-            // Step 5 reports a wrong to_route after the change: keep the state before it first.
-            if to != (removed < depth ? working.routes[number][depth - removed - 1] : nil) { captureStateBefore() }
-            // Emptied stacks keep their storage: the next push would allocate it again.
-            if removed == depth {
-                working.routes[number].removeAll(keepingCapacity: true)
-            } else {
-                working.routes[number].removeLast(removed)
-            }
-        case .routeReplace(_, _, let route, _):
-            // No copy of the stack is kept across the change: it made every replace copy it.
-            let count = working.routes[number].count
-            checkEntering(route, number: number, routes: working.routes[number].dropLast(), index: max(count - 1, 0))
-            if count == 0 {
-                working.routes[number].append(route)
-            } else {
-                working.routes[number][count - 1] = route
-            }
-        case .routePopTo(_, _, let target):
-            if let target {
-                if let index = working.routes[number].lastIndex(of: target) {
-                    working.routes[number].removeSubrange((index + 1)...)
-                } else {
-                    let routes = working.routes[number]
-                    let listed = ListedNames(routes)
-                    report(
-                        .stackOutOfRange,
-                        "route_pop_to \(JSONWriter.quoted(target)), which is not in stack \(JSONWriter.quoted(stack)) "
-                            + "(\(routes.isEmpty ? "empty" : listed.joined(separator: " › "))); no-op",
-                        expected: listed.json, found: .string(target), witness: stackWitness[number])
-                }
-            } else {
-                working.routes[number].removeAll()
-            }
-        case .routeInsert(_, let route, let index, _):
-            let count = working.routes[number].count
-            var at = index
-            if index < 0 || index > Int64(count) {
-                at = min(max(index, 0), Int64(count))
-                report(
-                    .stackOutOfRange,
-                    "route_insert at index \(index) of stack \(JSONWriter.quoted(stack)), which holds \(count); clamped to \(at)",
-                    expected: .string("0...\(count)"), found: .number(String(index)), witness: stackWitness[number])
-            }
-            checkEntering(route, number: number, routes: working.routes[number][...], index: Int(at))
-            working.routes[number].insert(route, at: Int(at))
-        case .routeRemove(_, let route):
-            working.routes[number].removeAll { $0 == route }
-        default:
-            break
-        }
-        let isEmpty = working.routes[number].isEmpty
-        if working.routes[number].last != topBefore || isEmpty != wasEmpty {
-            stackWitness[number] = reference  // the witness of a stack is the event that last set its top
-        }
-        working.listed[number] = true
-        if isEmpty { emptiedDuringEvent.append(stack) }
-        // 5. A pop's claimed top after the operation.
-        switch payload {
-        case .routePop(_, _, let to, _):
-            // Witnessed by the event that left the stack as this pop found it, not by the pop.
-            checkTop(of: number, claimed: to, field: "to_route", after: .pop(witness: witnessBefore))
-        default: break
         }
     }
 
@@ -351,13 +388,18 @@ extension NavigationFold {
             working.routes[number].removeAll()
         }
         working.listed[number] = true
+        if stacks.anyValueIdentity, stacks.valueIdentity[number] { working.syncParams(number) }
         if working.routes[number].isEmpty { emptiedDuringEvent.append(stack) }
     }
 
-    /// The checks where a route enters a stack: declared, singleton, position.
-    mutating func checkEntering(_ route: String, number: Int, routes: ArraySlice<String>, index: Int) {
+    /// The checks where a route enters a stack: declared, singleton (among the routes at
+    /// `below`), position, depth.
+    mutating func checkEntering(
+        _ route: String, params: RouteParams?, number: Int, below: Range<Int>, index: Int, depthAfter: Int
+    ) {
         let stack = stacks.names[number]
         let spec = stacks.specs[number]
+        let routes = working.routes[number][below]
         if !stacks.accepts(route, number: number) {
             let declared = spec.routes.map(ListedNames.init)
             report(
@@ -368,15 +410,25 @@ extension NavigationFold {
         }
         // Most stacks have no singletons: then neither a hash nor a search of the stack (a search
         // at every push made a deep stack quadratic).
-        if !spec.singletons.isEmpty, spec.singletons.contains(route), routes.contains(route) {
+        if !spec.singletons.isEmpty, spec.singletons.contains(route),
+            spec.identity == .value ? working.holds(route, params: params, number: number, in: below) : routes.contains(route)
+        {
             let listed = ListedNames(Array(routes))
+            let what = spec.identity == .value ? "with the same route_params " : ""
             report(
                 .routeSingleton,
-                "singleton route \(JSONWriter.quoted(route)) is already in stack \(JSONWriter.quoted(stack)) "
+                "singleton route \(JSONWriter.quoted(route)) \(what)is already in stack \(JSONWriter.quoted(stack)) "
                     + "(\(listed.joined(separator: " › "))); open it once: pop back to it instead",
                 expected: listed.json, found: .string(route), witness: stackWitness[number])
         }
         checkPosition(stack: stack, spec: spec, route: route, index: index)
+        if let limit = spec.maxDepth, depthAfter > limit {
+            report(
+                .stackOutOfRange,
+                "route \(JSONWriter.quoted(route)) would make stack \(JSONWriter.quoted(stack)) hold \(depthAfter) routes; "
+                    + "the model allows at most \(limit)",
+                expected: .string("0...\(limit)"), found: .number(String(depthAfter)), witness: stackWitness[number])
+        }
     }
 
     mutating func checkPosition(stack: String, spec: StackSpec, route: String, index: Int, flow: String? = nil) {
@@ -444,6 +496,7 @@ extension NavigationFold {
                 working.routes[number].removeAll()
             }
             working.listed[number] = true
+            if stacks.anyValueIdentity, stacks.valueIdentity[number] { working.syncParams(number) }
             stackWitness[number] = reference
         }
     }

@@ -23,6 +23,11 @@ public struct NavigationFold: Sendable {
     var flowSpec: FlowSpec?
     /// The model's initial state, in working form: a session_start without a snapshot resets to it.
     let initialState: FoldState
+    /// Whether the model states presentation contexts or modals' `from` or `routes` (model
+    /// language 1.1): without them, none of their checks runs.
+    let usesPresentationKeys: Bool
+    /// Whether some modal is bound to routes (`modals.<name>.routes`).
+    let hasRouteBoundModals: Bool
 
     /// The state after the events applied so far.
     public var state: NavigationState { working.state(stacks) }
@@ -59,6 +64,8 @@ public struct NavigationFold: Sendable {
         working = initialState
         flowSpec = model.flows[working.flow]
         stackWitness = Array(repeating: nil, count: stacks.count)
+        usesPresentationKeys = model.usesPresentationKeys
+        hasRouteBoundModals = model.modals.values.contains { $0.routes != nil }
     }
 
     /// Starts from a given state (e.g. a router restored from a snapshot).
@@ -267,154 +274,19 @@ public struct NavigationFold: Sendable {
         case .routePush, .routePop, .routeReplace, .routePopTo, .routeInsert, .routeRemove:
             applyStackOperation(event.payload, reference: reference)
         case .flowSwitch(let from, let to):
-            if !latestGroup.authorizesFlowSwitch {
-                report(
-                    .flowWithoutCommand,
-                    "flow_switch \(JSONWriter.quoted(from)) → \(JSONWriter.quoted(to)) has no command_applied or "
-                        + "deep_link before it in its correlation group (\(JSONWriter.quoted(event.correlationID)))")
-            }
-            checkFlow(claimed: from, field: "from_flow")
-            if model.flows[to] == nil {
-                report(
-                    .flowUnknown, "flow_switch to \(JSONWriter.quoted(to)), a flow the model does not declare",
-                    found: .string(to))
-            }
-            latestGroup.flowSwitch = FlowSwitch(
-                event: reference, sessionID: event.sessionID,
-                stateBefore: latestGroup.flowSwitch?.stateBefore ?? capturedStateBefore(), stacksAtSwitch: working)
-            setFlow(to)
-            flowWitness = reference
+            applyFlowSwitch(from: from, to: to, event: event, reference: reference)
         case .tabSwitch(let from, let to):
-            if from != working.tab {
-                report(
-                    .stateMismatch,
-                    "tab_switch claims from_tab \(describe(from)) but the selected tab is \(describe(working.tab))",
-                    expected: .optionalString(working.tab), found: .optionalString(from), witness: tabWitness)
-                working.tab = from
-            }
-            if let tabs = flowSpec?.tabs {
-                if !tabs.contains(to) {
-                    let listed = ListedNames(tabs)
-                    report(
-                        .tabInvalid,
-                        "flow \(JSONWriter.quoted(working.flow)) has no tab \(JSONWriter.quoted(to)) "
-                            + "(its tabs: \(listed.joined(separator: ", ")))",
-                        expected: listed.json, found: .string(to))
-                }
-            } else {
-                report(
-                    .tabInvalid, "tab_switch to \(JSONWriter.quoted(to)) in flow \(JSONWriter.quoted(working.flow)), which has no tabs",
-                    found: .string(to), witness: flowWitness)
-            }
-            working.tab = to
-            tabWitness = reference
+            applyTabSwitch(from: from, to: to, reference: reference)
         case .commandApplied(let command, let fromFlow, let toFlow):
-            latestGroup.authorizesFlowSwitch = true
-            latestGroup.appliedCommands.append(command)
-            let spec = model.commands[command]
-            if spec == nil {
-                report(.commandUnknown, "command \(JSONWriter.quoted(command)) is not declared in the model", found: .string(command))
-            }
-            checkFlow(claimed: fromFlow, field: "from_flow")
-            if model.flows[toFlow] == nil {
-                report(
-                    .flowUnknown, "command_applied names to_flow \(JSONWriter.quoted(toFlow)), a flow the model does not declare",
-                    found: .string(toFlow))
-            }
-            if let spec {
-                if spec.flow != toFlow {
-                    report(
-                        .stateMismatch,
-                        "command \(JSONWriter.quoted(command)) goes to flow \(JSONWriter.quoted(spec.flow)) in the model, "
-                            + "but the event claims to_flow \(JSONWriter.quoted(toFlow))",
-                        expected: .string(spec.flow), found: .string(toFlow))
-                }
-                latestGroup.resetStacks.formUnion(spec.reset)
-                for (position, stack) in spec.reset.enumerated() {
-                    latestGroup.resetsAwaitingEmpty[stack, default: []].append(
-                        ResetSlot(command: latestGroup.pendingCommands.count, position: position))
-                }
-                latestGroup.pendingCommands.append(
-                    PendingCommand(
-                        name: command, spec: spec, event: reference, sessionID: event.sessionID,
-                        stateAtCommand: working, resetSeenEmpty: Array(repeating: false, count: spec.reset.count)))
-            }
+            applyCommand(command, fromFlow: fromFlow, toFlow: toFlow, event: event, reference: reference)
         case .modalPresent(let modal, let style):
-            if working.modals.contains(modal) {
-                report(
-                    .modalAlreadyPresented, "modal \(JSONWriter.quoted(modal)) is already presented; it is not added twice",
-                    witness: modalWitness[modal])
-            } else {
-                if model.modals[modal] == nil {
-                    report(.modalNotAllowed, "modal \(JSONWriter.quoted(modal)) is not declared in the model", found: .string(modal))
-                } else if let spec = model.modals[modal], !spec.isAllowed(in: working.flow) {
-                    let listed = ListedNames(spec.flows ?? [])
-                    report(
-                        .modalNotAllowed,
-                        "modal \(JSONWriter.quoted(modal)) is not allowed in flow \(JSONWriter.quoted(working.flow))"
-                            + " (allowed in: \(listed.joined(separator: ", ")))",
-                        expected: listed.json, found: .string(working.flow),
-                        witness: flowWitness)
-                } else if let spec = model.modals[modal], !spec.allowsStyle(style.rawValue) {
-                    let listed = ListedNames(spec.styles ?? [])
-                    report(
-                        .modalNotAllowed,
-                        "modal \(JSONWriter.quoted(modal)) is presented as \(style.rawValue); the model allows "
-                            + listed.joined(separator: ", "),
-                        expected: listed.json, found: .string(style.rawValue))
-                } else if let limit = flowSpec?.maxModals, working.modals.count >= limit {
-                    report(
-                        .modalNotAllowed,
-                        "flow \(JSONWriter.quoted(working.flow)) allows at most \(limit) modal(s) at once; "
-                            + "\(working.modals.count) already presented (\(ListedNames(working.modals).joined(separator: ", ")))",
-                        expected: .number(String(limit)), found: .number(String(working.modals.count + 1)),
-                        witness: working.modals.last.flatMap { modalWitness[$0] })
-                }
-                working.modals.append(modal)
-                modalWitness[modal] = reference
-                // A modal's own stack starts at its root each time it is presented.
-                if let stack = model.modals[modal]?.stack, depth(of: stack) > 0 {
-                    empty(stack, reference: reference)
-                }
-            }
+            applyPresent(modal, style: style, reference: reference)
         case .modalDismiss(let modal):
-            if let index = working.modals.lastIndex(of: modal) {
-                for removed in working.modals[index...] { modalWitness[removed] = reference }
-                closeStacks(of: Array(working.modals[index...]), reference: reference)
-                working.modals.removeSubrange(index...)
-            } else {
-                let listed = ListedNames(working.modals)
-                report(
-                    .modalNotPresented,
-                    "modal_dismiss of \(JSONWriter.quoted(modal)), which is not presented (presented: "
-                        + "\(working.modals.isEmpty ? "none" : listed.joined(separator: ", ")))",
-                    expected: listed.json, found: .string(modal),
-                    witness: modalWitness[modal])
-            }
+            applyDismiss(modal, reference: reference)
         case .screenView(let claim, _):
             checkScreenView(claim, reference: reference)
         case .deepLink(let url, let outcome):
-            latestGroup.authorizesFlowSwitch = true
-            // Seed 001 §7.11: a link maps to a command plus its route payload (the steps); an
-            // unsupported one falls back to the safe root (`fallback_command`). A resolved URL no
-            // pattern matches is not checked (the model's table may be incomplete).
-            if outcome == .resolved, let segments = DeepLinkURL(url)?.segments,
-                let (link, _) = model.deepLinks.match(segments), !link.steps.isEmpty || link.command != nil
-            {
-                let stepKeys = link.steps.map(StepKey.init)
-                for key in Set(stepKeys) {
-                    latestGroup.linksAwaiting[key, default: []].append(latestGroup.pendingLinks.count)
-                }
-                latestGroup.pendingLinks.append(
-                    PendingLink(
-                        url: url, link: link, event: reference, sessionID: event.sessionID, stateAtLink: working,
-                        stepKeys: stepKeys))
-            } else if outcome == .fallback, let fallback = model.deepLinks.fallbackCommand {
-                latestGroup.pendingLinks.append(
-                    PendingLink(
-                        url: url, link: DeepLink(pattern: "", command: fallback, steps: []), isFallback: true, event: reference,
-                        sessionID: event.sessionID, stateAtLink: working))
-            }
+            applyDeepLink(url, outcome: outcome, event: event, reference: reference)
         }
 
         lastEvent = reference
@@ -484,46 +356,7 @@ public struct NavigationFold: Sendable {
             group = parked
         }
         var findings: [Finding] = []
-        for command in group.pendingCommands {
-            var broken: [String] = []
-            var expected = JSONObject()
-            var found = JSONObject()
-            if working.flow != command.spec.flow {
-                broken.append("flow is \(JSONWriter.quoted(working.flow)), not \(JSONWriter.quoted(command.spec.flow))")
-                expected.append("flow", .string(command.spec.flow))
-                found.append("flow", .string(working.flow))
-            }
-            if let tab = command.spec.tab, working.tab != tab {
-                broken.append("tab is \(describe(working.tab)), not \(JSONWriter.quoted(tab))")
-                expected.append("tab", .string(tab))
-                found.append("tab", .optionalString(working.tab))
-            }
-            if command.spec.dismissModals, !working.modals.isEmpty {
-                let listed = ListedNames(working.modals)
-                broken.append("modals are still presented (\(listed.joined(separator: ", ")))")
-                expected.append("modals", .array([]))
-                found.append("modals", listed.json)
-            }
-            let notReset = zip(command.spec.reset, command.resetSeenEmpty).filter { !$0.1 }.map(\.0)
-            if !notReset.isEmpty {
-                broken.append("stack(s) \(notReset.joined(separator: ", ")) never emptied")
-                expected.append("reset", .array(notReset.map(JSONValue.string)))
-                found.append("reset", .array(notReset.map { ListedNames(routes(of: $0) ?? []).json }))
-            }
-            guard !broken.isEmpty else { continue }
-            var finding = Finding(
-                rule: .commandPostcondition, sessionID: command.sessionID, seq: command.event.seq,
-                eventID: command.event.eventID, location: command.event.location,
-                message: "command \(JSONWriter.quoted(command.name)) did not complete by the end of its correlation group "
-                    + "(\(JSONWriter.quoted(correlationID))): " + broken.joined(separator: "; "),
-                expected: .object(expected), found: .object(found), witness: lastEvent,
-                eventName: .commandApplied)
-            if keepsStates {
-                finding.stateBefore = command.stateAtCommand.state(stacks)
-                finding.stateAfter = state
-            }
-            findings.append(finding)
-        }
+        findings += commandFindings(of: group, correlationID: correlationID)
         if let flowSwitch = group.flowSwitch {
             findings += checkFlowBoundPositions(after: flowSwitch, correlationID: correlationID)
         }
@@ -566,6 +399,52 @@ public struct NavigationFold: Sendable {
                 expected: .object(expected), found: .object(found), witness: lastEvent, eventName: .deepLink)
             if keepsStates {
                 finding.stateBefore = link.stateAtLink.state(stacks)
+                finding.stateAfter = state
+            }
+            findings.append(finding)
+        }
+        return findings
+    }
+
+    /// The postconditions of a group's commands that do not hold at its end (CONTRACT §7).
+    func commandFindings(of group: GroupTracker, correlationID: String) -> [Finding] {
+        var findings: [Finding] = []
+        for command in group.pendingCommands {
+            var broken: [String] = []
+            var expected = JSONObject()
+            var found = JSONObject()
+            if working.flow != command.spec.flow {
+                broken.append("flow is \(JSONWriter.quoted(working.flow)), not \(JSONWriter.quoted(command.spec.flow))")
+                expected.append("flow", .string(command.spec.flow))
+                found.append("flow", .string(working.flow))
+            }
+            if let tab = command.spec.tab, working.tab != tab {
+                broken.append("tab is \(describe(working.tab)), not \(JSONWriter.quoted(tab))")
+                expected.append("tab", .string(tab))
+                found.append("tab", .optionalString(working.tab))
+            }
+            if command.spec.dismissModals, !working.modals.isEmpty {
+                let listed = ListedNames(working.modals)
+                broken.append("modals are still presented (\(listed.joined(separator: ", ")))")
+                expected.append("modals", .array([]))
+                found.append("modals", listed.json)
+            }
+            let notReset = zip(command.spec.reset, command.resetSeenEmpty).filter { !$0.1 }.map(\.0)
+            if !notReset.isEmpty {
+                broken.append("stack(s) \(notReset.joined(separator: ", ")) never emptied")
+                expected.append("reset", .array(notReset.map(JSONValue.string)))
+                found.append("reset", .array(notReset.map { ListedNames(routes(of: $0) ?? []).json }))
+            }
+            guard !broken.isEmpty else { continue }
+            var finding = Finding(
+                rule: .commandPostcondition, sessionID: command.sessionID, seq: command.event.seq,
+                eventID: command.event.eventID, location: command.event.location,
+                message: "command \(JSONWriter.quoted(command.name)) did not complete by the end of its correlation group "
+                    + "(\(JSONWriter.quoted(correlationID))): " + broken.joined(separator: "; "),
+                expected: .object(expected), found: .object(found), witness: lastEvent,
+                eventName: .commandApplied)
+            if keepsStates {
+                finding.stateBefore = command.stateAtCommand.state(stacks)
                 finding.stateAfter = state
             }
             findings.append(finding)

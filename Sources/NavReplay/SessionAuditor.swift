@@ -35,6 +35,10 @@ public struct SessionAuditOptions: Sendable {
     /// `event_id.conflict`. Found by `EarlierOccurrence.resolve`; one map serves every session
     /// of an app (an owner is never a conflict in its own session).
     public var earlierOccurrences: [UInt64: [EarlierOccurrence]] = [:]
+    /// Sessions whose events may still be coming (an ingest's open sessions): the correlation
+    /// group of a session's last event is left open, not judged, since its next events may
+    /// complete it. Every other group ends at its highest seq, as in a whole session.
+    public var openSessions: Set<String> = []
 
     public init(
         recordSteps: Bool = false, untilSeq: Int64? = nil, maxFindings: Int = .max, keepStates: Bool = true,
@@ -244,6 +248,7 @@ public enum SessionAuditor {
         for index in foldedIndices { _ = byCorrelation.add(index, of: lines) }
         var endsGroup = [Bool](repeating: false, count: lines.count)
         byCorrelation.forEachLatest { endsGroup[$0] = true }
+        if let last = foldedIndices.last, options.openSessions.contains(sessionID) { endsGroup[last] = false }
         var eventsPastUntil = 0
         if let until = options.untilSeq {
             let before = foldedIndices.count

@@ -101,29 +101,30 @@ func sessionsDatabase(at path: String, replace: Bool) throws -> (sink: AuditSink
     if lstat(path, &status) == 0, (status.st_mode & S_IFMT) != S_IFREG {
         throw CommandFailure("--output \(path) is not a regular file; a database is written to a file of its own. Please give a file path.")
     }
-    let database = try sqliteFailure { () throws(SQLiteError) in
+    let database = try sqliteFailure(path: path) { () throws(SQLiteError) in
         try SQLiteSessionsWriter(path: path, toolVersion: NavReplayCommand.version, existing: replace ? .replace : .append)
     }
-    return (.streaming(database), { run in try sqliteFailure { () throws(SQLiteError) in try database.finish(run) } })
+    return (.streaming(database), { run in try sqliteFailure(path: path) { () throws(SQLiteError) in try database.finish(run) } })
 }
 
 /// Runs `body` (an audit whose sink is the database), phrasing the database's errors as
 /// `sqliteFailure` does.
-func phrasingSQLiteErrors<T>(_ body: () throws -> T) throws -> T {
+func phrasingSQLiteErrors<T>(path: String, _ body: () throws -> T) throws -> T {
     do {
         return try body()
     } catch let error as SQLiteError {
-        return try sqliteFailure { () throws(SQLiteError) -> T in throw error }
+        return try sqliteFailure(path: path) { () throws(SQLiteError) -> T in throw error }
     }
 }
 
-/// A SQLite error, as the command's failure: when the database is refused, with the way out.
-func sqliteFailure<T>(_ body: () throws(SQLiteError) -> T) throws -> T {
+/// A SQLite error, as the command's failure: naming the database, and when the database is
+/// refused, with the way out.
+func sqliteFailure<T>(path: String, _ body: () throws(SQLiteError) -> T) throws -> T {
     do {
         return try body()
     } catch {
         switch error.kind {
-        case .sqlite: throw CommandFailure("\(error)")
+        case .sqlite, .busy: throw CommandFailure(error.description.contains(path) ? "\(error)" : "Cannot write \(path): \(error).")
         case .sessionAlreadyHeld:
             throw CommandFailure(
                 "\(error). Give --replace to write a new database in its place, or leave out the logs it already holds.")

@@ -41,7 +41,10 @@ extension NavReplayCommand {
         @Option(help: "Keep at most this many findings per session (the rest are counted in the summary).")
         var maxFindingsPerSession: Int = 10_000
 
+        @OptionGroup var store: StoreInput
+
         func validate() throws {
+            try input.requireInputs(orStore: store.store)
             if maxFindingsPerSession < 0 { throw ValidationError("Please give --max-findings-per-session a number of 0 or more.") }
         }
 
@@ -49,6 +52,10 @@ extension NavReplayCommand {
             try input.refuseOverwritingInputs(
                 output, also: [("--quarantine", quarantine), ("--write-baseline", baseline.writeBaseline)],
                 reading: [("--baseline", baseline.baseline)])
+            if let path = store.store {
+                try auditStore(path)
+                return
+            }
             // Machine formats without explanations need no states and no screens: dropping them
             // keeps a large audit's memory near --memory-limit. (Text shows what changed; the
             // JSON document explains each finding.)
@@ -62,7 +69,19 @@ extension NavReplayCommand {
                 try finish(run, output: output, quiet: input.quiet)
                 return
             }
-            let run = try collectFindings(sessionOptions: sessionOptions)
+            try write(try collectFindings(sessionOptions: sessionOptions))
+        }
+
+        /// The findings of a store, as an audit of every file it has read writes them.
+        private func auditStore(_ path: String) throws {
+            if explain { throw CommandFailure("--explain needs the logs: a store keeps findings, not the states around them.") }
+            if quarantine != nil {
+                throw CommandFailure("--quarantine is for navreplay ingest, which reads the lines: a store keeps no invalid line.")
+            }
+            try write(try storedAudit(path, quiet: input.quiet))
+        }
+
+        private func write(_ run: AuditRun) throws {
             let result = try baseline.apply(to: run, needFingerprints: format == .sarif)
             switch format {
             case .text:
@@ -128,6 +147,8 @@ extension NavReplayCommand {
         @Option(help: ArgumentHelp("Write every invalid line to this file, as NDJSON with its source and raw bytes.", valueName: "file"))
         var quarantine: String?
 
+        func validate() throws { try input.requireInputs() }
+
         func run() throws {
             try input.refuseOverwritingInputs(
                 output, also: [("--quarantine", quarantine), ("--write-baseline", baseline.writeBaseline)],
@@ -177,7 +198,13 @@ extension NavReplayCommand {
         @Flag(help: "With --format sqlite: write a new database in place of the --output file, instead of adding to it.")
         var replace = false
 
+        @OptionGroup var store: StoreInput
+
         func validate() throws {
+            try input.requireInputs(orStore: store.store)
+            if store.store != nil && ![.ndjson, .json].contains(format) {
+                throw ValidationError("With --store, sessions writes ndjson or json: the store keeps each session's record.")
+            }
             if format == .sqlite && output.output == nil {
                 throw ValidationError("Please give --output FILE: --format sqlite writes a database file.")
             }
@@ -191,6 +218,10 @@ extension NavReplayCommand {
 
         func run() throws {
             try input.refuseOverwritingInputs(output)
+            if let path = store.store {
+                try writeStoredSessions(path, json: format == .json, output: output, quiet: input.quiet)
+                return
+            }
             if format != .sqlite {
                 // One record per session, written as the sessions fold (bounded memory); the
                 // JSON array's brackets and commas around them.
@@ -211,11 +242,25 @@ extension NavReplayCommand {
             }
             // Each session's rows are encoded as it folds and inserted in session order, so no
             // session is kept: the database of a large input needs no more memory than its audit.
-            let database = try sessionsDatabase(at: output.output ?? "sessions.db", replace: replace)
-            let run = try phrasingSQLiteErrors {
-                try runAudit(input, sessionOptions: SessionAuditOptions(recordSteps: true, keepStates: false), sink: database.sink)
+            let path = output.output ?? "sessions.db"
+            // A new database that cannot be finished (a full disk) is removed: no half database
+            // is left. One appended to keeps what it held (its transaction is rolled back).
+            var status = stat()
+            let exists = lstat(path, &status) == 0
+            let creating = !exists || ((status.st_mode & S_IFMT) == S_IFREG && (replace || status.st_size == 0))
+            let run: AuditRun
+            do {
+                let database = try sessionsDatabase(at: path, replace: replace)
+                run = try phrasingSQLiteErrors(path: path) {
+                    try runAudit(input, sessionOptions: SessionAuditOptions(recordSteps: true, keepStates: false), sink: database.sink)
+                }
+                try database.finish(run)
+            } catch {
+                if creating {
+                    for file in [path, path + "-journal"] { unlink(file) }
+                }
+                throw error
             }
-            try database.finish(run)
             try finish(run, output: output, quiet: input.quiet, failOnByDefault: .never)
         }
     }

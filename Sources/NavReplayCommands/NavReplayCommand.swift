@@ -30,7 +30,8 @@ public struct NavReplayCommand: ParsableCommand {
             """,
         version: version,
         subcommands: [
-            Audit.self, Validate.self, Sessions.self, Replay.self, Report.self, Repro.self, Rules.self, Schema.self, Partition.self,
+            Audit.self, Validate.self, Sessions.self, Replay.self, Report.self, Ingest.self, Repro.self, Rules.self, Schema.self,
+            Partition.self,
         ],
         defaultSubcommand: nil)
 
@@ -148,7 +149,7 @@ struct InputOptions: ParsableArguments {
         help: ArgumentHelp(
             "Log files (.ndjson, .ndjson.gz), directories (their *.ndjson and *.ndjson.gz files, recursively), or - for standard input.",
             valueName: "file"))
-    var inputs: [String]
+    var inputs: [String] = []
 
     @Option(
         help: ArgumentHelp(
@@ -169,8 +170,18 @@ struct InputOptions: ParsableArguments {
     var tempDir: String? { large.tempDir }
     var noMmap: Bool { large.noMmap }
 
-    func validate() throws {
+    /// Every command reads logs; `audit`, `sessions` and `report` may read a store instead.
+    func requireInputs(orStore store: String? = nil) throws {
+        if store != nil {
+            if !inputs.isEmpty {
+                throw ValidationError("--store is the input: give no log files with it (navreplay ingest adds them to the store).")
+            }
+            return
+        }
         if inputs.isEmpty { throw ValidationError("Please provide at least one log file, directory, or - for standard input.") }
+    }
+
+    func validate() throws {
         // Upper bounds too: sizes past them overflowed in the reader's arithmetic, and a huge
         // --jobs made one fold job per number (a crash, or a hang).
         if maxLineBytes < 1 || maxLineBytes > Self.largestLineLimit {

@@ -29,6 +29,8 @@ extension NavReplayCommand {
 
         @OptionGroup var input: InputOptions
 
+        func validate() throws { try input.requireInputs() }
+
         func run() throws {
             try input.refuseOverwritingInputs(output)
             let run = try runAudit(

@@ -1,4 +1,11 @@
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
 import ArgumentParser
+import NavRuns
+import NavStore
 import NavReplay
 import NavReport
 import NavEngine
@@ -33,26 +40,71 @@ extension NavReplayCommand {
         @Option(help: "A worst session with more events shows only the events around its findings.")
         var timelineLimit = 80
 
+        @OptionGroup var store: StoreInput
+
         func validate() throws {
+            try input.requireInputs(orStore: store.store)
             if worst < 0 { throw ValidationError("Please give --worst a number of 0 or more.") }
             if timelineLimit < 1 { throw ValidationError("Please give --timeline-limit a positive number.") }
         }
 
         func run() throws {
             try input.refuseOverwritingInputs(output)
+            if let path = store.store {
+                try reportStore(path)
+                return
+            }
             // Each session is added to the report's totals as it folds, and dropped unless it
             // is among the worst: memory holds the worst sessions' states, not every session's.
             // The counts by label (one screen path nearly per session) are held up to an eighth
             // of --memory-limit, as the event-id ledger is, then written to temporary files.
-            let sessions = ReportAccumulator(
-                worstCount: worst, labelBudget: (input.memoryLimit?.bytes ?? AuditConfiguration.defaultMemoryLimit) / 8,
-                temporaryDirectory: input.tempDir)
+            let sessions = makeAccumulator()
             let run = try runAudit(
                 input, sessionOptions: SessionAuditOptions(recordSteps: true, keepStates: false), sink: .accumulating(sessions))
-            let data = try ReportData(run: run, sessions: sessions)
+            try write(run, sessions: sessions, trends: nil)
+        }
+
+        private func makeAccumulator() -> ReportAccumulator {
+            ReportAccumulator(
+                worstCount: worst, labelBudget: (input.memoryLimit?.bytes ?? AuditConfiguration.defaultMemoryLimit) / 8,
+                temporaryDirectory: input.tempDir)
+        }
+
+        private func write(_ run: AuditRun, sessions: ReportAccumulator, trends: ReportTrends?) throws {
+            var data = try ReportData(run: run, sessions: sessions)
+            data.trends = trends
             let page = HTMLReport.html(data, title: title, toolVersion: NavReplayCommand.version, timelineLimit: timelineLimit)
             try emit(Array(page.utf8), to: output.output)
             try finish(run, output: output, quiet: input.quiet, failOnByDefault: .never)
+        }
+
+        /// The report of a store: its held sessions folded again (for the charts and the worst
+        /// sessions' timelines), with the trends over its batches and app versions.
+        private func reportStore(_ path: String) throws {
+            let store = try openStore(path)
+            let scratch = try ScratchDirectory.make(in: input.tempDir, files: 1)
+            let held = scratch.path + "/part-0"
+            defer {
+                unlink(held)
+                ScratchDirectory.remove(scratch)
+            }
+            let run: AuditRun
+            let sessions = makeAccumulator()
+            let trends: ReportTrends
+            do {
+                let paths = try StoredRun.writeHeldEvents(store, to: held)
+                trends = try StoredRun.trends(store)
+                var configuration = AuditConfiguration(
+                    model: store.model, maxLineBytes: input.maxLineBytes, jobs: input.jobs,
+                    sessionOptions: SessionAuditOptions(recordSteps: true, keepStates: false))
+                if let limit = input.memoryLimit { configuration.memoryLimit = limit.bytes }
+                configuration.temporaryDirectory = input.tempDir
+                configuration.locatedPaths = paths
+                run = try AuditEngine(configuration: configuration).run(paths: [held], sink: .accumulating(sessions))
+            } catch let error as StoreError {
+                throw CommandFailure(error.description)
+            }
+            try write(run, sessions: sessions, trends: trends)
         }
     }
 }

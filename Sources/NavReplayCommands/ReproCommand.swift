@@ -46,6 +46,7 @@ extension NavReplayCommand {
         var name: String?
 
         func validate() throws {
+            try input.requireInputs()
             switch (rule, session, fingerprint) {
             case (_?, _?, nil), (nil, nil, _?): break
             default:

@@ -36,14 +36,7 @@ public enum FindingWriter {
             if let name = finding.eventName { writer.member("event_name", name.rawValue) }
             if let witness = finding.witness {
                 writer.key("witness")
-                writer.beginObject()
-                writer.member("seq", witness.seq)
-                writer.member("event_id", witness.eventID)
-                writer.member("event_name", witness.name.rawValue)
-                writer.member("file", path(witness.location, files))
-                writer.key("line")
-                if let line = witness.location?.line { writer.int(line) } else { writer.null() }
-                writer.endObject()
+                write(witness, files: files, to: &writer)
             }
             if let before = finding.stateBefore {
                 writer.key("state_before")
@@ -60,6 +53,18 @@ public enum FindingWriter {
                 writer.endArray()
             }
         }
+        writer.endObject()
+    }
+
+    /// A witness event: `{seq, event_id, event_name, file, line}`.
+    public static func write(_ witness: EventReference, files: [String], to writer: inout JSONWriter) {
+        writer.beginObject()
+        writer.member("seq", witness.seq)
+        writer.member("event_id", witness.eventID)
+        writer.member("event_name", witness.name.rawValue)
+        writer.member("file", path(witness.location, files))
+        writer.key("line")
+        if let line = witness.location?.line { writer.int(line) } else { writer.null() }
         writer.endObject()
     }
 

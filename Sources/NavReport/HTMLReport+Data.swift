@@ -39,6 +39,8 @@ public struct ReportData: Sendable {
     }
 
     public var run: AuditRun
+    /// From an event store (`report --store`): findings per batch and per app version.
+    public var trends: ReportTrends?
     public var firstTimestamp: Timestamp?
     public var lastTimestamp: Timestamp?
     public var errors = 0

@@ -46,6 +46,7 @@ public enum HTMLReport {
         page.append(header(data, title: title))
         page.append("<main>")
         page.append(totals(data))
+        page.append(trends(data))
         page.append(overTime(data))
         page.append(rules(data))
         page.append(paths(data))

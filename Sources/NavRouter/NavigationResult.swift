@@ -1,3 +1,5 @@
+public import NavModel
+
 /// What a router operation did.
 ///
 /// Every operation of `NavigationRouter` returns one (they are `@discardableResult`): the
@@ -83,6 +85,16 @@ public enum NavigationRefusal: Error, Sendable, Hashable, CustomStringConvertibl
     case commandPostcondition(command: String)
     /// A deep link URL that cannot be logged (an empty string).
     case emptyURL
+    /// The stack holds at most `maxDepth` routes (`stack.out_of_range`; seed 004's sheet slot
+    /// holds one view).
+    case stackFull(stack: String, maxDepth: Int)
+    /// The stack's context shows `modal`, in a flow that presents by context: the app's
+    /// coordinator does not pop (`stack.not_owned`).
+    case stackCovered(stack: String, modal: String)
+    /// The modal cannot be presented here (`modal.not_allowed`): none of the contexts that
+    /// present it is shown, its context already shows a modal, or it does not overlay the route
+    /// shown.
+    case presentationNotAllowed(modal: String, NavigationModel.PresentationProblem)
 
     public var description: String {
         switch self {
@@ -116,6 +128,24 @@ public enum NavigationRefusal: Error, Sendable, Hashable, CustomStringConvertibl
         case .commandPostcondition(let command):
             "the deep link's steps would break what command \"\(command)\" must leave behind"
         case .emptyURL: "the deep link URL is empty"
+        case .stackFull(let stack, let maxDepth): "stack \"\(stack)\" holds at most \(maxDepth) route(s)"
+        case .stackCovered(let stack, let modal):
+            "stack \"\(stack)\" does not pop while its context shows modal \"\(modal)\"; dismiss it first"
+        case .presentationNotAllowed(let modal, let problem): Self.describe(modal, problem)
+        }
+    }
+}
+
+extension NavigationRefusal {
+    static func describe(_ modal: String, _ problem: NavigationModel.PresentationProblem) -> String {
+        switch problem {
+        case .contextNotShown(let from):
+            "modal \"\(modal)\" is presented from \(from.map { "\"\($0)\"" }.joined(separator: ", ")), and none of these is shown"
+        case .contextShowsModal(let context, let shown):
+            "the context of \"\(context)\" already shows modal \"\(shown)\"; a second one in one context is ignored"
+        case .notOnRoute(let route, _, let routes):
+            "modal \"\(modal)\" overlays only \(routes.map { "\"\($0)\"" }.joined(separator: ", ")), not "
+                + (route.map { "\"\($0)\"" } ?? "the root")
         }
     }
 }

@@ -36,12 +36,15 @@ extension NavigationRouter {
         }
     }
 
-    /// Pops back to the last occurrence of a route (seed 000 `popTo`, seed 001 §7.6):
-    /// `route_pop_to`. `.unchanged` when the route is not in the stack or already on top.
+    /// Pops back to the last occurrence of a route (seed 000 `popTo`, seed 001 §7.6), or the
+    /// first with the stack's `pop_to: first`; with `identity: value`, the route with these
+    /// parameters: `route_pop_to` (or `route_pop {count}` when `route_pop_to`, which names no
+    /// parameters, would land elsewhere). `.unchanged` when the route is not in the stack or
+    /// already on top; refused while the stack's context shows a modal (`presentation: contexts`).
     @discardableResult
-    public func popTo(_ route: String, on stack: String? = nil) -> NavigationResult {
+    public func popTo(_ route: String, params: RouteParams? = nil, on stack: String? = nil) -> NavigationResult {
         perform { (draft: inout TransitionDraft) throws(NavigationRefusal) in
-            try draft.popTo(route, on: stack)
+            try draft.popTo(route, params: params, on: stack)
         }
     }
 
@@ -75,18 +78,21 @@ extension NavigationRouter {
         }
     }
 
-    /// Removes every occurrence of a route (seed 000 `remove`): `route_remove`. `.unchanged`
-    /// when it is not in the stack; refused when it would shift a route into a position the
-    /// model forbids.
+    /// Removes every occurrence of a route (seed 000 `remove`), with `identity: value` every
+    /// occurrence with these parameters: `route_remove` (or, when the stack also holds the
+    /// route with other parameters, a pop and the pushes of the routes kept). `.unchanged` when
+    /// it is not in the stack; refused when it would shift a route into a position the model
+    /// forbids.
     @discardableResult
-    public func remove(_ route: String, from stack: String? = nil) -> NavigationResult {
+    public func remove(_ route: String, params: RouteParams? = nil, from stack: String? = nil) -> NavigationResult {
         perform { (draft: inout TransitionDraft) throws(NavigationRefusal) in
-            try draft.remove(route, from: stack)
+            try draft.remove(route, params: params, from: stack)
         }
     }
 
-    /// Opens a route once (seed 000 `openOnce`): pops back to it if it is in the stack
-    /// (`route_pop_to`, or `.unchanged` when it is on top), else pushes it (`route_push`).
+    /// Opens a route once (seed 000 `openOnce`): pops back to it if it is in the stack (with
+    /// `identity: value`, with these parameters) (`route_pop_to`, or `.unchanged` when it is on
+    /// top), else pushes it (`route_push`).
     @discardableResult
     public func openOnce(_ route: String, on stack: String? = nil, params: RouteParams? = nil) -> NavigationResult {
         perform { (draft: inout TransitionDraft) throws(NavigationRefusal) in

@@ -35,11 +35,16 @@ public import NavReplay
 /// not presented, an unknown command, an action that would leave a stack breaking a position
 /// of the (new) flow, a transaction or deep link that would write the same event twice, a
 /// smart dismiss or close with nothing to dismiss, and anything before
-/// `start()`/`restore(from:)`. Requests with nothing
+/// `start()`/`restore(from:)`; and, under the keys of model language 1.1, a route beyond its
+/// stack's `max_depth`, a pop of a stack whose context shows a modal (`presentation:
+/// contexts`), and a modal that is not presented from one of its contexts (`from`), whose
+/// context already shows one, or that does not overlay the route shown (`routes`). Requests with nothing
 /// to do (popping an empty stack, `pop(0)`, popping to a route not in the stack, selecting the
 /// selected tab) return `.unchanged` and write nothing. `pop(n)` with `n` above the depth is
 /// not refused: it clamps (seed 001 contract 5.2) and logs `count` as requested, which
-/// `navreplay` reports as a `stack.out_of_range` warning.
+/// `navreplay` reports as a `stack.out_of_range` warning unless the stack declares
+/// `clamped_pops`. The modals bound to a page (`modals.<name>.routes`) go with it: an operation
+/// that takes the page off the top dismisses them first, in the same action.
 ///
 /// **Live checks.** With `liveChecks: true` (meant for debug builds), every event written is
 /// also folded by a `NavigationFold`, the rules `navreplay` applies offline; anything it finds

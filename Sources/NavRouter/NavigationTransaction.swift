@@ -33,8 +33,8 @@ public struct NavigationTransaction {
         try draft.popToRoot(on: stack)
     }
 
-    public mutating func popTo(_ route: String, on stack: String? = nil) throws(NavigationRefusal) {
-        try draft.popTo(route, on: stack)
+    public mutating func popTo(_ route: String, params: RouteParams? = nil, on stack: String? = nil) throws(NavigationRefusal) {
+        try draft.popTo(route, params: params, on: stack)
     }
 
     public mutating func popToFirstOpened(on stack: String? = nil) throws(NavigationRefusal) {
@@ -51,8 +51,8 @@ public struct NavigationTransaction {
         try draft.insert(route, at: index, on: stack, params: params)
     }
 
-    public mutating func remove(_ route: String, from stack: String? = nil) throws(NavigationRefusal) {
-        try draft.remove(route, from: stack)
+    public mutating func remove(_ route: String, params: RouteParams? = nil, from stack: String? = nil) throws(NavigationRefusal) {
+        try draft.remove(route, params: params, from: stack)
     }
 
     public mutating func openOnce(_ route: String, on stack: String? = nil, params: RouteParams? = nil) throws(NavigationRefusal) {

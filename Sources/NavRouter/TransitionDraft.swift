@@ -74,20 +74,6 @@ struct TransitionDraft {
         params[stack] = list
     }
 
-    /// The checks where a route enters a stack (push, replace, insert): declared, not a second
-    /// copy of a singleton, allowed at that position.
-    func checkEntering(
-        _ route: String, stack: String, spec: StackSpec, below routes: [String], index: Int
-    ) throws(NavigationRefusal) {
-        guard !route.isEmpty, spec.accepts(route) else { throw .unknownRoute(route, stack: stack) }
-        if spec.singletons.contains(route), routes.contains(route) {
-            throw .singletonAlreadyPresent(route, stack: stack)
-        }
-        for requirement in spec.positions where !requirement.allows(route, at: index, in: state.flow) {
-            throw .positionRequired(route: route, stack: stack, index: index, oneOf: requirement.oneOf)
-        }
-    }
-
     /// Every positional requirement of the stack, for operations that shift routes (insert,
     /// remove). The fold checks positions only where a route enters; the router also refuses
     /// to shift a route out of its required place, so that every state it reaches is one a
@@ -135,124 +121,6 @@ struct TransitionDraft {
         }
     }
 
-    mutating func push(_ route: String, on name: String?, params routeParams: RouteParams?) throws(NavigationRefusal) {
-        let (stack, spec) = try resolve(name)
-        try checkParams(routeParams)
-        var routes = routes(of: stack)
-        var list = self.routeParams(of: stack)
-        try checkEntering(route, stack: stack, spec: spec, below: routes, index: routes.count)
-        emit(.routePush(stack: stack, from: routes.last, to: route, params: routeParams))
-        routes.append(route)
-        list.append(routeParams)
-        set(stack, routes: routes, params: list)
-    }
-
-    /// Seed 001 contract 5.2: pops `min(max(n, 0), depth)`; the event carries `n` as requested.
-    mutating func pop(_ count: Int, on name: String?) throws(NavigationRefusal) {
-        let (stack, _) = try resolve(name)
-        var routes = routes(of: stack)
-        var list = routeParams(of: stack)
-        let effective = min(max(count, 0), routes.count)
-        guard effective > 0 else { return }
-        let from = routes.last
-        routes.removeLast(effective)
-        list.removeLast(effective)
-        emit(.routePop(stack: stack, from: from, to: routes.last, amount: .count(Int64(count))))
-        set(stack, routes: routes, params: list)
-    }
-
-    mutating func popToRoot(on name: String?) throws(NavigationRefusal) {
-        let (stack, _) = try resolve(name)
-        let routes = routes(of: stack)
-        guard !routes.isEmpty else { return }
-        emit(.routePop(stack: stack, from: routes.last, to: nil, amount: .toRoot))
-        set(stack, routes: [], params: [])
-    }
-
-    /// Seed 000 `popTo`, seed 001 §7.6: back to the last occurrence of the route; a no-op when
-    /// it is not in the stack or already on top.
-    mutating func popTo(_ route: String, on name: String?) throws(NavigationRefusal) {
-        let (stack, _) = try resolve(name)
-        var routes = routes(of: stack)
-        var list = routeParams(of: stack)
-        guard let index = routes.lastIndex(of: route), index != routes.count - 1 else { return }
-        let from = routes.last
-        routes.removeSubrange((index + 1)...)
-        list.removeSubrange((index + 1)...)
-        emit(.routePopTo(stack: stack, from: from, to: route))
-        set(stack, routes: routes, params: list)
-    }
-
-    /// Seed 000 `popToFirstOpened`: keeps the first route above the root.
-    mutating func popToFirstOpened(on name: String?) throws(NavigationRefusal) {
-        let (stack, _) = try resolve(name)
-        let depth = routes(of: stack).count
-        guard depth > 1 else { return }
-        try pop(depth - 1, on: stack)
-    }
-
-    /// Seed 000 `replaceLast`; on an empty stack it pushes (CONTRACT §7). Replacing the top
-    /// with the same route and parameters is a no-op.
-    mutating func replaceLast(_ route: String, on name: String?, params routeParams: RouteParams?) throws(NavigationRefusal) {
-        let (stack, spec) = try resolve(name)
-        try checkParams(routeParams)
-        var routes = routes(of: stack)
-        var list = self.routeParams(of: stack)
-        let below = Array(routes.dropLast())
-        try checkEntering(route, stack: stack, spec: spec, below: below, index: below.count)
-        if routes.last == route, list.last == routeParams { return }
-        emit(.routeReplace(stack: stack, from: routes.last, to: route, params: routeParams))
-        if routes.isEmpty {
-            routes.append(route)
-            list.append(routeParams)
-        } else {
-            routes[routes.count - 1] = route
-            list[list.count - 1] = routeParams
-        }
-        set(stack, routes: routes, params: list)
-    }
-
-    /// Seed 000 `insert`: index 0 is just above the root; `depth` appends. Outside `0...depth`
-    /// it is refused (the fold would clamp it and warn), and so is a shift that moves a route
-    /// out of a required position.
-    mutating func insert(
-        _ route: String, at index: Int, on name: String?, params routeParams: RouteParams?
-    ) throws(NavigationRefusal) {
-        let (stack, spec) = try resolve(name)
-        try checkParams(routeParams)
-        var routes = routes(of: stack)
-        var list = self.routeParams(of: stack)
-        guard index >= 0, index <= routes.count else { throw .indexOutOfRange(index: index, depth: routes.count) }
-        try checkEntering(route, stack: stack, spec: spec, below: routes, index: index)
-        routes.insert(route, at: index)
-        list.insert(routeParams, at: index)
-        try checkPositions(routes, stack: stack, spec: spec)
-        emit(.routeInsert(stack: stack, route: route, index: Int64(index), params: routeParams))
-        set(stack, routes: routes, params: list)
-    }
-
-    /// Seed 000 `remove`: every occurrence; a no-op when the route is not in the stack;
-    /// refused when it would move a route into a position the model forbids.
-    mutating func remove(_ route: String, from name: String?) throws(NavigationRefusal) {
-        let (stack, spec) = try resolve(name)
-        let routes = routes(of: stack)
-        guard routes.contains(route) else { return }
-        let kept = zip(routes, routeParams(of: stack)).filter { $0.0 != route }
-        try checkPositions(kept.map(\.0), stack: stack, spec: spec)
-        emit(.routeRemove(stack: stack, route: route))
-        set(stack, routes: kept.map(\.0), params: kept.map(\.1))
-    }
-
-    /// Seed 000 `openOnce`: back to the route if it is in the stack, else push it.
-    mutating func openOnce(_ route: String, on name: String?, params routeParams: RouteParams?) throws(NavigationRefusal) {
-        let (stack, _) = try resolve(name)
-        if routes(of: stack).contains(route) {
-            try popTo(route, on: stack)
-        } else {
-            try push(route, on: stack, params: routeParams)
-        }
-    }
-
     // MARK: Tabs
 
     mutating func selectTab(_ tab: String) throws(NavigationRefusal) {
@@ -272,6 +140,12 @@ struct TransitionDraft {
         guard spec.allowsStyle(style.rawValue) else { throw .modalStyleNotAllowed(modal, style: style.rawValue) }
         if let limit = model.flows[state.flow]?.maxModals, state.modals.count >= limit {
             throw .tooManyModals(limit: limit, flow: state.flow)
+        }
+        if spec.from != nil || spec.routes != nil,
+            let problem = model.presentationProblem(
+                of: modal, flow: state.flow, tab: state.tab, presented: state.modals, top: { state.stacks[$0]?.last })
+        {
+            throw .presentationNotAllowed(modal: modal, problem)
         }
         emit(.modalPresent(modal: modal, style: style))
         state.modals.append(modal)
@@ -335,8 +209,17 @@ struct TransitionDraft {
 
     /// Seed 002's `close`: dismisses the whole modal flow the context is in (the modal, its
     /// stack and everything above it). At the base there is nothing to close: refused.
+    ///
+    /// In a flow that presents by context, `close` at the base is what seed 002's coordinator
+    /// does when no parent dismisses it: a pop to the root of the base stack.
     mutating func close(from context: NavigationContext) throws(NavigationRefusal) {
-        guard let level = try level(of: context) else { throw .nothingToDismiss }
+        guard let level = try level(of: context) else {
+            guard model.flows[state.flow]?.presentation == .contexts,
+                let stack = model.activeStack(flow: state.flow, tab: state.tab), !routes(of: stack).isEmpty
+            else { throw .nothingToDismiss }
+            try popToRoot(on: stack)
+            return
+        }
         try dismiss(state.modals[level])
     }
 
@@ -353,7 +236,7 @@ struct TransitionDraft {
         guard let spec = model.commands[name] else { throw .unknownCommand(name) }
         guard let target = model.flows[spec.flow] else { throw .unknownFlow(spec.flow) }
         for stack in spec.reset where model.stacks[stack] == nil { throw .unknownStack(stack) }
-        if let tab = spec.tab, !(target.tabs?.contains(tab) ?? false) { throw .unknownTab(tab, flow: spec.flow) }
+        if let tab = spec.tab, let tabs = target.tabs, !tabs.contains(tab) { throw .unknownTab(tab, flow: spec.flow) }
 
         emit(.commandApplied(command: name, fromFlow: state.flow, toFlow: spec.flow))
         for stack in spec.reset {
@@ -372,11 +255,19 @@ struct TransitionDraft {
             if let limit = target.maxModals { keep = min(keep, limit) }
         }
         dismissModals(keeping: keep)
+        // A flow without tabs keeps the tab selected for later (seed 001's logout selects tab1):
+        // switched while the current flow still has it. From a flow without tabs either, no
+        // event can switch it (`tab.invalid`): refused.
+        if target.tabs == nil, let tab = spec.tab, tab != state.tab {
+            guard model.flows[state.flow]?.tabs?.contains(tab) ?? false else { throw .unknownTab(tab, flow: state.flow) }
+            emit(.tabSwitch(from: state.tab, to: tab))
+            state.tab = tab
+        }
         if spec.flow != state.flow {
             emit(.flowSwitch(from: state.flow, to: spec.flow))
             state.flow = spec.flow
         }
-        var tab = spec.tab
+        var tab = target.tabs == nil ? nil : spec.tab
         if tab == nil, let tabs = target.tabs, !(state.tab.map(tabs.contains) ?? false) {
             tab = tabs.first
         }
@@ -456,7 +347,9 @@ struct TransitionDraft {
             var seen: [String] = []
             for (index, route) in routes.enumerated() {
                 guard !route.isEmpty, spec.accepts(route) else { return .failure(.unknownRoute(route, stack: stack)) }
-                if spec.singletons.contains(route), seen.contains(route) {
+                // A snapshot names routes without their parameters: under `identity: value` two
+                // routes of one name may be two values, so its singletons are not checked here.
+                if spec.identity == .name, spec.singletons.contains(route), seen.contains(route) {
                     return .failure(.singletonAlreadyPresent(route, stack: stack))
                 }
                 for requirement in spec.positions where !requirement.allows(route, at: index, in: snapshot.flow) {
@@ -464,6 +357,7 @@ struct TransitionDraft {
                 }
                 seen.append(route)
             }
+            if let limit = spec.maxDepth, routes.count > limit { return .failure(.stackFull(stack: stack, maxDepth: limit)) }
             if let modal = model.owningModal(of: stack), !routes.isEmpty, !snapshot.modals.contains(modal) {
                 return .failure(.modalNotPresented(modal))
             }

@@ -30,9 +30,11 @@ package final class SpillOutputReader {
             end -= start
             start = 0
         }
-        if buffer.count < count { buffer += [UInt8](repeating: 0, count: count - buffer.count) }
         guard let descriptor else { return false }
         while end < count {
+            // Grown as bytes come (at most doubled), not to the length a record claims: a
+            // corrupt length claims up to 4 GB of a file of a few bytes.
+            if end == buffer.count { buffer += [UInt8](repeating: 0, count: min(count - end, max(buffer.count, 4096))) }
             let read = try buffer.withUnsafeMutableBytes { raw in
                 try descriptor.readOrThrow(into: UnsafeMutableRawBufferPointer(rebasing: raw[end...]), path: path)
             }
@@ -43,7 +45,11 @@ package final class SpillOutputReader {
     }
 
     package func next() throws -> (key: RunKey, output: [UInt8])? {
-        guard try fill(4) else { return nil }
+        guard try fill(4) else {
+            // The end of the file, or of a length cut short.
+            if end > start { throw truncated() }
+            return nil
+        }
         let idLength = Int(buffer.withUnsafeBufferPointer { $0.load(UInt32.self, at: start) })
         guard try fill(4 + idLength + 8) else { throw truncated() }
         let (id, model, outputLength) = buffer.withUnsafeBufferPointer { raw in

@@ -282,6 +282,8 @@ struct RowWriter {
                 bytes.append(2)
                 append(UInt32(text.utf8.count))
                 bytes.append(contentsOf: text.utf8)
+            case .blob:
+                preconditionFailure("the sessions database stores no blobs")
             }
         }
     }
@@ -333,131 +335,6 @@ struct RowReader {
         for index in 0..<size { value |= T(bytes[offset + index]) << (8 * index) }
         offset += size
         return value
-    }
-}
-
-/// A SQLite call that failed: what was being done and SQLite's own message.
-public struct SQLiteError: Error, Sendable, CustomStringConvertible {
-    public enum Kind: Sendable, Equatable {
-        /// SQLite itself failed.
-        case sqlite
-        /// Appending: the database already holds this session, from an earlier run.
-        case sessionAlreadyHeld(String)
-        /// Appending: the file is not a sessions database this version writes.
-        case notASessionsDatabase
-    }
-
-    public var description: String
-    public var kind: Kind
-
-    init(_ description: String, kind: Kind = .sqlite) {
-        self.description = description
-        self.kind = kind
-    }
-}
-
-/// A value to bind to a statement parameter.
-enum SQLiteValue {
-    case null
-    case integer(Int64)
-    case text(String)
-
-    static func optional(_ value: String?) -> SQLiteValue { value.map(SQLiteValue.text) ?? .null }
-    static func optional(_ value: Int64?) -> SQLiteValue { value.map(SQLiteValue.integer) ?? .null }
-}
-
-/// An open database connection; closed when released.
-final class SQLiteDatabase {
-    let handle: OpaquePointer
-
-    init(path: String) throws(SQLiteError) {
-        var handle: OpaquePointer?
-        let status = sqlite3_open_v2(path, &handle, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, nil)
-        guard status == SQLITE_OK, let handle else {
-            let message = handle.map { String(cString: sqlite3_errmsg($0)) } ?? "out of memory"
-            sqlite3_close(handle)
-            throw SQLiteError("cannot create the database \(path): \(message)")
-        }
-        self.handle = handle
-    }
-
-    /// `close_v2`: even if a statement outlived us, the connection closes when it is finalized.
-    deinit { sqlite3_close_v2(handle) }
-
-    func execute(_ sql: String) throws(SQLiteError) {
-        var error: UnsafeMutablePointer<CChar>?
-        if sqlite3_exec(handle, sql, nil, nil, &error) != SQLITE_OK {
-            let message = error.map { String(cString: $0) } ?? "unknown error"
-            sqlite3_free(error)
-            throw SQLiteError("SQLite: \(message)")
-        }
-    }
-
-    /// The first column of the first row of a query that returns one integer.
-    func integer(_ sql: String) throws(SQLiteError) -> Int64 {
-        let statement = try prepare(sql)
-        guard sqlite3_step(statement.statement) == SQLITE_ROW else {
-            throw SQLiteError("SQLite: \(String(cString: sqlite3_errmsg(handle)))")
-        }
-        return sqlite3_column_int64(statement.statement, 0)
-    }
-
-    func prepare(_ sql: String) throws(SQLiteError) -> SQLiteStatement {
-        var statement: OpaquePointer?
-        guard sqlite3_prepare_v2(handle, sql, -1, &statement, nil) == SQLITE_OK, let statement else {
-            throw SQLiteError("SQLite: \(String(cString: sqlite3_errmsg(handle)))")
-        }
-        return SQLiteStatement(statement: statement, owner: self)
-    }
-}
-
-/// A prepared statement, run once per row; finalized when released.
-final class SQLiteStatement {
-    let statement: OpaquePointer
-    /// Held so that the connection outlives every statement prepared on it (an optimised
-    /// build may otherwise release the database first, and `sqlite3_close` then fails).
-    let owner: SQLiteDatabase
-    var database: OpaquePointer { owner.handle }
-
-    init(statement: OpaquePointer, owner: SQLiteDatabase) {
-        self.statement = statement
-        self.owner = owner
-    }
-
-    deinit { sqlite3_finalize(statement) }
-
-    /// Binds the values to the parameters, in order, and steps the statement once.
-    func run(_ values: [SQLiteValue]) throws(SQLiteError) {
-        guard try step(values) == SQLITE_DONE else {
-            throw SQLiteError("SQLite: \(String(cString: sqlite3_errmsg(database)))")
-        }
-    }
-
-    /// Whether the query, with these values bound, returns a row.
-    func returnsRow(_ values: [SQLiteValue]) throws(SQLiteError) -> Bool {
-        let status = try step(values)
-        guard status == SQLITE_ROW || status == SQLITE_DONE else {
-            throw SQLiteError("SQLite: \(String(cString: sqlite3_errmsg(database)))")
-        }
-        return status == SQLITE_ROW
-    }
-
-    private func step(_ values: [SQLiteValue]) throws(SQLiteError) -> Int32 {
-        sqlite3_reset(statement)
-        sqlite3_clear_bindings(statement)
-        for (index, value) in values.enumerated() {
-            let position = Int32(index + 1)
-            let status: Int32
-            switch value {
-            case .null: status = sqlite3_bind_null(statement, position)
-            case .integer(let number): status = sqlite3_bind_int64(statement, position, number)
-            case .text(let text):
-                // SQLITE_TRANSIENT: SQLite copies the bytes before the call returns.
-                status = sqlite3_bind_text(statement, position, text, -1, unsafeBitCast(-1, to: sqlite3_destructor_type.self))
-            }
-            guard status == SQLITE_OK else { throw SQLiteError("SQLite: \(String(cString: sqlite3_errmsg(database)))") }
-        }
-        return sqlite3_step(statement)
     }
 }
 

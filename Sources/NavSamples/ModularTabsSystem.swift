@@ -7,6 +7,13 @@ import NavRouter
 /// that carry their own navigation stack (`modals.<name>.stack`), smart dismiss, `close` of a
 /// whole modal flow, and deep links that go through a tab, then into a feature.
 ///
+/// Its `NavigationCoordinator` presents by context (`presentation: contexts`): each tab and each
+/// sheet or cover is a coordinator with one slot, a sheet or a cover; a second one presented
+/// from the same coordinator is ignored, a coordinator's `pop()` does nothing while its slot is
+/// taken (a push still lands on its path, behind), and `dismiss()` takes the slot's modal, then
+/// pops, then asks the parent to dismiss the context. Each modal names the contexts that
+/// present it (`from`).
+///
 /// A deep link selects its tab as the root (a command per tab that resets that tab's stack
 /// and dismisses what is presented; links that present a sheet or cover use commands that do
 /// not dismiss, since a command that dismisses must leave no modal at the end of its group),
@@ -16,10 +23,11 @@ public enum ModularTabsSystem {
         {
           "model_version": 1,
           "name": "modular-tabs",
-          "description": "Three tabs with independent stacks; sheets and covers with their own stacks; smart dismiss and close; deep links through a tab into a feature.",
+          "$comment": "Follows the seed document (HatchModularNavigation RFC) and the code of HatchModularNavigation: NavigationCoordinator.swift (present, pop, popToRoot, dismiss, close, closeSheetOrCover), NavigationDestinationHandler.swift; NavigationCoordinatorTests.swift.",
+          "description": "Three tabs with independent stacks; one sheet or cover per coordinator context, with its own stack; smart dismiss and close; deep links through a tab into a feature.",
           "initial": {"flow": "adult", "tab": "home"},
           "flows": {
-            "adult": {"tabs": ["home", "routine", "library"]}
+            "adult": {"tabs": ["home", "routine", "library"], "presentation": "contexts"}
           },
           "stacks": {
             "home": {"routes": ["sleepDetail", "soundPicker"]},
@@ -29,10 +37,10 @@ public enum ModularTabsSystem {
             "deviceSetup": {"routes": ["pairDevice", "permissions", "done"]}
           },
           "modals": {
-            "routineEditor": {"styles": ["sheet"], "stack": "routineEditor"},
-            "deviceSetup": {"styles": ["cover"], "stack": "deviceSetup"},
-            "player": {"styles": ["cover"]},
-            "favorites": {"styles": ["sheet"]}
+            "routineEditor": {"styles": ["sheet"], "stack": "routineEditor", "from": ["routine"]},
+            "deviceSetup": {"styles": ["cover"], "stack": "deviceSetup", "from": ["library"]},
+            "player": {"styles": ["cover"], "from": ["home", "routine", "library", "routineEditor"]},
+            "favorites": {"styles": ["sheet"], "from": ["home", "routine", "library"]}
           },
           "commands": {
             "openHomeRoot": {"flow": "adult", "tab": "home", "reset": ["home"], "dismiss_modals": true},
@@ -65,7 +73,7 @@ public enum ModularTabsSystem {
             "stack.out_of_range",
         ],
         cleanSessions: { [tabsAndSheets(), deepLinks()] },
-        violatingSessions: { [linkOutOfOrder(), dismissNothing(), wrongStyle()] })
+        violatingSessions: { [linkOutOfOrder(), dismissNothing(), wrongStyle(), oneSlotPerContext()] })
 
     static let start: Int64 = PoCScenarios.day + 14_400_000  // 08:00Z
 
@@ -195,6 +203,32 @@ public enum ModularTabsSystem {
             Tamper.forge(
                 after: events, .screenView(.stack("routineEditor", route: "pickSound"), params: nil), correlation: "stale-sheet",
                 id: "tabs-forged-0104", delayMilliseconds: 0))
+        return SampleSession(id: driver.router.sessionID, events: events)
+    }
+
+    /// What the coordinators ignore: a cover presented from the library tab while its slot
+    /// shows the favorites sheet, and a pop of the routine tab while it shows the editor.
+    static func oneSlotPerContext() -> SampleSession {
+        let driver = ScenarioDriver(
+            sessionID: "s-tabs-bad-slots", seed: 214, startMilliseconds: start + 3_900_000, model: ModularTabsSystem.system.model)
+        driver.step { $0.start() }
+        driver.act("library tab") { $0.selectTab("library") }
+        driver.act("favorites sheet") { $0.present("favorites", style: .sheet) }
+        var events = driver.events
+        events.append(
+            Tamper.forge(after: events, .modalPresent(modal: "deviceSetup", style: .cover), correlation: "setup", id: "tabs-forged-0301"))
+        events.append(Tamper.forge(after: events, .modalDismiss(modal: "favorites"), correlation: "close", id: "tabs-forged-0302"))
+        events.append(Tamper.forge(after: events, .tabSwitch(from: "library", to: "routine"), correlation: "tab", id: "tabs-forged-0303"))
+        events.append(
+            Tamper.forge(
+                after: events, .routePush(stack: "routine", from: nil, to: "routineDetail", params: nil), correlation: "open",
+                id: "tabs-forged-0304"))
+        events.append(
+            Tamper.forge(after: events, .modalPresent(modal: "routineEditor", style: .sheet), correlation: "edit", id: "tabs-forged-0305"))
+        events.append(
+            Tamper.forge(
+                after: events, .routePop(stack: "routine", from: "routineDetail", to: nil, amount: .count(1)), correlation: "back",
+                id: "tabs-forged-0306"))
         return SampleSession(id: driver.router.sessionID, events: events)
     }
 

@@ -8,13 +8,17 @@ import NavRouter
 ///
 /// The history is one stack, `pages`, above the home page (its root). Widgets are modals that
 /// may only be presented as `overlay` (`modals.<name>.styles`), and the flow allows one modal
-/// at a time (`max_modals: 1`).
+/// at a time (`max_modals: 1`). A page overlays only its own widgets (`modals.<name>.routes`):
+/// the book page has the side sheet (the home and daily pages have none); the document names
+/// dialogs and context menus as widgets to come, which the model gives the project and event
+/// pages. A widget goes with its page: the router dismisses it before the page leaves the top.
 public enum PagesWidgetsSystem {
     public static let modelJSON = """
         {
           "model_version": 1,
           "name": "pages-widgets",
-          "description": "Navigate, back and root over a page history; widgets overlay the page, one active at a time.",
+          "$comment": "Follows the seed document (NavigationManager, Page, AnyPage, Widget, BaseWidget, SideSheet, BookPage, DailyPage, HomePage, ContentView) and its published code: NavigationManager.swift (navigate, navigateBack, navigateToRoot), Widget.swift, BookPage.swift with its side sheets.",
+          "description": "Navigate, back and root over a page history; a page overlays only its own widgets, one active at a time.",
           "initial": {"flow": "pages"},
           "flows": {
             "pages": {"stack": "pages", "max_modals": 1}
@@ -23,9 +27,9 @@ public enum PagesWidgetsSystem {
             "pages": {"routes": ["bookPage", "dailyPage", "projectPage", "eventPage"]}
           },
           "modals": {
-            "sideSheet": {"styles": ["overlay"]},
-            "dialog": {"styles": ["overlay"]},
-            "contextMenu": {"styles": ["overlay"]}
+            "sideSheet": {"styles": ["overlay"], "routes": ["bookPage"]},
+            "dialog": {"styles": ["overlay"], "routes": ["projectPage", "eventPage"]},
+            "contextMenu": {"styles": ["overlay"], "routes": ["projectPage", "eventPage"]}
           }
         }
         """
@@ -34,7 +38,7 @@ public enum PagesWidgetsSystem {
         id: "pages-widgets", seed: "003", title: "Pages with widget overlays", modelJSON: modelJSON,
         invariants: ["modal.not_allowed", "modal.not_presented", "route.unknown", "stack.out_of_range"],
         cleanSessions: { [reading()] },
-        violatingSessions: { [twoWidgets(), backAtHome()] })
+        violatingSessions: { [twoWidgets(), backAtHome(), widgetOffItsPage()] })
 
     static let start: Int64 = PoCScenarios.day + 18_000_000  // 09:00Z
 
@@ -82,6 +86,30 @@ public enum PagesWidgetsSystem {
         events.append(Tamper.forge(after: events, .modalDismiss(modal: "sideSheet"), correlation: "close-again", id: "pages-forged-0004"))
         events.append(
             Tamper.forge(after: events, .modalPresent(modal: "contextMenu", style: .sheet), correlation: "menu", id: "pages-forged-0005"))
+        return SampleSession(id: driver.router.sessionID, events: events)
+    }
+
+    /// A side sheet over the daily page, which has none, and a book page popped with its side
+    /// sheet still shown.
+    static func widgetOffItsPage() -> SampleSession {
+        let driver = ScenarioDriver(
+            sessionID: "s-pages-bad-page", seed: 313, startMilliseconds: start + 3_800_000, model: PagesWidgetsSystem.system.model)
+        driver.step { $0.start() }
+        driver.act("go to the daily page") { $0.push("dailyPage") }
+        var events = driver.events
+        events.append(
+            Tamper.forge(after: events, .modalPresent(modal: "sideSheet", style: .overlay), correlation: "drag", id: "pages-forged-0201"))
+        events.append(Tamper.forge(after: events, .modalDismiss(modal: "sideSheet"), correlation: "close", id: "pages-forged-0202"))
+        events.append(
+            Tamper.forge(
+                after: events, .routePush(stack: "pages", from: "dailyPage", to: "bookPage", params: nil), correlation: "book",
+                id: "pages-forged-0203"))
+        events.append(
+            Tamper.forge(after: events, .modalPresent(modal: "sideSheet", style: .overlay), correlation: "drag-2", id: "pages-forged-0204"))
+        events.append(
+            Tamper.forge(
+                after: events, .routePop(stack: "pages", from: "bookPage", to: "dailyPage", amount: .count(1)), correlation: "back",
+                id: "pages-forged-0205"))
         return SampleSession(id: driver.router.sessionID, events: events)
     }
 

@@ -57,14 +57,15 @@ public enum SampleLogs {
 }
 
 extension SampleLogs {
-    /// Where the PoC's model file is written: the built-in model with its router's deep links
-    /// (`NavigationModel.pocWithDeepLinksJSON`), for `--model`. Not named `model.json`, so that it applies to no directory.
+    /// Where the model file of the PoC's code is written (`PoCAppSystem.modelJSON`, also
+    /// `poc-app/model.json`), for `--model`. Not named `model.json`, so that it applies to no directory.
     public static let pocModelPath = "poc.model.json"
 
-    /// The files of the seed systems beyond the PoC: for each, `<id>/model.json`,
-    /// `<id>/clean.ndjson` and `<id>/violations.ndjson`; and the PoC's model file.
+    /// The files of the seed systems beyond the PoC's built-in model: for each,
+    /// `<id>/model.json`, `<id>/clean.ndjson` and `<id>/violations.ndjson`; and the model file of
+    /// the PoC's code.
     public static func systemFiles() -> [File] {
-        var files = [File(path: pocModelPath, bytes: Array((NavigationModel.pocWithDeepLinksJSON + "\n").utf8))]
+        var files = [File(path: pocModelPath, bytes: Array((PoCAppSystem.modelJSON + "\n").utf8))]
         for system in SeedSystems.all {
             files.append(File(path: system.id + "/model.json", bytes: Array((system.modelJSON + "\n").utf8)))
             files.append(File(path: system.id + "/clean.ndjson", bytes: Array(lines(interleave(system.clean().map(\.events))).utf8)))

@@ -39,11 +39,12 @@ public struct SeedSystem: Sendable {
     public func violating() -> [SampleSession] { violatingSessions() }
 }
 
-/// The seed systems beyond the PoC (seed 001, which keeps `SampleLogs/clean` and
-/// `SampleLogs/violations` and the built-in model).
+/// The seed systems in directories of their own: the PoC as its code runs it, and seeds 000,
+/// 002, 003 and 004. (The PoC of the document, with the built-in model, keeps
+/// `SampleLogs/clean` and `SampleLogs/violations`.)
 public enum SeedSystems {
     public static let all: [SeedSystem] = [
-        SpaceHubSystem.system, ModularTabsSystem.system, PagesWidgetsSystem.system, RegistrySystem.system,
+        PoCAppSystem.system, SpaceHubSystem.system, ModularTabsSystem.system, PagesWidgetsSystem.system, RegistrySystem.system,
     ]
 
     public static func named(_ id: String) -> SeedSystem? {

@@ -1,4 +1,5 @@
 import Foundation
+import NavModel
 import NavTestSupport
 import Testing
 
@@ -44,7 +45,7 @@ import Testing
     @Test func replayRefusesASessionIdThatTwoAppsHold() throws {
         let scratch = try TemporaryDirectory()
         let log = try String(contentsOfFile: Repository.path("SampleLogs/clean/app-2026-11-20-upload1.ndjson"), encoding: .utf8)
-        let model = try String(contentsOfFile: Repository.path("SampleLogs/poc.model.json"), encoding: .utf8)
+        let model = NavigationModel.pocWithDeepLinksJSON + "\n"  // the model the clean PoC logs were written with
         for app in ["a", "b"] {
             try FileManager.default.createDirectory(atPath: scratch.path(app), withIntermediateDirectories: true)
             _ = try scratch.write("\(app)/model.json", model)
@@ -112,7 +113,7 @@ import Testing
         #expect(rules.allSatisfy { $0 })
         // Its summary does not claim a fold it did not do.
         #expect(
-            result.stderr.contains("line(s): 491 valid event(s), 2 blank, 4 invalid (lines checked alone, not folded); 4 finding(s)"),
+            result.stderr.contains("line(s): 643 valid event(s), 2 blank, 4 invalid (lines checked alone, not folded); 4 finding(s)"),
             "\(result.stderr)")
         #expect(!result.stderr.contains("folded,"))
         #expect(try navreplay(["validate", "SampleLogs/clean"]).status == 0)

@@ -103,21 +103,6 @@ import Testing
         #expect(failing.stdout.contains("::error file=NavigationLogs/new.ndjson"), "\(failing.stdout)")
         #expect(!failing.stdout.contains("file=NavigationLogs/lost.ndjson"))
     }
-
-    @Test func theNightlyJobExportsTwoNightsUnderSetE() throws {
-        let block = try #require(try readmeBlock("nightly-example"), "README.md has no <!-- BEGIN nightly-example --> block")
-        let lines = block.split(separator: "\n").map(String.init)
-        #expect(lines.first == "night=logs/2026-11-20")
-        let work = try TemporaryDirectory()
-        try Self.makeLogs(in: work.url.appendingPathComponent("logs/2026-11-20"))
-        let first = try Self.shell(lines, in: work.url)
-        #expect(first.status == 0, "\(first.stderr)")
-        for output in ["audit-2026-11-20.json", "findings-2026-11-20.ndjson", "nightly-2026-11-20.html", "sessions-2026-11-20.db"] {
-            let size = (try? FileManager.default.attributesOfItem(atPath: work.path(output))[.size] as? Int) ?? 0
-            #expect(size > 0, "\(output) was not written")
-        }
-        #expect(try String(contentsOfFile: work.path("findings-2026-11-20.ndjson"), encoding: .utf8).contains(#""rule":"state.mismatch""#))
-    }
 }
 
 /// Examples/InstrumentedApp built and run as an app's own package would be: in a throwaway

@@ -105,7 +105,7 @@ import Testing
         #expect(result.status == 0)
         let expected =
             "navreplay: session \"s-clean-deeplinks\": 24 event(s) replayed (seq 0 to 23); 0 finding(s) "
-            + "(0 error(s), 0 warning(s))\n  read 11 file(s), 497 line(s) to find it\n"
+            + "(0 error(s), 0 warning(s))\n  read 13 file(s), 649 line(s) to find it\n"
         #expect(result.stderr == expected)
         let unknown = try navreplay(["replay", "--session", "s-nobody", "SampleLogs"])
         #expect(unknown.status == 2)

@@ -13,7 +13,7 @@ import NavResults
 /// with or without libFuzzer.
 @Suite struct FuzzHarnessTests {
     /// Every log in the repository's test data: SampleLogs, Tests/Fixtures (the conformance
-    /// corpus and the saved fuzz inputs) and any Fixtures folder of a test target.
+    /// corpus and the pipeline target's saved fuzz inputs) and any Fixtures folder of a test target.
     static let testLogs: [String] = {
         var found: [String] = []
         for root in ["SampleLogs", "Tests"] {
@@ -21,7 +21,7 @@ import NavResults
             guard let enumerator = FileManager.default.enumerator(atPath: base) else { continue }
             for case let relative as String in enumerator {
                 let isLog = relative.hasSuffix(".ndjson") || relative.hasSuffix(".ndjson.gz")
-                let isFuzzInput = relative.hasPrefix("Fixtures/fuzz/")
+                let isFuzzInput = relative.hasPrefix("Fixtures/fuzz/pipeline/")
                 if (isLog && (root == "SampleLogs" || relative.contains("Fixtures/"))) || isFuzzInput {
                     found.append(base + "/" + relative)
                 }

@@ -331,7 +331,7 @@ struct FlowAndCommandRuleTests {
 
     @Test func deepLinkStepsAreCheckedOnlyWithAModelThatDeclaresTheLinks() throws {
         // CONTRACT §4's default model declares no deep links: a resolved link whose command
-        // holds is clean. The PoC router's own model (`SampleLogs/poc.model.json`) says that
+        // holds is clean. The PoC router's own model (`NavigationModel.pocWithDeepLinks`) says that
         // `tab1/list` pushes `list`, so the same group misses a step there.
         var log = SessionLog.started()
         let link = log.group(

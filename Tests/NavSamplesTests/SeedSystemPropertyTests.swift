@@ -32,46 +32,81 @@ struct SeedSystemPropertyTests {
             urls: [],
             actions: [
                 { router, random in
-                    // showScreen in another space (or the same one): rebuild the path, then the screen.
-                    let chat = random.chance(0.5)
+                    // showScreen in another space (or the same one): the path rebuilt with the
+                    // space's home screen, sheets dismissed, then the screen.
+                    let home = random.pick(["widgets", "spaceChat", "chat", "discussion", "editor"]) ?? "widgets"
                     let screen = random.pick(["editor", "chat", "first"]) ?? "first"
-                    let sameSpace = router.state.flow == (chat ? "chatSpace" : "dataSpace") && random.chance(0.4)
+                    let sameSpace = router.state.flow == "space" && random.chance(0.4)
+                    let chat = RouteParams([("chat_id", .string(random.pick(["c-1", "c-2"]) ?? "c-1"))])
                     let result = router.transaction { tx in
                         if sameSpace {
-                            for modal in tx.state.modals.reversed() { try tx.dismiss(modal) }
+                            if let first = tx.state.modals.first { try tx.dismiss(first) }
                         } else {
-                            try tx.apply(command: chat ? "openChatSpace" : "openDataSpace")
-                            try tx.openOnce(chat ? "spaceChat" : "widgets", params: RouteParams([("space_id", .string("sp"))]))
+                            try tx.apply(command: "openSpace")
+                            try tx.push(home, params: home == "chat" ? chat : RouteParams([("space_id", .string("sp"))]))
                         }
                         switch screen {
                         case "editor": try tx.push("editor", params: RouteParams([("object_id", .string("o"))]))
-                        case "chat": try tx.openOnce("chat")
+                        case "chat": try tx.openOnce("chat", params: chat)
                         default: break
                         }
                     }
-                    return ("showScreen(\(screen), chat space: \(chat), same space: \(sameSpace))", result)
+                    return ("showScreen(\(screen), home: \(home), same space: \(sameSpace))", result)
                 },
                 { router, random in
-                    // The space's kind changes: the helper corrects index 1 in the same group.
-                    let toChat = router.state.flow == "dataSpace"
-                    let result = router.transaction { tx in
-                        try tx.apply(command: toChat ? "spaceBecameChat" : "spaceBecameData")
-                        let (new, old) = toChat ? ("spaceChat", "widgets") : ("widgets", "spaceChat")
-                        if !(tx.state.stacks["path"] ?? []).isEmpty {
-                            try tx.insert(new, at: 0)
-                            try tx.remove(old)
-                        }
-                    }
-                    return ("the space's kind changes (to chat: \(toChat))", result)
+                    // A chat opened once by value: back to it if it is on the path, else pushed.
+                    let id = random.pick(["c-1", "c-2", "c-3"]) ?? "c-1"
+                    return ("openOnce(chat \(id))", router.openOnce("chat", params: RouteParams([("chat_id", .string(id))])))
+                },
+                { router, random in
+                    let id = random.pick(["c-1", "c-2"]) ?? "c-1"
+                    return ("remove(chat \(id))", router.remove("chat", params: RouteParams([("chat_id", .string(id))])))
+                },
+                { router, _ in
+                    // No active space: sheets dismissed, back to the hub.
+                    ("handleActiveSpace(nil)", router.apply(command: "closeSpace"))
                 },
             ],
             snapshot: { model, random in
-                // The last opened screen: a chat, an editor or the widgets of a space.
-                let chat = random.chance(0.5)
-                var path = [chat ? "spaceChat" : "widgets"]
+                // The last opened screen: the space's home, and maybe a screen above it.
+                var path = [random.pick(["widgets", "spaceChat", "chat", "editor"]) ?? "widgets"]
                 if random.chance(0.6) { path.append(random.pick(["editor", "chat", "spaceInfo"]) ?? "editor") }
-                if random.chance(0.1) { path.insert("editor", at: 0) }  // a stale path: refused, falls back
-                return NavigationState(flow: chat ? "chatSpace" : "dataSpace", stacks: ["path": path])
+                if random.chance(0.1) { path.insert("spaceInfo", at: 0) }  // a stale path: refused, falls back
+                return NavigationState(flow: "space", stacks: ["path": path])
+            })
+    }
+
+    static var pocApp: Profile {
+        Profile(
+            model: PoCAppSystem.system.model,
+            urls: [],
+            actions: [
+                { router, random in
+                    let command = random.pick(router.model.commandNames)
+                    let action: SuccessAction = random.chance(0.3) ? .dismiss : command.map(SuccessAction.command) ?? .dismiss
+                    let style: ModalStyle = random.chance(0.5) ? .sheet : .cover
+                    return (
+                        "presentSuccess(\(action), \(style))",
+                        router.presentSuccess(
+                            SuccessPayload(title: "t", message: "m", primaryButton: "b", primaryAction: action), style: style)
+                    )
+                },
+                { router, _ in ("handleSuccessPrimary()", router.handleSuccessPrimary()) },
+                { router, random in
+                    // The toolbar's pop(2), whatever the depth: clamped.
+                    let tab = router.state.tab ?? "tab1"
+                    guard router.state.flow == "authorized" else { return ("pop(2) outside the tabs", .unchanged) }
+                    return ("pop(2) on \(tab)", router.pop(Int.random(in: 2...4, using: &random)))
+                },
+            ],
+            snapshot: { model, random in
+                let flow = random.pick(model.flowNames) ?? "authorized"
+                var stacks: [String: [String]] = [:]
+                for stack in model.stackNames where random.chance(0.6) {
+                    stacks[stack] = Array((model.stacks[stack]?.routes ?? []).prefix(Int.random(in: 0...3, using: &random)))
+                }
+                let modals = flow == "onboarding" && random.chance(0.3) ? ["paywall"] : []
+                return NavigationState(flow: flow, tab: random.pick(["tab1", "tab2"]), stacks: stacks, modals: modals)
             })
     }
 
@@ -417,6 +452,12 @@ struct SeedSystemPropertyTests {
             ])
     }
 
+    @Test func pocAppSessionsReplayToTheRoutersState() {
+        Self.check(
+            Self.pocApp, minimumAppliedShare: 0.45,
+            names: [.routePush, .routePop, .tabSwitch, .flowSwitch, .commandApplied, .modalPresent, .modalDismiss])
+    }
+
     @Test func modularTabsSessionsReplayToTheRoutersState() {
         Self.check(
             Self.modularTabs, minimumAppliedShare: 0.45,
@@ -432,7 +473,7 @@ struct SeedSystemPropertyTests {
     }
 
     @Test func aSessionRepeatsForItsSeed() {
-        for profile in [Self.poc, Self.spaceHub, Self.modularTabs, Self.pagesWidgets, Self.registry] {
+        for profile in [Self.poc, Self.pocApp, Self.spaceHub, Self.modularTabs, Self.pagesWidgets, Self.registry] {
             let first = Self.runSession(profile, seed: 42)
             let second = Self.runSession(profile, seed: 42)
             #expect(first.events == second.events && first.applied == second.applied, "\(profile.model.name)")

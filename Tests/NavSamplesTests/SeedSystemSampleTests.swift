@@ -20,20 +20,25 @@ struct SeedSystemSampleTests {
         }
     }
 
-    @Test func theSpaceHubShowsSpaceInfoAsASheetOrOnThePath() throws {
-        // Seed 000 C.4: ".spaceInfo → currentPath.push(data) or show sheet".
+    @Test func theSpaceHubShowsSpaceInfoOnThePathOrItsProfileAsASheet() throws {
+        // showScreen(.spaceInfo): pushed when the space can be edited, else its profile sheet.
         let system = try #require(SeedSystems.named("space-hub"))
         let model = try NavigationModel.load(json: system.modelJSON)
         var builder = EventBuilder()
-        let sheet = [builder.start(), builder.make(.modalPresent(modal: "spaceInfo", style: .sheet))]
+        let sheet = [builder.start(), builder.make(.modalPresent(modal: "spaceProfile", style: .sheet))]
         #expect(try findings(sheet, model: model) == [])
-        let cover = [builder.make(.modalDismiss(modal: "spaceInfo")), builder.make(.modalPresent(modal: "spaceInfo", style: .cover))]
+        let cover = [
+            builder.make(.modalDismiss(modal: "spaceProfile")), builder.make(.modalPresent(modal: "spaceProfile", style: .cover)),
+        ]
         #expect(try findings(sheet + cover, model: model) == ["modal.not_allowed@3"])
     }
 
-    @Test func thePoCModelFileIsTheBuiltInModelWithItsDeepLinks() throws {
+    @Test func thePoCModelFileIsTheModelOfThePoCsCode() throws {
         let text = String(decoding: try Repository.read("SampleLogs/" + SampleLogs.pocModelPath), as: UTF8.self)
-        #expect(try NavigationModel.load(json: text) == NavigationModel.pocWithDeepLinks)
+        #expect(text == PoCAppSystem.modelJSON + "\n")
+        #expect(try Repository.read("SampleLogs/poc-app/model.json") == Repository.read("SampleLogs/" + SampleLogs.pocModelPath))
+        // Not the built-in model, which follows the document.
+        #expect(try NavigationModel.load(json: text) != NavigationModel.poc)
     }
 
     @Test(arguments: ids)
@@ -96,14 +101,15 @@ struct SeedSystemSampleTests {
         #expect(sessions == Set(system.violating().map(\.id)))
     }
 
-    @Test func thePoCIsAuditedWithTheBuiltInModelOrItsFile() throws {
+    @Test func thePoCIsAuditedWithTheBuiltInModel() throws {
         let golden = String(decoding: try Repository.read("SampleLogs/expected/poc.audit.jsonl"), as: UTF8.self)
         let builtIn = try navreplay(["audit", "--quiet", "--format", "ndjson", "SampleLogs/clean", "SampleLogs/violations"])
         #expect(builtIn.status == 1)
         #expect(builtIn.stdout == golden)
+        // The model of the PoC's code audits its own logs, as poc-app/model.json does.
         let file = try navreplay(
-            ["audit", "--quiet", "--format", "ndjson", "--model", "SampleLogs/poc.model.json", "SampleLogs/clean", "SampleLogs/violations"])
-        #expect(file.stdout == golden)
+            ["audit", "--quiet", "--format", "ndjson", "--model", "SampleLogs/poc.model.json", "SampleLogs/poc-app"])
+        #expect(file.stdout == String(decoding: try Repository.read("SampleLogs/expected/poc-app.audit.jsonl"), as: UTF8.self))
     }
 
     @Test func auditingAllOfSampleLogsFoldsEachSystemWithItsOwnModel() throws {

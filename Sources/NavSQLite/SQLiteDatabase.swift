@@ -1,0 +1,188 @@
+public import CSQLite
+
+/// A SQLite call that failed: what was being done and SQLite's own message.
+public struct SQLiteError: Error, Sendable, CustomStringConvertible {
+    public enum Kind: Sendable, Equatable {
+        /// SQLite itself failed.
+        case sqlite
+        /// Appending: the database already holds this session, from an earlier run.
+        case sessionAlreadyHeld(String)
+        /// Appending: the file is not a sessions database this version writes.
+        case notASessionsDatabase
+        /// Another connection holds the database's write lock, for longer than the wait allowed.
+        case busy
+    }
+
+    public var description: String
+    public var kind: Kind
+
+    package init(_ description: String, kind: Kind = .sqlite) {
+        self.description = description
+        self.kind = kind
+    }
+}
+
+/// A value to bind to a statement parameter.
+package enum SQLiteValue {
+    case null
+    case integer(Int64)
+    case text(String)
+    case blob([UInt8])
+
+    package static func optional(_ value: String?) -> SQLiteValue { value.map(SQLiteValue.text) ?? .null }
+    package static func optional(_ value: Int64?) -> SQLiteValue { value.map(SQLiteValue.integer) ?? .null }
+}
+
+/// An open database connection; closed when released.
+package final class SQLiteDatabase {
+    package let handle: OpaquePointer
+    package let path: String
+
+    /// Opens (or creates) the database at `path`. `existing` opens an existing file only
+    /// (read-write all the same: a reader of a WAL database may have to recover its index).
+    package init(path: String, existing: Bool = false) throws(SQLiteError) {
+        var handle: OpaquePointer?
+        let flags = existing ? SQLITE_OPEN_READWRITE : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE
+        let status = sqlite3_open_v2(path, &handle, flags, nil)
+        guard status == SQLITE_OK, let handle else {
+            let message = handle.map { String(cString: sqlite3_errmsg($0)) } ?? "out of memory"
+            sqlite3_close(handle)
+            throw SQLiteError(existing ? "cannot open the database \(path): \(message)" : "cannot create the database \(path): \(message)")
+        }
+        self.handle = handle
+        self.path = path
+    }
+
+    /// `close_v2`: even if a statement outlived us, the connection closes when it is finalized.
+    deinit { sqlite3_close_v2(handle) }
+
+    /// How long a statement waits for another connection's lock before it fails as busy.
+    package func waitForLocks(milliseconds: Int32) {
+        sqlite3_busy_timeout(handle, milliseconds)
+    }
+
+    package func execute(_ sql: String) throws(SQLiteError) {
+        var error: UnsafeMutablePointer<CChar>?
+        let status = sqlite3_exec(handle, sql, nil, nil, &error)
+        if status != SQLITE_OK {
+            let message = error.map { String(cString: $0) } ?? "unknown error"
+            sqlite3_free(error)
+            throw SQLiteError("SQLite: \(message)", kind: status & 0xFF == SQLITE_BUSY ? .busy : .sqlite)
+        }
+    }
+
+    /// The first column of the first row of a query that returns one integer.
+    package func integer(_ sql: String, _ values: [SQLiteValue] = []) throws(SQLiteError) -> Int64 {
+        let statement = try prepare(sql)
+        var result: Int64 = 0
+        var found = false
+        try statement.forEachRow(values) { row in
+            if !found { result = row.integer(0) }
+            found = true
+        }
+        guard found else { throw SQLiteError("SQLite: no row for \(sql)") }
+        return result
+    }
+
+    package func prepare(_ sql: String) throws(SQLiteError) -> SQLiteStatement {
+        var statement: OpaquePointer?
+        guard sqlite3_prepare_v2(handle, sql, -1, &statement, nil) == SQLITE_OK, let statement else {
+            throw SQLiteError("SQLite: \(String(cString: sqlite3_errmsg(handle)))")
+        }
+        return SQLiteStatement(statement: statement, owner: self)
+    }
+
+    /// The rowid of the last row inserted on this connection.
+    package var lastInsertedRow: Int64 { sqlite3_last_insert_rowid(handle) }
+}
+
+/// A prepared statement, run once per row; finalized when released.
+package final class SQLiteStatement {
+    let statement: OpaquePointer
+    /// Held so that the connection outlives every statement prepared on it (an optimised
+    /// build may otherwise release the database first, and `sqlite3_close` then fails).
+    let owner: SQLiteDatabase
+    var database: OpaquePointer { owner.handle }
+
+    init(statement: OpaquePointer, owner: SQLiteDatabase) {
+        self.statement = statement
+        self.owner = owner
+    }
+
+    deinit { sqlite3_finalize(statement) }
+
+    /// Binds the values to the parameters, in order, and steps the statement once.
+    package func run(_ values: [SQLiteValue]) throws(SQLiteError) {
+        guard try step(values) == SQLITE_DONE else { throw failure() }
+    }
+
+    /// Whether the query, with these values bound, returns a row.
+    package func returnsRow(_ values: [SQLiteValue]) throws(SQLiteError) -> Bool {
+        let status = try step(values)
+        guard status == SQLITE_ROW || status == SQLITE_DONE else { throw failure() }
+        return status == SQLITE_ROW
+    }
+
+    /// Runs the query with these values bound and calls `body` with each row it returns.
+    package func forEachRow(_ values: [SQLiteValue], _ body: (SQLiteRow) throws(SQLiteError) -> Void) throws(SQLiteError) {
+        var status = try step(values)
+        while status == SQLITE_ROW {
+            try body(SQLiteRow(statement: statement))
+            status = sqlite3_step(statement)
+        }
+        guard status == SQLITE_DONE else { throw failure() }
+    }
+
+    private func failure() -> SQLiteError {
+        let code = sqlite3_errcode(database)
+        return SQLiteError("SQLite: \(String(cString: sqlite3_errmsg(database)))", kind: code & 0xFF == SQLITE_BUSY ? .busy : .sqlite)
+    }
+
+    private func step(_ values: [SQLiteValue]) throws(SQLiteError) -> Int32 {
+        sqlite3_reset(statement)
+        sqlite3_clear_bindings(statement)
+        // SQLITE_TRANSIENT: SQLite copies the bytes before the call returns.
+        let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
+        for (index, value) in values.enumerated() {
+            let position = Int32(index + 1)
+            let status: Int32
+            switch value {
+            case .null: status = sqlite3_bind_null(statement, position)
+            case .integer(let number): status = sqlite3_bind_int64(statement, position, number)
+            case .text(let text): status = sqlite3_bind_text(statement, position, text, -1, transient)
+            case .blob(let bytes):
+                status = bytes.withUnsafeBytes { raw in
+                    // A zero-length blob is still a blob, not NULL: a pointer must be given.
+                    sqlite3_bind_blob(statement, position, raw.baseAddress ?? UnsafeRawPointer(bitPattern: 1), Int32(raw.count), transient)
+                }
+            }
+            guard status == SQLITE_OK else { throw failure() }
+        }
+        return sqlite3_step(statement)
+    }
+}
+
+/// One row of a query, valid during the callback that receives it.
+package struct SQLiteRow {
+    let statement: OpaquePointer
+
+    package func isNull(_ column: Int32) -> Bool { sqlite3_column_type(statement, column) == SQLITE_NULL }
+
+    package func integer(_ column: Int32) -> Int64 { sqlite3_column_int64(statement, column) }
+
+    package func optionalInteger(_ column: Int32) -> Int64? { isNull(column) ? nil : integer(column) }
+
+    package func text(_ column: Int32) -> String {
+        guard let pointer = sqlite3_column_text(statement, column) else { return "" }
+        let count = Int(sqlite3_column_bytes(statement, column))
+        return String(decoding: UnsafeBufferPointer(start: pointer, count: count), as: UTF8.self)
+    }
+
+    package func optionalText(_ column: Int32) -> String? { isNull(column) ? nil : text(column) }
+
+    package func blob(_ column: Int32) -> [UInt8] {
+        let count = Int(sqlite3_column_bytes(statement, column))
+        guard count > 0, let pointer = sqlite3_column_blob(statement, column) else { return [] }
+        return Array(UnsafeRawBufferPointer(start: pointer, count: count))
+    }
+}

@@ -1,0 +1,298 @@
+import NavEvents
+import NavInput
+import NavPartitions
+import NavResults
+import NavJSON
+import NavRuns
+import SystemPackage
+
+/// What the store knows of one input file: how many lines it has read of it, and a fingerprint
+/// of them, to tell an appended file (read on from there) from a rewritten one (refused).
+struct StoredFile: Sendable, Equatable {
+    var id: Int
+    var path: String
+    var lines: Int64 = 0
+    var blankLines: Int64 = 0
+    var fingerprint: UInt64 = StoredFile.emptyFingerprint
+    /// The last line read had no line end (taken at `--close-all`, the end of data).
+    var tornTail = false
+    /// A last line without its line end was left for a later batch (`--close-all` reads it).
+    var tailLeft = false
+
+    static let emptyFingerprint = StableHash(tag: 0x66).finish()
+}
+
+/// A file's lines folded into its fingerprint, one at a time.
+struct Fingerprint {
+    private var hash = StableHash(tag: 0x66)
+    private(set) var lines: Int64 = 0
+
+    mutating func add(_ line: RawLine) {
+        hash.combine(line.bytes)
+        hash.combine(UInt64(bitPattern: Int64(line.overlongLength ?? -1)))
+        hash.combine(line.ending == .newline ? 1 : 2)
+        lines += 1
+    }
+
+    func finish() -> UInt64 { lines == 0 ? StoredFile.emptyFingerprint : hash.finish() }
+}
+
+/// A session's lines in a batch: those kept (`ChunkCodec` records) and what the store needs
+/// of them before the fold.
+struct ScannedSession {
+    var lines: [UInt8] = []
+    var lineCount = 0
+    /// The kept lines' size as read, line ends included.
+    var lineBytes = 0
+    var newestMilliseconds: Int64 = .min
+    var appVersion: String?
+    var appVersionAt: Int64 = .min
+
+    /// Keeps a line (a `ChunkCodec` record); returns the bytes it took.
+    mutating func keep(_ line: RawLine, file: Int) -> Int {
+        lineCount += 1
+        lineBytes += line.bytes.count + 1
+        return ChunkCodec.append(line, file: file, to: &lines)
+    }
+
+    /// One more line of the session: its time, and its app version (the newest line's wins).
+    mutating func note(_ milliseconds: Int64, version: String?) {
+        lineCount += 1
+        newestMilliseconds = max(newestMilliseconds, milliseconds)
+        if let version, milliseconds >= appVersionAt {
+            appVersion = version
+            appVersionAt = milliseconds
+        }
+    }
+}
+
+/// Reads the new lines of a batch's files: every line past what the store read of each file
+/// before, as located lines (`FILE<TAB>LINE<TAB>line`) for the fold, and, for each session, the
+/// lines the store keeps.
+final class BatchReader {
+    struct FileOutcome {
+        var file: StoredFile
+        var newLines: Int64 = 0
+        var heldBackTail = false
+        var error: String?
+        var alreadyIngested: Bool { error == nil && newLines == 0 }
+    }
+
+    let maxLineBytes: Int
+    let takeTornTail: Bool
+    private let located: ScratchOutput
+    /// Sessions whose events the store no longer holds: their late lines are kept apart.
+    private let isPruned: (String) -> Bool
+    private let flush: (String, ScannedSession) throws -> Void
+    private let chunkBudget: Int
+
+    /// The batch's sessions by a number of their own, in the order met: one dictionary
+    /// access a line, then arrays.
+    private var indexOf: [String: Int] = [:]
+    private(set) var names: [String] = []
+    /// Each session's newest event time and version in this batch.
+    private var seen: [ScannedSession] = []
+    /// Each session's lines waiting for their chunk.
+    private var kept: [ScannedSession] = []
+    private var pruned: [Bool] = []
+    private var bufferedBytes = 0
+    private(set) var lateLines: [(sessionID: String, file: Int, line: Int64, text: String)] = []
+    /// The kept lines' event ids: `[u64 hash][u32 session number]` a line, in a file.
+    private let eventIDs: ScratchOutput
+    private(set) var eventIDCount = 0
+    private(set) var lines: Int64 = 0
+    private(set) var blankLines: Int64 = 0
+    private(set) var newestMilliseconds: Int64 = .min
+
+    private let progress: ((ProgressSnapshot) -> Void)?
+    private var snapshot = ProgressSnapshot()
+
+    init(
+        maxLineBytes: Int, takeTornTail: Bool, located: ScratchOutput, eventIDs: ScratchOutput, chunkBudget: Int,
+        isPruned: @escaping (String) -> Bool,
+        progress: ((ProgressSnapshot) -> Void)?, flush: @escaping (String, ScannedSession) throws -> Void
+    ) {
+        self.progress = progress
+        self.maxLineBytes = maxLineBytes
+        self.takeTornTail = takeTornTail
+        self.located = located
+        self.eventIDs = eventIDs
+        self.chunkBudget = chunkBudget
+        self.isPruned = isPruned
+        self.flush = flush
+    }
+
+    /// Reads `file` from the line after the last one the store read, checking on the way that
+    /// the lines read before are unchanged. The lines are read and scanned a few blocks ahead,
+    /// on a thread of their own (`LinesAhead`), and kept here, in order.
+    func read(_ file: StoredFile) throws -> FileOutcome {
+        var outcome = FileOutcome(file: file)
+        let ahead = LinesAhead(file, maxLineBytes: maxLineBytes, takeTornTail: takeTornTail)
+        let read = try ahead.forEachBlock { block in
+            try block.bytes.withUnsafeBufferPointer { bytes in
+                for entry in block.lines {
+                    let line = RawLine(
+                        kept: UnsafeBufferPointer(rebasing: bytes[entry.start..<(entry.start + entry.count)]), number: entry.number,
+                        ending: entry.ending, overlongLength: entry.overlong)
+                    try take(line, keys: entry.keys, file: file.id)
+                }
+            }
+            if let progress {
+                snapshot.lines += Int64(block.lines.count)
+                snapshot.bytes += Int64(block.bytes.count)
+                snapshot.sessions = names.count
+                progress(snapshot)
+            }
+        }
+        outcome.error = read.error?.description
+        if read.changed || (read.error == nil && read.prefix.lines < file.lines) {
+            return FileOutcome(
+                file: file,
+                error: "\(file.path): changed since it was ingested: its first \(file.lines) lines are not the lines ingested "
+                    + "then (a rotated or rewritten file: give its new content another name)")
+        }
+        outcome.newLines = read.newLines
+        outcome.heldBackTail = read.heldBack
+        outcome.file.tailLeft = read.heldBack
+        outcome.file.lines += read.newLines
+        outcome.file.blankLines += read.newBlank
+        outcome.file.fingerprint = read.current.finish()
+        if read.newLines > 0 { outcome.file.tornTail = read.lastTakenEnding == .endOfInput }
+        lines += read.newLines
+        blankLines += read.newBlank
+        return outcome
+    }
+
+    private func take(_ line: RawLine, keys: LineKeys?, file: Int) throws {
+        guard line.overlongLength == nil, let keys else {
+            // Not an event: folded with the batch (its finding is made there), never kept.
+            try located.write(line, file: file)
+            return
+        }
+        newestMilliseconds = max(newestMilliseconds, keys.milliseconds)
+        let index: Int
+        if let known = indexOf[keys.sessionID] {
+            index = known
+        } else {
+            index = names.count
+            indexOf[keys.sessionID] = index
+            names.append(keys.sessionID)
+            seen.append(ScannedSession())
+            kept.append(ScannedSession())
+            pruned.append(isPruned(keys.sessionID))
+        }
+        seen[index].note(keys.milliseconds, version: keys.appVersion)
+        if pruned[index] {
+            lateLines.append((keys.sessionID, file, line.number, String(decoding: line.bytes, as: UTF8.self)))
+            return
+        }
+        try eventIDs.write(eventID: keys.eventIDHash, session: UInt32(index))
+        eventIDCount += 1
+        try located.write(line, file: file)
+        bufferedBytes += kept[index].keep(line, file: file)
+        if bufferedBytes > chunkBudget { try flushAll() }
+    }
+
+    /// Every session that got a line in this batch, with its newest event time and version.
+    var touched: [String: ScannedSession] {
+        Dictionary(uniqueKeysWithValues: zip(names, seen))
+    }
+
+    /// Hands every session's buffered lines to the store, as one chunk each.
+    func flushAll() throws {
+        for index in names.indices.sorted(by: { names[$0].utf8Precedes(names[$1]) }) where kept[index].lineCount > 0 {
+            try flush(names[index], kept[index])
+            kept[index] = ScannedSession()
+        }
+        bufferedBytes = 0
+    }
+}
+
+/// A temporary file written through a buffer: the fold's located input, or a batch's event ids.
+final class ScratchOutput {
+    let path: String
+    private let descriptor: FileDescriptor
+    private var buffer: [UInt8] = []
+    /// Closed once only: a second close could close a descriptor the number was given to since.
+    private var isClosed = false
+
+    init(path: String) throws {
+        self.path = path
+        descriptor = try ScratchDirectory.createFile(path, what: "the batch's temporary file")
+        buffer.reserveCapacity(1 << 20)
+    }
+
+    deinit { if !isClosed { try? descriptor.close() } }
+
+    /// `FILE<TAB>LINE<TAB>bytes`: a line over the limit keeps its first bytes and is padded
+    /// with spaces to its length, so that the fold reports it as the reading did.
+    @discardableResult
+    static func append(_ line: RawLine, file: Int, to buffer: inout [UInt8]) -> Int {
+        let before = buffer.count
+        appendDecimal(Int64(file), to: &buffer)
+        buffer.append(0x09)
+        appendDecimal(line.number, to: &buffer)
+        if line.ending == .endOfInput { buffer.append(UInt8(ascii: "u")) }
+        buffer.append(0x09)
+        buffer.append(contentsOf: line.bytes)
+        if let length = line.overlongLength, length > line.bytes.count {
+            buffer.append(contentsOf: repeatElement(0x20, count: length - line.bytes.count))
+        }
+        buffer.append(0x0A)
+        return buffer.count - before
+    }
+
+    /// A non-negative number's digits, without making a `String` of it.
+    static func appendDecimal(_ value: Int64, to buffer: inout [UInt8]) {
+        var digits: (UInt64, UInt64, UInt64) = (0, 0, 0)  // room for 24 digits
+        var count = 0
+        var rest = UInt64(max(0, value))
+        withUnsafeMutableBytes(of: &digits) { raw in
+            repeat {
+                raw[23 - count] = UInt8(ascii: "0") + UInt8(rest % 10)
+                rest /= 10
+                count += 1
+            } while rest > 0
+            buffer.append(contentsOf: raw[(24 - count)...])
+        }
+    }
+
+    func write(_ line: RawLine, file: Int) throws {
+        ScratchOutput.append(line, file: file, to: &buffer)
+        if buffer.count >= 1 << 20 { try drain() }
+    }
+
+    /// One event id of the batch (`BatchReader.eventIDs`).
+    func write(eventID hash: UInt64, session: UInt32) throws {
+        withUnsafeBytes(of: hash.littleEndian) { buffer.append(contentsOf: $0) }
+        withUnsafeBytes(of: session.littleEndian) { buffer.append(contentsOf: $0) }
+        if buffer.count >= 1 << 20 { try drain() }
+    }
+
+    /// Bytes as they are (a session's stored lines, in located form).
+    func write(bytes: [UInt8]) throws {
+        buffer.append(contentsOf: bytes)
+        if buffer.count >= 1 << 20 { try drain() }
+    }
+
+    func drain() throws {
+        guard !buffer.isEmpty else { return }
+        do {
+            _ = try buffer.withUnsafeBytes { try descriptor.writeAll($0) }
+        } catch {
+            throw StoreError("Cannot write the temporary file \(path): \(error) (--temp-dir)")
+        }
+        buffer.removeAll(keepingCapacity: true)
+    }
+
+    func close() throws {
+        try drain()
+        guard !isClosed else { return }
+        isClosed = true
+        do {
+            try descriptor.close()
+        } catch {
+            throw StoreError("Cannot write the temporary file \(path): \(error) (--temp-dir)")
+        }
+    }
+}

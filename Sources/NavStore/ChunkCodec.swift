@@ -1,0 +1,97 @@
+import NavInput
+import NavPartitions
+
+/// A session's stored lines (`event_chunks.data`): one record a line, `[u8 form][u16 prefix
+/// length][u32 text length][prefix][text]`, little-endian. The prefix is the line's located
+/// prefix (`FILE<TAB>LINE<TAB>`, `FILE` a `files.file`); the text is the line's bytes (form 0)
+/// or their `LineShorthand` (form 1: each key of the event schema in two bytes, UUIDs and
+/// timestamps packed), which expands to exactly the original bytes.
+///
+/// The shorthand, not zlib: on the benchmark's lines it keeps 41% of the bytes at a small part
+/// of the time deflate takes (deflate at level 1 cost an ingest more than the fold itself,
+/// `BENCHMARKS.md`).
+enum ChunkCodec {
+    static let raw: UInt8 = 0
+    static let shorthand: UInt8 = 1
+
+    /// Appends the line's record; returns the bytes appended.
+    @discardableResult
+    static func append(_ line: RawLine, file: Int, to buffer: inout [UInt8]) -> Int {
+        let before = buffer.count
+        var prefix: [UInt8] = []
+        prefix.reserveCapacity(24)
+        ScratchOutput.appendDecimal(Int64(file), to: &prefix)
+        prefix.append(0x09)
+        ScratchOutput.appendDecimal(line.number, to: &prefix)
+        if line.ending == .endOfInput { prefix.append(UInt8(ascii: "u")) }
+        prefix.append(0x09)
+        let headerAt = buffer.count
+        buffer.append(raw)
+        appendInteger(UInt16(prefix.count), to: &buffer)
+        appendInteger(UInt32(line.bytes.count), to: &buffer)
+        buffer.append(contentsOf: prefix)
+        let textAt = buffer.count
+        buffer.append(contentsOf: repeatElement(0, count: line.bytes.count))
+        let shortened = buffer.withUnsafeMutableBufferPointer { out in
+            LineShorthand.shorten(line.bytes, into: out.baseAddress! + textAt)
+        }
+        if let shortened {
+            buffer[headerAt] = shorthand
+            buffer.removeSubrange((textAt + shortened)...)
+            withUnsafeBytes(of: UInt32(shortened).littleEndian) { bytes in
+                for (offset, byte) in bytes.enumerated() { buffer[headerAt + 3 + offset] = byte }
+            }
+        } else {
+            buffer.withUnsafeMutableBufferPointer { out in
+                _ = UnsafeMutableBufferPointer(rebasing: out[textAt...]).initialize(from: line.bytes)
+            }
+        }
+        return buffer.count - before
+    }
+
+    /// The chunk's lines as located input (`FILE<TAB>LINE<TAB>line`, one a line), or `nil` when
+    /// the chunk is damaged.
+    static func locatedLines(_ data: [UInt8]) -> [UInt8]? {
+        var output: [UInt8] = []
+        output.reserveCapacity(data.count * 2)
+        var index = 0
+        while index < data.count {
+            guard index + 7 <= data.count else { return nil }
+            let form = data[index]
+            let prefixCount = Int(integer(data, at: index + 1, as: UInt16.self))
+            let textCount = Int(integer(data, at: index + 3, as: UInt32.self))
+            let prefixAt = index + 7
+            let textAt = prefixAt + prefixCount
+            guard form <= shorthand, textAt + textCount <= data.count else { return nil }
+            output.append(contentsOf: data[prefixAt..<textAt])
+            if form == raw {
+                output.append(contentsOf: data[textAt..<(textAt + textCount)])
+            } else {
+                let start = output.count
+                let room = LineShorthand.expandedCapacity(textCount)
+                output.append(contentsOf: repeatElement(0, count: room))
+                let expanded = data.withUnsafeBufferPointer { input in
+                    output.withUnsafeMutableBufferPointer { out in
+                        LineShorthand.expand(
+                            UnsafeBufferPointer(rebasing: input[textAt..<(textAt + textCount)]), into: out.baseAddress! + start)
+                    }
+                }
+                guard let expanded else { return nil }
+                output.removeSubrange((start + expanded)...)
+            }
+            output.append(0x0A)
+            index = textAt + textCount
+        }
+        return output
+    }
+
+    private static func appendInteger<T: FixedWidthInteger>(_ value: T, to buffer: inout [UInt8]) {
+        withUnsafeBytes(of: value.littleEndian) { buffer.append(contentsOf: $0) }
+    }
+
+    private static func integer<T: FixedWidthInteger>(_ data: [UInt8], at offset: Int, as type: T.Type) -> T {
+        var value: T = 0
+        for byte in 0..<MemoryLayout<T>.size { value |= T(data[offset + byte]) << (8 * byte) }
+        return value
+    }
+}

@@ -1,0 +1,141 @@
+import NavJSON
+public import NavModel
+import NavReplay
+package import NavSQLite
+
+/// Why a store cannot be used: the message names the store and what to do.
+public struct StoreError: Error, Sendable, CustomStringConvertible {
+    public var description: String
+    public init(_ description: String) { self.description = description }
+}
+
+/// The persistent event store of `navreplay ingest`: one SQLite file (`docs/store.md`).
+///
+/// It holds the files read so far (how far, with a fingerprint of what was read), each
+/// session's events (compressed, by session), each session's record and findings, and what each
+/// batch changed. A batch is one SQLite transaction: a run killed at any moment leaves the store
+/// as it was before the batch, and the same command again gives the store of an uninterrupted
+/// run.
+public final class EventStore {
+    package let database: SQLiteDatabase
+    public let path: String
+    public let model: NavigationModel
+    /// The model's JSON, as the store keeps it.
+    public let modelText: String
+
+    /// How long an ingest waits for another one to finish, by default (seconds).
+    public static let defaultLockWait = 60.0
+
+    /// Opens the store at `path` for reading (`audit --store`); it must exist.
+    public static func openForReading(path: String, toolVersion: String) throws -> EventStore {
+        guard fileExists(path) else { throw StoreError("The store \(path) does not exist (navreplay ingest --store \(path) creates it).") }
+        let database = try opened { () throws(SQLiteError) in try SQLiteDatabase(path: path, existing: true) }
+        database.waitForLocks(milliseconds: 10_000)
+        let (model, text) = try checkedModel(database, path: path, expected: nil, toolVersion: toolVersion)
+        return EventStore(database: database, path: path, model: model, modelText: text)
+    }
+
+    /// Opens the store at `path` for an ingest, creating it with `model` when it does not
+    /// exist; an existing store must have been made with an equal model.
+    /// `modelText` is the model's JSON, kept in the store so that a reader folds as the
+    /// ingest did.
+    public static func openForWriting(
+        path: String, model: NavigationModel, modelText: String, toolVersion: String, lockWait: Double
+    )
+        throws -> EventStore
+    {
+        let existed = fileExists(path)
+        let database = try opened { () throws(SQLiteError) in try SQLiteDatabase(path: path) }
+        database.waitForLocks(milliseconds: Int32(max(0, min(lockWait, 86_400)) * 1000))
+        if !existed || (try? database.integer("SELECT count(*) FROM sqlite_master")) == 0 {
+            try opened { () throws(SQLiteError) in
+                // WAL: readers (`audit --store`) go on while an ingest writes.
+                try database.execute("PRAGMA journal_mode=WAL")
+                try database.execute("BEGIN IMMEDIATE")
+                if try database.integer("SELECT count(*) FROM sqlite_master") == 0 {
+                    try database.execute(StoreSchema.tables)
+                    let insert = try database.prepare("INSERT INTO meta (key, value) VALUES (?, ?)")
+                    for (key, value) in [
+                        ("format", StoreSchema.format), ("store_version", StoreSchema.version), ("written_by", "navreplay \(toolVersion)"),
+                        ("model", modelText), ("watermark_ms", ""),
+                    ] {
+                        try insert.run([.text(key), .text(value)])
+                    }
+                }
+                try database.execute("COMMIT")
+            }
+        }
+        let (stored, text) = try checkedModel(database, path: path, expected: model, toolVersion: toolVersion)
+        return EventStore(database: database, path: path, model: stored, modelText: text)
+    }
+
+    private init(database: SQLiteDatabase, path: String, model: NavigationModel, modelText: String) {
+        self.database = database
+        self.path = path
+        self.model = model
+        self.modelText = modelText
+    }
+
+    /// The store's layout and model, checked: another format, version or model is refused
+    /// before anything is read or written.
+    private static func checkedModel(
+        _ database: SQLiteDatabase, path: String, expected: NavigationModel?, toolVersion: String
+    ) throws
+        -> (NavigationModel, String)
+    {
+        var meta: [String: String] = [:]
+        do {
+            let query = try database.prepare("SELECT key, value FROM meta")
+            try query.forEachRow([]) { row in meta[row.text(0)] = row.text(1) }
+        } catch {
+            if error.kind == .busy { throw busy(path) }
+            throw StoreError("The file \(path) is not a NavReplay store (\(error)).")
+        }
+        guard meta["format"] == StoreSchema.format else { throw StoreError("The file \(path) is not a NavReplay store.") }
+        guard let version = meta["store_version"], version == StoreSchema.version else {
+            throw StoreError(
+                "The store \(path) has layout version \(meta["store_version"] ?? "?") (written by \(meta["written_by"] ?? "another version")); "
+                    + "this navreplay reads version \(StoreSchema.version) only. Ingest into a new store, or use the navreplay that wrote it."
+            )
+        }
+        // Findings of two versions would mix: a rule's meaning may differ between them.
+        guard meta["written_by"] == "navreplay \(toolVersion)" else {
+            throw StoreError(
+                "The store \(path) was written by \(meta["written_by"] ?? "another version"); this is navreplay \(toolVersion), "
+                    + "whose findings may differ. Ingest the logs into a new store, or use the navreplay that wrote it.")
+        }
+        guard let text = meta["model"], let stored = try? NavigationModel.load(json: Array(text.utf8)) else {
+            throw StoreError("The store \(path) holds no readable model.")
+        }
+        if let expected, expected != stored {
+            throw StoreError(
+                "The store \(path) was made with another navigation model. A store folds every batch with one model: "
+                    + "give the model it was made with (--model), or ingest into a new store.")
+        }
+        return (stored, text)
+    }
+
+    static func busy(_ path: String) -> StoreError {
+        StoreError(
+            "The store \(path) is busy: another navreplay ingest holds it. Try again when it is done (or give --lock-wait more seconds).")
+    }
+
+    private static func opened<T>(_ body: () throws(SQLiteError) -> T) throws -> T {
+        do {
+            return try body()
+        } catch {
+            throw StoreError("\(error)")
+        }
+    }
+
+    private static func fileExists(_ path: String) -> Bool {
+        var status = stat()
+        return stat(path, &status) == 0
+    }
+}
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif

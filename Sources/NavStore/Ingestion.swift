@@ -1,0 +1,266 @@
+import CNavSupport
+import NavEngine
+public import NavEvents
+import NavInput
+import NavJSON
+import NavModel
+public import NavReplay
+public import NavResults
+import NavRuns
+import NavSQLite
+
+/// How a batch is read, folded and kept.
+public struct IngestOptions: Sendable {
+    public var maxLineBytes = LineReader.defaultMaxLineBytes
+    public var jobs = 0
+    public var memoryLimit: Int?
+    public var temporaryDirectory: String?
+    public var quarantinePath: String?
+    /// A session with no new event for this long, in event time, is closed.
+    public var closeAfterMilliseconds: Int64 = IngestOptions.defaultCloseAfter
+    /// Close every open session: the end of the data.
+    public var closeAll = false
+    /// Drop the events of sessions closed longer ago than this, in event time.
+    public var retainMilliseconds: Int64?
+    public var maxFindingsPerSession = 10_000
+    public var lockWaitSeconds = EventStore.defaultLockWait
+
+    /// 30 minutes: the idle time after which analytics tools (Google Analytics, Firebase) end a
+    /// session. A later event still reopens the session while the store holds its events.
+    public static let defaultCloseAfter: Int64 = 30 * 60 * 1000
+
+    public init() {}
+}
+
+/// What a batch changed.
+public struct IngestReport: Sendable {
+    public struct File: Sendable {
+        public var path: String
+        public var newLines: Int64
+        public var heldBackTail: Bool
+        public var error: String?
+        public var alreadyIngested: Bool { error == nil && newLines == 0 }
+    }
+
+    public struct LateEvent: Sendable {
+        public var sessionID: String
+        public var file: String
+        public var line: Int64
+    }
+
+    /// `nil` when the batch changed nothing (every file ingested already).
+    public var batch: Int64?
+    public var files: [File] = []
+    /// The store's files, as `newFindings` and `withdrawnFindings` locate their lines.
+    public var paths: [String] = []
+    public var newFindings: [Finding] = []
+    public var withdrawnFindings: [Finding] = []
+    public var lines: Int64 = 0
+    public var blankLines: Int64 = 0
+    public var eventLines: Int64 = 0
+    public var invalidLines: Int64 = 0
+    public var sessionsTouched = 0
+    public var sessionsReopened = 0
+    public var sessionsClosed = 0
+    public var sessionsPruned = 0
+    public var openSessions = 0
+    public var lateEvents: [LateEvent] = []
+    /// The newest event time the store has seen.
+    public var watermark: Timestamp?
+
+    public var inputErrors: [String] { files.compactMap(\.error) }
+}
+
+/// `navreplay ingest`: folds a batch of log files into a store, as one transaction.
+///
+/// The batch's new lines are read (`BatchReader`) and each session's kept; the sessions the
+/// batch touches, those that close now, and those that share event ids with them are folded
+/// again from every event the store holds of them, by the audit engine, over located input;
+/// their records and findings are replaced, and the difference is what the batch changed.
+/// Folding whole sessions again is what makes a store equal to one audit of every batch's files.
+public enum Ingestion {
+    /// `progress` is called as the batch is read (lines, bytes, sessions) and as it folds (the
+    /// engine's own progress), from one thread at a time.
+    public static func run(
+        store: EventStore, paths: [String], options: IngestOptions, progress: ((ProgressSnapshot) -> Void)? = nil
+    ) throws -> IngestReport {
+        let writer = StoreWriter(store: store)
+        try writer.begin()
+        var committed = false
+        defer { if !committed { writer.rollback() } }
+        let scratch = try ScratchDirectory.make(in: options.temporaryDirectory, files: 1)
+        let scratchFiles = (located: scratch.path + "/part-0", eventIDs: scratch.path + "/ids-0")
+        defer {
+            unlink(scratchFiles.located)
+            unlink(scratchFiles.eventIDs)
+            ScratchDirectory.remove(scratch)
+        }
+        let report = try ingest(writer, paths: paths, options: options, scratch: scratchFiles, progress: progress)
+        if report.batch != nil {
+            try writer.commit()
+        } else {
+            writer.rollback()
+        }
+        committed = true
+        return report
+    }
+
+    private static func ingest(
+        _ writer: StoreWriter, paths: [String], options: IngestOptions, scratch: (located: String, eventIDs: String),
+        progress: ((ProgressSnapshot) -> Void)?
+    ) throws -> IngestReport {
+        let locatedPath = scratch.located
+        var report = IngestReport()
+        let batch = try writer.nextBatch()
+        var files = try writer.files()
+        let sessions = try writer.sessions()
+        let located = try ScratchOutput(path: locatedPath)
+        let eventIDs = try ScratchOutput(path: scratch.eventIDs)
+        // A sixteenth of the limit for the lines waiting for their chunk (their buffers may hold
+        // twice their bytes as they grow); the fold that follows takes the limit itself.
+        let budget = max(4 << 20, (options.memoryLimit ?? AuditConfiguration.defaultMemoryLimit) / 16)
+        var chunkError: (any Error)?
+        let reader = BatchReader(
+            maxLineBytes: options.maxLineBytes, takeTornTail: options.closeAll, located: located, eventIDs: eventIDs,
+            chunkBudget: budget,
+            isPruned: { sessions[$0]?.status == .pruned }, progress: progress
+        ) { sessionID, kept in
+            do {
+                try writer.addChunk(session: sessionID, kept, batch: batch)
+            } catch {
+                chunkError = error
+                throw error
+            }
+        }
+        var changedFiles: [StoredFile] = []
+        // The end of data takes the last lines left without their line end, in every file.
+        let leftTails = options.closeAll ? files.values.filter(\.tailLeft).map(\.path) : []
+        for path in Set(paths + leftTails).sorted(by: { $0.utf8Precedes($1) }) {
+            // A new file takes the next id; one that could not be read at all takes none.
+            let nextID = (files.values.map(\.id).max() ?? -1) + 1
+            let known = files[path] ?? StoredFile(id: nextID, path: path)
+            let outcome = try reader.read(known)
+            if let chunkError { throw chunkError }
+            report.files.append(
+                IngestReport.File(path: path, newLines: outcome.newLines, heldBackTail: outcome.heldBackTail, error: outcome.error))
+            if outcome.newLines > 0 || outcome.file != known { changedFiles.append(outcome.file) }
+            if outcome.newLines > 0 || files[path] != nil || outcome.error == nil { files[path] = outcome.file }
+        }
+        try reader.flushAll()
+        try located.drain()
+        report.lines = reader.lines
+        report.blankLines = reader.blankLines
+        let watermark = max(try writer.watermark() ?? .min, reader.newestMilliseconds)
+        let plan = FoldPlan(
+            touched: reader.touched, stored: sessions, watermark: watermark, options: options)
+        guard reader.lines > 0 || !plan.closing.isEmpty else {
+            report.batch = nil
+            return report
+        }
+        report.batch = batch
+        try eventIDs.close()
+        try writer.recordSharedIDs(in: scratch.eventIDs, sessions: reader.names, budget: budget, batch: batch)
+        let folded = try writer.closure(of: plan.foldSet)
+        // The earlier batches' lines of every session folded again.
+        for sessionID in folded.sorted(by: { $0.utf8Precedes($1) }) where sessions[sessionID] != nil {
+            try writer.forEachChunk(of: sessionID, before: batch) { try located.write(bytes: $0) }
+        }
+        try located.close()
+        // The batch's buffers are freed: their pages go back before the fold takes its own.
+        navreplay_release_free_memory()
+        var ordered = [String](repeating: "", count: (files.values.map(\.id).max() ?? -1) + 1)
+        for file in files.values { ordered[file.id] = file.path }
+        let open = folded.filter { plan.isOpen($0, status: writer.status(of: $0)) }
+        let results = try fold(
+            locatedPath, paths: ordered, store: writer.store, open: open, options: options, progress: progress)
+        report.paths = ordered
+        try writer.apply(results, folded: folded, plan: plan, batch: batch, files: ordered, report: &report)
+        // Lines the fold found invalid are those whose findings are new; every other non-blank
+        // line is an event (a redelivery or a duplicate included), or a late one.
+        report.eventLines = report.lines - report.blankLines - report.invalidLines - Int64(reader.lateLines.count)
+        for late in reader.lateLines {
+            try writer.addLate(late, batch: batch, path: ordered[late.file])
+            report.lateEvents.append(IngestReport.LateEvent(sessionID: late.sessionID, file: ordered[late.file], line: late.line))
+        }
+        if let retain = options.retainMilliseconds {
+            report.sessionsPruned = try writer.prune(olderThan: watermark &- retain, batch: batch)
+        }
+        try writer.saveFiles(changedFiles, batch: batch)
+        try writer.saveWatermark(watermark)
+        report.watermark = watermark == .min ? nil : Timestamp(epochMilliseconds: watermark)
+        report.openSessions = try writer.openSessionCount()
+        try writer.addBatch(batch, report: report, closedAll: options.closeAll)
+        return report
+    }
+
+    /// Folds the located file with the audit engine, collecting every session whole.
+    private static func fold(
+        _ path: String, paths: [String], store: EventStore, open: Set<String>, options: IngestOptions,
+        progress: ((ProgressSnapshot) -> Void)?
+    ) throws -> FoldedSessions {
+        let model = store.model
+        var sessionOptions = SessionAuditOptions(maxFindings: options.maxFindingsPerSession, keepStates: false, recordScreens: true)
+        sessionOptions.openSessions = open
+        var configuration = AuditConfiguration(
+            model: model, maxLineBytes: options.maxLineBytes, quarantinePath: options.quarantinePath, jobs: options.jobs,
+            sessionOptions: sessionOptions)
+        if let limit = options.memoryLimit { configuration.memoryLimit = limit }
+        configuration.temporaryDirectory = options.temporaryDirectory
+        configuration.locatedPaths = paths
+        let collected: FoldedSessions
+        do {
+            collected = try FoldedSessions(database: store.database)
+        } catch {
+            throw StoreError("The store \(store.path): \(error)")
+        }
+        let run = try AuditEngine(configuration: configuration).run(paths: [path], sink: .accumulating(collected), progress: progress)
+        if let error = run.inputErrors.first { throw StoreError("Cannot read the batch's temporary file: \(error)") }
+        if let failure = collected.failure { throw StoreError("The store \(store.path): \(failure)") }
+        return collected
+    }
+}
+
+/// Which sessions a batch folds, and how each ends up.
+struct FoldPlan {
+    /// Sessions that close with this batch: their last correlation group is judged.
+    var closing: Set<String> = []
+    /// Sessions the batch's lines touch (those whose events the store still holds).
+    var touched: Set<String> = []
+    /// Closed sessions a late event opens again.
+    var reopened: Set<String> = []
+    /// The newest event time of each folded session.
+    var newest: [String: Int64] = [:]
+    var appVersions: [String: String] = [:]
+
+    var foldSet: Set<String> { touched.union(closing) }
+
+    /// Whether a folded session stays open after the batch.
+    func isOpen(_ sessionID: String, status: StoredSession.Status?) -> Bool {
+        if closing.contains(sessionID) { return false }
+        return touched.contains(sessionID) || status == .open
+    }
+
+    init(touched batch: [String: ScannedSession], stored: [String: StoredSession], watermark: Int64, options: IngestOptions) {
+        let idleBefore = watermark &- options.closeAfterMilliseconds
+        for (sessionID, seen) in batch where stored[sessionID]?.status != .pruned {
+            touched.insert(sessionID)
+            let newest = max(seen.newestMilliseconds, stored[sessionID]?.newestMilliseconds ?? .min)
+            self.newest[sessionID] = newest
+            if let version = seen.appVersion { appVersions[sessionID] = version }
+            if stored[sessionID]?.status == .closed { reopened.insert(sessionID) }
+            if options.closeAll || newest < idleBefore { closing.insert(sessionID) }
+        }
+        for (sessionID, session) in stored where session.status == .open && batch[sessionID] == nil {
+            if options.closeAll || session.newestMilliseconds < idleBefore {
+                closing.insert(sessionID)
+                newest[sessionID] = session.newestMilliseconds
+            }
+        }
+    }
+}
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif

@@ -1,0 +1,154 @@
+import Dispatch
+import NavEvents
+import NavInput
+import NavJSON
+import NavPartitions
+
+/// What the store needs of an event line before the fold.
+struct LineKeys: Sendable {
+    var sessionID: String
+    var eventIDHash: UInt64
+    var milliseconds: Int64
+    var appVersion: String?
+
+    /// Scanned from the line's bytes, or decoded when the scan is not sure (an escape, a missing
+    /// key); `nil` for a line that is no event. A line the scan reads may still be invalid: the
+    /// fold says so, with its finding.
+    static func of(_ line: UnsafeBufferPointer<UInt8>, decoder: EventDecoder) -> LineKeys? {
+        let scanned = SessionIDScanner.storeKeys(in: line)
+        if let session = scanned.sessionID, let eventID = scanned.eventID, let time = scanned.timestamp,
+            let timestamp = Timestamp.parse(UnsafeBufferPointer(rebasing: line[time])),
+            let sessionID = String(validating: line[session], as: UTF8.self)
+        {
+            let version = scanned.appVersion.flatMap { String(validating: line[$0], as: UTF8.self) }
+            return LineKeys(
+                sessionID: sessionID, eventIDHash: StableHash.string(UnsafeBufferPointer(rebasing: line[eventID])),
+                milliseconds: timestamp.epochMilliseconds, appVersion: version)
+        }
+        guard case .success(let decoded) = decoder.decode(line) else { return nil }
+        let event = decoded.event
+        return LineKeys(
+            sessionID: event.sessionID, eventIDHash: StableHash.string(event.eventID), milliseconds: event.timestamp.epochMilliseconds,
+            appVersion: event.appVersion)
+    }
+}
+
+/// A file's new lines, read and scanned on a thread of their own a few blocks ahead of the
+/// thread that keeps them: reading, splitting, fingerprinting and scanning were half of an
+/// ingest's reading time, and ran serially with the other half.
+final class LinesAhead: @unchecked Sendable {
+    // @unchecked: `blocks`, `finished` and `outcome` are touched under `lock`; a block is
+    // written by the reading thread before it is queued and read by the keeping thread after.
+    final class Block {
+        var bytes: [UInt8] = []
+        var lines: [(start: Int, count: Int, number: Int64, ending: LineEnding, overlong: Int?, keys: LineKeys?)] = []
+    }
+
+    /// What reading the file found, once it is done.
+    struct Outcome {
+        var prefix = Fingerprint()
+        var current = Fingerprint()
+        var newLines: Int64 = 0
+        var newBlank: Int64 = 0
+        var changed = false
+        var heldBack = false
+        var lastTakenEnding = LineEnding.newline
+        var error: InputError?
+    }
+
+    private static let blockBytes = 1 << 20
+    private static let blocksAhead = 4
+    private let lock = NSLockLike()
+    private var blocks: [Block] = []
+    private var finished = false
+    private var stopped = false
+    private var result = Outcome()
+    private let ready = DispatchSemaphore(value: 0)
+    private let room = DispatchSemaphore(value: 0)
+
+    /// Starts reading `file` past the lines the store has read of it.
+    init(_ file: StoredFile, maxLineBytes: Int, takeTornTail: Bool) {
+        for _ in 0..<LinesAhead.blocksAhead { room.signal() }
+        DispatchQueue(label: "navreplay.ingest.read").async { [self] in
+            var outcome = Outcome()
+            let decoder = EventDecoder()
+            var block = Block()
+            func publish() {
+                lock.withLock { blocks.append(block) }
+                ready.signal()
+                block = Block()
+                room.wait()
+            }
+            do {
+                _ = try LineReader(maxLineBytes: maxLineBytes).readLines(of: file.path) { line in
+                    guard !outcome.changed, !lock.withLock({ stopped }) else { return }
+                    if line.number <= file.lines {
+                        outcome.prefix.add(line)
+                        outcome.current.add(line)
+                        if line.number == file.lines,
+                            outcome.prefix.finish() != file.fingerprint || (file.tornTail && line.ending == .newline)
+                        {
+                            outcome.changed = true
+                        }
+                        return
+                    }
+                    if line.ending == .endOfInput && !takeTornTail {
+                        outcome.heldBack = true
+                        return
+                    }
+                    outcome.current.add(line)
+                    outcome.newLines += 1
+                    outcome.lastTakenEnding = line.ending
+                    if line.isBlank {
+                        outcome.newBlank += 1
+                        return
+                    }
+                    let keys = line.overlongLength == nil ? LineKeys.of(line.bytes, decoder: decoder) : nil
+                    block.lines.append((block.bytes.count, line.bytes.count, line.number, line.ending, line.overlongLength, keys))
+                    block.bytes.append(contentsOf: line.bytes)
+                    if block.bytes.count >= LinesAhead.blockBytes { publish() }
+                }
+            } catch let error as InputError {
+                outcome.error = error
+            } catch {
+                outcome.error = InputError(code: .unreadable, path: file.path, message: "\(error)")
+            }
+            lock.withLock {
+                if !block.lines.isEmpty { blocks.append(block) }
+                result = outcome
+                finished = true
+            }
+            ready.signal()
+        }
+    }
+
+    /// Hands each block to `body`, in order; returns what reading found.
+    func forEachBlock(_ body: (Block) throws -> Void) throws -> Outcome {
+        do {
+            while true {
+                let (next, done) = lock.withLock { () -> (Block?, Bool) in
+                    blocks.isEmpty ? (nil, finished) : (blocks.removeFirst(), false)
+                }
+                if let next {
+                    try body(next)
+                    room.signal()
+                } else if done {
+                    break
+                } else {
+                    ready.wait()  // signalled once a block is queued, and at the end
+                }
+            }
+        } catch {
+            stop()
+            throw error
+        }
+        return lock.withLock { result }
+    }
+
+    /// Stops the reading thread early (the keeping thread failed) and waits for it.
+    private func stop() {
+        lock.withLock { stopped = true }
+        for _ in 0..<(LinesAhead.blocksAhead + 1) { room.signal() }
+        while !lock.withLock({ finished }) { ready.wait() }
+    }
+}

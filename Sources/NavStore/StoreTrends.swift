@@ -1,0 +1,118 @@
+import NavReplay
+public import NavReport
+import NavSQLite
+
+extension StoredRun {
+    /// Findings per batch and per app version, and the rules whose rate rose in the newest
+    /// version against the one before (`report --store`).
+    public static func trends(_ store: EventStore, sessionsPerRegression: Int = 5) throws -> ReportTrends {
+        try read(store) { () throws(SQLiteError) -> ReportTrends in
+            let database = store.database
+            var trends = ReportTrends()
+            try database.prepare(
+                """
+                SELECT b.batch, b.sessions_touched,
+                  (SELECT count(*) FROM findings f WHERE f.batch = b.batch),
+                  (SELECT count(*) FROM findings f WHERE f.batch = b.batch AND f.severity = 'error'),
+                  (SELECT count(*) FROM findings f WHERE f.batch = b.batch AND f.severity = 'warning')
+                FROM batches b ORDER BY b.batch
+                """
+            ).forEachRow([]) { row in
+                trends.batches.append(
+                    ReportTrends.Period(
+                        label: "\(row.integer(0))", sessions: Int(row.integer(1)), findings: Int(row.integer(2)),
+                        errors: Int(row.integer(3)), warnings: Int(row.integer(4))))
+            }
+            var versions: [ReportTrends.Period] = []
+            try database.prepare(
+                """
+                SELECT s.app_version, count(*),
+                  coalesce(sum((SELECT count(*) FROM findings f WHERE f.session = s.session)), 0),
+                  coalesce(sum((SELECT count(*) FROM findings f WHERE f.session = s.session AND f.severity = 'error')), 0),
+                  coalesce(sum((SELECT count(*) FROM findings f WHERE f.session = s.session AND f.severity = 'warning')), 0)
+                FROM sessions s WHERE s.app_version IS NOT NULL GROUP BY s.app_version
+                """
+            ).forEachRow([]) { row in
+                versions.append(
+                    ReportTrends.Period(
+                        label: row.text(0), sessions: Int(row.integer(1)), findings: Int(row.integer(2)), errors: Int(row.integer(3)),
+                        warnings: Int(row.integer(4))))
+            }
+            trends.versions = versions.sorted { versionPrecedes($0.label, $1.label) }
+            guard trends.versions.count >= 2 else { return trends }
+            let newest = trends.versions[trends.versions.count - 1]
+            let previous = trends.versions[trends.versions.count - 2]
+            trends.newestVersion = newest.label
+            trends.previousVersion = previous.label
+            func rates(_ version: ReportTrends.Period) throws(SQLiteError) -> [Rule: Double] {
+                var rates: [Rule: Double] = [:]
+                try database.prepare(
+                    "SELECT f.rule, count(*) FROM findings f JOIN sessions s ON f.session = s.session WHERE s.app_version = ? GROUP BY f.rule"
+                ).forEachRow([.text(version.label)]) { row in
+                    if let rule = Rule(rawValue: row.text(0)) {
+                        rates[rule] = Double(row.integer(1)) * 1000 / Double(max(version.sessions, 1))
+                    }
+                }
+                return rates
+            }
+            let before = try rates(previous)
+            let now = try rates(newest)
+            let sessions = try database.prepare(
+                """
+                SELECT s.session_id FROM findings f JOIN sessions s ON f.session = s.session
+                WHERE s.app_version = ? AND f.rule = ? GROUP BY s.session ORDER BY count(*) DESC, s.session_id LIMIT ?
+                """)
+            for rule in Rule.allCases {
+                let rate = now[rule] ?? 0
+                guard rate > (before[rule] ?? 0) else { continue }
+                var examples: [String] = []
+                try sessions.forEachRow([.text(newest.label), .text(rule.rawValue), .integer(Int64(sessionsPerRegression))]) {
+                    examples.append($0.text(0))
+                }
+                trends.regressions.append(
+                    ReportTrends.Regression(rule: rule, previousRate: before[rule] ?? 0, newestRate: rate, sessions: examples))
+            }
+            trends.regressions.sort { ($0.newestRate - $0.previousRate) > ($1.newestRate - $1.previousRate) }
+            return trends
+        }
+    }
+
+    /// App versions in release order: numeric parts compared as numbers (3.10 after 3.9), others
+    /// as text.
+    static func versionPrecedes(_ lhs: String, _ rhs: String) -> Bool {
+        let left = lhs.split(whereSeparator: { $0 == "." || $0 == "-" || $0 == "+" })
+        let right = rhs.split(whereSeparator: { $0 == "." || $0 == "-" || $0 == "+" })
+        for (a, b) in zip(left, right) where a != b {
+            if let x = Int(a), let y = Int(b) { return x < y }
+            return a < b
+        }
+        return left.count != right.count ? left.count < right.count : lhs < rhs
+    }
+
+    /// Writes every event the store holds as located input to `path`, and returns the paths
+    /// its file indexes name (`report --store` folds them again for its timelines). One chunk
+    /// is held at a time, in one read transaction.
+    public static func writeHeldEvents(_ store: EventStore, to path: String) throws -> [String] {
+        let output = try ScratchOutput(path: path)
+        let database = store.database
+        var paths: [String] = []
+        var chunks: [Int64] = []
+        do {
+            try database.execute("BEGIN")
+            defer { try? database.execute("COMMIT") }
+            try database.prepare("SELECT path FROM files ORDER BY file").forEachRow([]) { paths.append($0.text(0)) }
+            try database.prepare("SELECT chunk FROM event_chunks ORDER BY chunk").forEachRow([]) { chunks.append($0.integer(0)) }
+            let query = try database.prepare("SELECT data FROM event_chunks WHERE chunk = ?")
+            for chunk in chunks {
+                var lines: [UInt8]?
+                try query.forEachRow([.integer(chunk)]) { lines = ChunkCodec.locatedLines($0.blob(0)) }
+                guard let lines else { throw StoreError("The store \(store.path) is damaged: a stored chunk cannot be read.") }
+                try output.write(bytes: lines)
+            }
+        } catch let error as SQLiteError {
+            throw StoreError("The store \(store.path): \(error)")
+        }
+        try output.close()
+        return paths
+    }
+}

@@ -1,0 +1,185 @@
+import NavEvents
+import NavJSON
+import NavReplay
+import NavReport
+import NavSQLite
+import SystemPackage
+
+extension StoreWriter {
+    /// Keeps the batch's event ids (their hashes, with their sessions) and notes every pair of
+    /// sessions that share one, with an earlier batch's session or within this batch: such
+    /// sessions are always folded together, since an id's first occurrence decides which
+    /// others conflict with it. The ids (`[u64 hash][u32 session number]` each, numbers into
+    /// `sessions`) are read from `path` a part at a time, a part within `budget` bytes: each
+    /// part is sorted, checked against itself and every part stored before, and stored.
+    func recordSharedIDs(in path: String, sessions: [String], budget: Int, batch: Int64) throws {
+        let rowOf = sessions.map { sessionRow($0) }
+        var pairs = Set<Pair>()
+        let entriesPerPart = max(1 << 16, budget / 48)  // the part, its sort's buffer and its blob
+        let file: FileDescriptor
+        do {
+            file = try FileDescriptor.open(FilePath(path), .readOnly)
+        } catch {
+            throw StoreError("Cannot read the temporary file \(path): \(error)")
+        }
+        defer { try? file.close() }
+        var raw = [UInt8](repeating: 0, count: entriesPerPart * 12)
+        while true {
+            let count: Int
+            do {
+                count = try raw.withUnsafeMutableBytes { try file.read(into: $0) }
+            } catch {
+                throw StoreError("Cannot read the temporary file \(path): \(error)")
+            }
+            guard count > 0 else { break }
+            var full = count
+            while full % 12 != 0 {  // a short read: the rest of the last entry
+                let more = try raw.withUnsafeMutableBytes { try file.read(into: UnsafeMutableRawBufferPointer(rebasing: $0[full...])) }
+                guard more > 0 else { throw StoreError("The temporary file \(path) ends inside an entry.") }
+                full += more
+            }
+            var part: [(hash: UInt64, row: Int64)] = []
+            part.reserveCapacity(full / 12)
+            raw.withUnsafeBytes { bytes in
+                for offset in stride(from: 0, to: full, by: 12) {
+                    let hash = UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: offset, as: UInt64.self))
+                    let number = Int(UInt32(littleEndian: bytes.loadUnaligned(fromByteOffset: offset + 8, as: UInt32.self)))
+                    if number < rowOf.count, let row = rowOf[number] { part.append((hash, row)) }
+                }
+            }
+            try recordPart(part, batch: batch, pairs: &pairs)
+        }
+        try sql { () throws(SQLiteError) in
+            let insert = try database.prepare("INSERT OR IGNORE INTO shared_ids (session, other) VALUES (?, ?)")
+            for pair in pairs where pair.first != pair.second {
+                try insert.run([.integer(pair.first), .integer(pair.second)])
+                try insert.run([.integer(pair.second), .integer(pair.first)])
+            }
+        }
+    }
+
+    /// One part of the batch's ids: sorted, its own shared ids and those it shares with every
+    /// part stored before noted, then stored as a part of its own.
+    private func recordPart(_ part: [(hash: UInt64, row: Int64)], batch: Int64, pairs: inout Set<Pair>) throws {
+        var unique = part.sorted { ($0.hash, $0.row) < ($1.hash, $1.row) }
+        var kept = 0
+        for entry in unique where kept == 0 || unique[kept - 1] != entry {
+            unique[kept] = entry
+            kept += 1
+        }
+        unique.removeSubrange(kept...)
+        var index = 0
+        while index < unique.count {
+            var end = index + 1
+            while end < unique.count, unique[end].hash == unique[index].hash { end += 1 }
+            for first in index..<end {
+                for second in index..<end where first != second { pairs.insert(Pair(unique[first].row, unique[second].row)) }
+            }
+            index = end
+        }
+        var found = pairs
+        try sql { () throws(SQLiteError) in
+            // One stored part at a time: its blob is read and dropped before the next.
+            try database.prepare("SELECT entries FROM event_ids ORDER BY rowid").forEachRow([]) { row in
+                Self.matches(unique, in: row.blob(0)) { found.insert(Pair($0, $1)) }
+            }
+        }
+        pairs = found
+        guard !unique.isEmpty else { return }
+        var blob: [UInt8] = []
+        blob.reserveCapacity(unique.count * 16)
+        for entry in unique {
+            withUnsafeBytes(of: entry.hash.littleEndian) { blob.append(contentsOf: $0) }
+            withUnsafeBytes(of: entry.row.littleEndian) { blob.append(contentsOf: $0) }
+        }
+        try sql { () throws(SQLiteError) in
+            try database.prepare("INSERT INTO event_ids (batch, entries) VALUES (?, ?)").run([.integer(batch), .blob(blob)])
+        }
+    }
+
+    private struct Pair: Hashable {
+        let first: Int64
+        let second: Int64
+        init(_ first: Int64, _ second: Int64) {
+            self.first = first
+            self.second = second
+        }
+    }
+
+    /// Calls `body` with each (new row, stored row) whose hashes match, for different sessions.
+    private static func matches(_ run: [(hash: UInt64, row: Int64)], in blob: [UInt8], _ body: (Int64, Int64) -> Void) {
+        let count = blob.count / 16
+        blob.withUnsafeBytes { raw in
+            func hash(_ index: Int) -> UInt64 { UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: index * 16, as: UInt64.self)) }
+            func row(_ index: Int) -> Int64 { Int64(littleEndian: raw.loadUnaligned(fromByteOffset: index * 16 + 8, as: Int64.self)) }
+            var stored = 0
+            var new = 0
+            while stored < count, new < run.count {
+                let storedHash = hash(stored)
+                if storedHash < run[new].hash {
+                    stored += 1
+                } else if storedHash > run[new].hash {
+                    new += 1
+                } else {
+                    var probe = new
+                    while probe < run.count, run[probe].hash == storedHash {
+                        if run[probe].row != row(stored) { body(run[probe].row, row(stored)) }
+                        probe += 1
+                    }
+                    stored += 1
+                }
+            }
+        }
+    }
+
+    /// The sessions to fold: `sessions` and every session that shares an event id with one of
+    /// them, transitively, whose events the store still holds.
+    func closure(of sessions: Set<String>) throws -> Set<String> {
+        var result = sessions
+        var pending = sessions.compactMap { sessionRow($0) }
+        let query = try sql { () throws(SQLiteError) in try database.prepare("SELECT other FROM shared_ids WHERE session = ?") }
+        while let row = pending.popLast() {
+            var others: [Int64] = []
+            try sql { () throws(SQLiteError) in try query.forEachRow([.integer(row)]) { others.append($0.integer(0)) } }
+            for other in others {
+                guard let id = sessionID(of: other), status(of: id) != .pruned, !result.contains(id) else { continue }
+                result.insert(id)
+                pending.append(other)
+            }
+        }
+        return result
+    }
+
+    /// Drops the events of sessions closed before `cutoff` (event time), keeping their records
+    /// and findings. Returns how many sessions were pruned.
+    func prune(olderThan cutoff: Int64, batch: Int64) throws -> Int {
+        try sql { () throws(SQLiteError) in
+            let condition = "status = 'closed' AND last_event_ms < ?"
+            let count = try database.integer("SELECT count(*) FROM sessions WHERE \(condition)", [.integer(cutoff)])
+            guard count > 0 else { return 0 }
+            try database.prepare("DELETE FROM event_chunks WHERE session IN (SELECT session FROM sessions WHERE \(condition))")
+                .run([.integer(cutoff)])
+            try database.prepare("UPDATE sessions SET status = 'pruned', pruned_batch = ? WHERE \(condition)")
+                .run([.integer(batch), .integer(cutoff)])
+            return Int(count)
+        }
+    }
+
+    func addBatch(_ batch: Int64, report: IngestReport, closedAll: Bool) throws {
+        try sql { () throws(SQLiteError) in
+            try database.prepare(
+                """
+                INSERT INTO batches (batch, files, lines, blank_lines, events_lines, invalid_lines, late_lines, sessions_touched,
+                  sessions_closed, new_findings, withdrawn_findings, watermark, watermark_ms, closed_all)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                """
+            ).run([
+                .integer(batch), .integer(Int64(report.files.count)), .integer(report.lines), .integer(report.blankLines),
+                .integer(report.eventLines), .integer(report.invalidLines), .integer(Int64(report.lateEvents.count)),
+                .integer(Int64(report.sessionsTouched)), .integer(Int64(report.sessionsClosed)),
+                .integer(Int64(report.newFindings.count)), .integer(Int64(report.withdrawnFindings.count)),
+                .optional(report.watermark?.text), .optional(report.watermark?.epochMilliseconds), .integer(closedAll ? 1 : 0),
+            ])
+        }
+    }
+}

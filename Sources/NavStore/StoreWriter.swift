@@ -1,0 +1,184 @@
+import NavEvents
+import NavJSON
+import NavReplay
+import NavReport
+import NavSQLite
+
+/// What the store holds of a session before a batch.
+struct StoredSession: Sendable {
+    enum Status: String, Sendable {
+        case open, closed, pruned
+    }
+
+    var row: Int64
+    var status: Status
+    var newestMilliseconds: Int64
+}
+
+/// The store's side of an ingest: one write transaction, and the reads and writes of a batch.
+final class StoreWriter {
+    let store: EventStore
+    var database: SQLiteDatabase { store.database }
+    /// Session rows by id, those made during this batch included.
+    private var rows: [String: Int64] = [:]
+    private var ids: [Int64: String] = [:]
+    private var statuses: [Int64: StoredSession.Status] = [:]
+    private lazy var insertChunk = try? database.prepare(
+        "INSERT INTO event_chunks (session, batch, lines, line_bytes, data) VALUES (?, ?, ?, ?, ?)")
+
+    init(store: EventStore) { self.store = store }
+
+    func begin() throws {
+        do {
+            try database.execute("BEGIN IMMEDIATE")
+        } catch {
+            throw error.kind == .busy ? EventStore.busy(store.path) : StoreError("\(error)")
+        }
+    }
+
+    func commit() throws { try sql { () throws(SQLiteError) in try database.execute("COMMIT") } }
+
+    func rollback() { try? database.execute("ROLLBACK") }
+
+    /// Runs SQLite calls, their failures phrased with the store's path.
+    func sql<T>(_ body: () throws(SQLiteError) -> T) throws -> T {
+        do {
+            return try body()
+        } catch {
+            throw StoreError("The store \(store.path): \(error)")
+        }
+    }
+
+    func nextBatch() throws -> Int64 {
+        try sql { () throws(SQLiteError) in try database.integer("SELECT coalesce(max(batch), 0) + 1 FROM batches") }
+    }
+
+    func watermark() throws -> Int64? {
+        try sql { () throws(SQLiteError) in
+            var value: Int64?
+            try database.prepare("SELECT value FROM meta WHERE key = 'watermark_ms'").forEachRow([]) { value = Int64($0.text(0)) }
+            return value
+        }
+    }
+
+    func saveWatermark(_ milliseconds: Int64) throws {
+        guard milliseconds != .min else { return }
+        try sql { () throws(SQLiteError) in
+            try database.prepare("UPDATE meta SET value = ? WHERE key = 'watermark_ms'").run([.text(String(milliseconds))])
+        }
+    }
+
+    func files() throws -> [String: StoredFile] {
+        try sql { () throws(SQLiteError) in
+            var files: [String: StoredFile] = [:]
+            try database.prepare("SELECT file, path, lines, blank_lines, fingerprint, torn_tail, tail_left FROM files").forEachRow([]) {
+                row in
+                let file = StoredFile(
+                    id: Int(row.integer(0)), path: row.text(1), lines: row.integer(2), blankLines: row.integer(3),
+                    fingerprint: UInt64(bitPattern: row.integer(4)), tornTail: row.integer(5) != 0, tailLeft: row.integer(6) != 0)
+                files[file.path] = file
+            }
+            return files
+        }
+    }
+
+    func saveFiles(_ files: [StoredFile], batch: Int64) throws {
+        try sql { () throws(SQLiteError) in
+            let upsert = try database.prepare(
+                """
+                INSERT INTO files (file, path, lines, blank_lines, fingerprint, torn_tail, tail_left, first_batch, last_batch)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+                ON CONFLICT(file) DO UPDATE SET lines = excluded.lines, blank_lines = excluded.blank_lines,
+                  fingerprint = excluded.fingerprint, torn_tail = excluded.torn_tail, tail_left = excluded.tail_left,
+                  last_batch = excluded.last_batch
+                """)
+            for file in files {
+                try upsert.run([
+                    .integer(Int64(file.id)), .text(file.path), .integer(file.lines), .integer(file.blankLines),
+                    .integer(Int64(bitPattern: file.fingerprint)), .integer(file.tornTail ? 1 : 0), .integer(file.tailLeft ? 1 : 0),
+                    .integer(batch), .integer(batch),
+                ])
+            }
+        }
+    }
+
+    func sessions() throws -> [String: StoredSession] {
+        try sql { () throws(SQLiteError) in
+            var sessions: [String: StoredSession] = [:]
+            try database.prepare("SELECT session, session_id, status, coalesce(last_event_ms, -9223372036854775808) FROM sessions")
+                .forEachRow([]) { row in
+                    let session = StoredSession(
+                        row: row.integer(0), status: StoredSession.Status(rawValue: row.text(2)) ?? .open,
+                        newestMilliseconds: row.integer(3))
+                    let id = row.text(1)
+                    sessions[id] = session
+                    rows[id] = session.row
+                    ids[session.row] = id
+                    statuses[session.row] = session.status
+                }
+            return sessions
+        }
+    }
+
+    /// The session's row, made (open, empty) when the store has none.
+    func row(of sessionID: String, batch: Int64) throws -> Int64 {
+        if let row = rows[sessionID] { return row }
+        return try sql { () throws(SQLiteError) in
+            try database.prepare(
+                """
+                INSERT INTO sessions (session_id, status, events, redeliveries, duplicates, findings, dropped_findings, record,
+                  first_batch, last_batch) VALUES (?, 'open', 0, 0, 0, 0, '{}', '', ?, ?)
+                """
+            ).run([.text(sessionID), .integer(batch), .integer(batch)])
+            let row = database.lastInsertedRow
+            rows[sessionID] = row
+            ids[row] = sessionID
+            statuses[row] = .open
+            return row
+        }
+    }
+
+    func addChunk(session sessionID: String, _ kept: ScannedSession, batch: Int64) throws {
+        let session = try row(of: sessionID, batch: batch)
+        try sql { () throws(SQLiteError) in
+            guard let insertChunk else { throw SQLiteError("SQLite: cannot prepare the chunk insert") }
+            try insertChunk.run([
+                .integer(session), .integer(batch), .integer(Int64(kept.lineCount)), .integer(Int64(kept.lineBytes)), .blob(kept.lines),
+            ])
+        }
+    }
+
+    /// Each stored chunk of a session from batches before `batch`, as located lines.
+    func forEachChunk(of sessionID: String, before batch: Int64, _ body: ([UInt8]) throws -> Void) throws {
+        guard let session = rows[sessionID] else { return }
+        var chunks: [[UInt8]] = []
+        try sql { () throws(SQLiteError) in
+            try database.prepare("SELECT data FROM event_chunks WHERE session = ? AND batch < ? ORDER BY chunk")
+                .forEachRow([.integer(session), .integer(batch)]) { chunks.append($0.blob(0)) }
+        }
+        for chunk in chunks {
+            guard let lines = ChunkCodec.locatedLines(chunk) else {
+                throw StoreError(
+                    "The store \(store.path) is damaged: a stored chunk of session \(JSONWriter.quoted(sessionID)) cannot be read.")
+            }
+            try body(lines)
+        }
+    }
+
+    func addLate(_ late: (sessionID: String, file: Int, line: Int64, text: String), batch: Int64, path: String) throws {
+        try sql { () throws(SQLiteError) in
+            try database.prepare("INSERT INTO late_events (batch, session_id, file, line, event) VALUES (?, ?, ?, ?, ?)")
+                .run([.integer(batch), .text(late.sessionID), .text(path), .integer(late.line), .text(late.text)])
+        }
+    }
+
+    func openSessionCount() throws -> Int {
+        Int(try sql { () throws(SQLiteError) in try database.integer("SELECT count(*) FROM sessions WHERE status = 'open'") })
+    }
+
+    func status(of sessionID: String) -> StoredSession.Status? { rows[sessionID].flatMap { statuses[$0] } }
+
+    func sessionID(of row: Int64) -> String? { ids[row] }
+
+    func sessionRow(_ sessionID: String) -> Int64? { rows[sessionID] }
+}

@@ -1,0 +1,103 @@
+import Foundation
+import NavEngine
+import NavEvents
+import NavJSON
+import NavModel
+import NavReplay
+import NavReport
+import NavResults
+import NavStore
+import NavTestSupport
+import Testing
+
+/// The store's invariant: after any sequence of batches and a closing ingest, the store's
+/// findings and sessions are those of one audit over every batch's files.
+@Suite struct BatchEqualityTests {
+    enum Cut: String, CaseIterable { case byLine, byEventTime }
+
+    @Test(arguments: Array(1...12) as [UInt64], Cut.allCases)
+    func batchesFoldLikeOneAudit(seed: UInt64, cut: Cut) throws {
+        var random = SeededRandom(seed: seed &* 7919 &+ (cut == .byLine ? 0 : 1))
+        var lines = StoreCorpus.lines(seed: seed)
+        if cut == .byEventTime { lines = Self.sortedByEventTime(lines) }
+        let batchCount = 2 + Int(random.next() % 7)
+        var cuts = Set<Int>()
+        while cuts.count < batchCount - 1 { cuts.insert(1 + Int(random.next() % UInt64(lines.count - 1))) }
+        let bounds = [0] + cuts.sorted() + [lines.count]
+        let directory = try TemporaryDirectory()
+        var batches: [String] = []
+        for index in 0..<(bounds.count - 1) {
+            let text = lines[bounds[index]..<bounds[index + 1]].map { $0 + "\n" }.joined()
+            // Named so that path order is the reverse of ingestion order.
+            batches.append(try directory.write("night-\(bounds.count - index).ndjson", text))
+        }
+        var options = IngestOptions()
+        options.closeAfterMilliseconds = [0, 60_000, IngestOptions.defaultCloseAfter][Int(random.next() % 3)]
+        options.jobs = Int(random.next() % 2) + 1
+        if random.chance(0.3) { options.memoryLimit = 1 << 20 }
+        options.temporaryDirectory = directory.path("")
+        let storePath = directory.path("store.db")
+        for batch in batches {
+            let store = try StoreFixture.open(storePath)
+            _ = try Ingestion.run(store: store, paths: [batch], options: options)
+        }
+        options.closeAll = true
+        _ = try Ingestion.run(store: try StoreFixture.open(storePath), paths: [], options: options)
+
+        let reader = try EventStore.openForReading(path: storePath, toolVersion: StoreFixture.version)
+        let stored = try StoredRun.audit(reader)
+        let whole = try StoreFixture.audit(batches)
+        let storedFindings = String(decoding: FindingWriter.ndjson(stored), as: UTF8.self)
+        let wholeFindings = String(decoding: FindingWriter.ndjson(whole.findings), as: UTF8.self)
+        #expect(storedFindings == wholeFindings, "seed \(seed), \(cut), \(batchCount) batches")
+        if storedFindings != wholeFindings {
+            try? storedFindings.write(
+                toFile: "/tmp/navreplay-batch-equality-\(seed)-\(cut)-store.ndjson", atomically: true, encoding: .utf8)
+            try? wholeFindings.write(toFile: "/tmp/navreplay-batch-equality-\(seed)-\(cut)-audit.ndjson", atomically: true, encoding: .utf8)
+        }
+        #expect(stored.counts.events == whole.findings.counts.events)
+        #expect(stored.counts.redeliveries == whole.findings.counts.redeliveries)
+        var records: [String] = []
+        try StoredRun.sessionRecords(reader) { records.append($0 + "\n") }
+        let same = records.joined() == whole.records
+        #expect(same, "seed \(seed), \(cut): session records")
+        if !same {
+            let kept = "/tmp/navreplay-batch-equality-\(seed)-\(cut)"
+            try? FileManager.default.removeItem(atPath: kept)
+            try? FileManager.default.copyItem(atPath: directory.path(""), toPath: kept)
+            try? records.joined().write(toFile: kept + "/store-records.ndjson", atomically: true, encoding: .utf8)
+            try? whole.records.write(toFile: kept + "/audit-records.ndjson", atomically: true, encoding: .utf8)
+        }
+    }
+
+    /// Lines in timestamp order (stable); a line that is not an event keeps the time of the line
+    /// before it.
+    static func sortedByEventTime(_ lines: [String]) -> [String] {
+        var time = ""
+        let keyed = lines.enumerated().map { index, line -> (String, Int, String) in
+            if case .success(let decoded) = EventDecoder().decode(line) { time = decoded.event.timestamp.text }
+            return (time, index, line)
+        }
+        return keyed.sorted { ($0.0, $0.1) < ($1.0, $1.1) }.map(\.2)
+    }
+}
+
+/// Opening stores and auditing files the way the command line does.
+enum StoreFixture {
+    static let version = "test"
+
+    static func open(_ path: String, model: NavigationModel = .pocWithDeepLinks) throws -> EventStore {
+        try EventStore.openForWriting(
+            path: path, model: model,
+            modelText: model == .pocWithDeepLinks ? NavigationModel.pocWithDeepLinksJSON : NavigationModel.pocJSON,
+            toolVersion: version, lockWait: 5)
+    }
+
+    /// One audit of every file: its findings (as `audit` keeps them) and its session records.
+    static func audit(_ paths: [String], model: NavigationModel = .pocWithDeepLinks) throws -> (findings: AuditRun, records: String) {
+        let configuration = AuditConfiguration(model: model, sessionOptions: SessionAuditOptions(maxFindings: 10_000, keepStates: false))
+        let run = try AuditEngine(configuration: configuration).run(paths: paths)
+        let records = run.sessions.map { String(decoding: SessionWriter.ndjsonLine($0), as: UTF8.self) }.joined()
+        return (run, records)
+    }
+}

@@ -1,0 +1,48 @@
+import NavEvents
+import NavInput
+import NavTestSupport
+import Testing
+
+@testable import NavStore
+
+/// The stored lines' records: they give back exactly the located lines they were made of, and
+/// damaged ones are refused, never misread.
+@Suite struct ChunkCodecTests {
+    static func record(_ lines: [(text: String, number: Int64, torn: Bool)], file: Int) -> [UInt8] {
+        var buffer: [UInt8] = []
+        for line in lines {
+            let bytes = Array(line.text.utf8)
+            bytes.withUnsafeBufferPointer { pointer in
+                ChunkCodec.append(
+                    RawLine(kept: pointer, number: line.number, ending: line.torn ? .endOfInput : .newline, overlongLength: nil),
+                    file: file, to: &buffer)
+            }
+        }
+        return buffer
+    }
+
+    @Test func recordsExpandToTheirLocatedLines() throws {
+        let event = IngestTests.session("s1")[1].canonicalJSON
+        let lines = [(event, 3 as Int64, false), ("not json \u{1}", 4, false), ("{\"torn\":", 5, true)]
+        let chunk = Self.record(lines, file: 7)
+        #expect(chunk.count < lines.map(\.0.utf8.count).reduce(0, +), "the event's keys are in shorthand")
+        let expanded = try #require(ChunkCodec.locatedLines(chunk))
+        #expect(String(decoding: expanded, as: UTF8.self) == "7\t3\t\(event)\n7\t4\tnot json \u{1}\n7\t5u\t{\"torn\":\n")
+    }
+
+    @Test func damagedRecordsAreRefusedNotMisread() {
+        let chunk = Self.record([(IngestTests.session("s1")[0].canonicalJSON, 1, false)], file: 0)
+        var random = SeededRandom(seed: 31)
+        for trial in 0..<2_000 {
+            var damaged = chunk
+            switch trial % 3 {
+            case 0: damaged.removeLast(1 + Int(random.next() % UInt64(damaged.count)))  // cut short
+            case 1: damaged[Int(random.next() % UInt64(damaged.count))] = UInt8(random.next() % 256)  // one byte changed
+            default: damaged = (0..<Int(random.next() % 64)).map { _ in UInt8(random.next() % 256) }  // noise
+            }
+            // Either refused or read as some lines: never a crash, never an unbounded allocation.
+            if let lines = ChunkCodec.locatedLines(damaged) { #expect(lines.count <= damaged.count * 40 + 64) }
+        }
+        #expect(ChunkCodec.locatedLines(Array(chunk.dropLast())) == nil)
+    }
+}

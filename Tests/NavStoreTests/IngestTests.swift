@@ -1,0 +1,234 @@
+import Foundation
+import NavEvents
+import NavModel
+import NavReplay
+import NavReport
+import NavResults
+import NavStore
+import NavTestSupport
+import Testing
+
+/// One store in a temporary directory, with helpers to ingest files and read the store back.
+final class StoreBench {
+    let directory: TemporaryDirectory
+    let path: String
+    var options = IngestOptions()
+
+    init() throws {
+        directory = try TemporaryDirectory()
+        path = directory.path("store.db")
+        options.temporaryDirectory = directory.path("")
+    }
+
+    func write(_ name: String, _ events: [NavigationEvent], extra: [String] = []) throws -> String {
+        try directory.write(name, (events.map(\.canonicalJSON) + extra).map { $0 + "\n" }.joined())
+    }
+
+    @discardableResult
+    func ingest(_ paths: [String], closeAll: Bool = false) throws -> IngestReport {
+        var options = options
+        options.closeAll = closeAll
+        return try Ingestion.run(store: try StoreFixture.open(path, model: .poc), paths: paths, options: options)
+    }
+
+    func findings() throws -> [Finding] {
+        try StoredRun.audit(try EventStore.openForReading(path: path, toolVersion: StoreFixture.version)).findings
+    }
+
+    func rules() throws -> [String] { try findings().map { "\($0.rule.rawValue)@\($0.sessionID ?? "-"):\($0.seq ?? -1)" } }
+}
+
+@Suite struct IngestTests {
+    /// A clean session of the PoC model: start, a command to the authorized flow, pushes.
+    static func session(_ id: String, start: Int64 = EventBuilder.defaultStart, pushes: Int = 4) -> [NavigationEvent] {
+        var builder = EventBuilder(sessionID: id, startMilliseconds: start)
+        var events = [builder.start()]
+        events += builder.group([
+            .commandApplied(command: "goAuthorizedTab1Root", fromFlow: "onboarding", toFlow: "authorized"),
+            .flowSwitch(from: "onboarding", to: "authorized"),
+        ])
+        var top: String?
+        for index in 0..<pushes {
+            let route = index % 2 == 0 ? "list" : "detail"
+            events.append(builder.make(.routePush(stack: "tab1", from: top, to: route, params: nil)))
+            top = route
+        }
+        return events
+    }
+
+    @Test func aFileIngestedAgainChangesNothing() throws {
+        let bench = try StoreBench()
+        let file = try bench.write("a.ndjson", Self.session("s1"))
+        let first = try bench.ingest([file])
+        #expect(first.batch == 1)
+        #expect(first.eventLines == 7)
+        let again = try bench.ingest([file])
+        #expect(again.batch == nil)
+        #expect(again.files.first?.alreadyIngested == true)
+        #expect(try bench.ingest([file]).batch == nil)
+    }
+
+    @Test func anAppendedFileGivesOnlyItsNewLinesNumberedOn() throws {
+        let bench = try StoreBench()
+        let events = Self.session("s1", pushes: 2)
+        let file = try bench.write("a.ndjson", Array(events.prefix(3)))
+        try bench.ingest([file])
+        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: file))
+        handle.seekToEndOfFile()
+        handle.write(Data((events.dropFirst(3).map(\.canonicalJSON) + ["not json"]).map { $0 + "\n" }.joined().utf8))
+        try handle.close()
+        let report = try bench.ingest([file])
+        #expect(report.files.first?.newLines == 3)
+        let invalid = try bench.findings().filter { $0.rule == .schemaInvalid }
+        #expect(invalid.map { $0.location?.line } == [6])
+    }
+
+    @Test func aRewrittenFileIsRefusedAndNothingOfItIsRead() throws {
+        let bench = try StoreBench()
+        let file = try bench.write("a.ndjson", Self.session("s1"))
+        try bench.ingest([file])
+        _ = try bench.write("a.ndjson", Self.session("s2") + Self.session("s3"))
+        let report = try bench.ingest([file])
+        #expect(report.files.first?.error?.contains("changed since it was ingested") == true)
+        #expect(report.batch == nil)
+    }
+
+    @Test func aLastLineWithoutItsEndWaitsForTheNextBatchOrTheEndOfData() throws {
+        let bench = try StoreBench()
+        let events = Self.session("s1", pushes: 1)
+        let text = events.map(\.canonicalJSON).joined(separator: "\n")  // no line end after the last
+        let file = try bench.directory.write("a.ndjson", text)
+        let report = try bench.ingest([file])
+        #expect(report.files.first?.heldBackTail == true)
+        #expect(report.files.first?.newLines == Int64(events.count - 1))
+        let closing = try bench.ingest([file], closeAll: true)
+        #expect(closing.files.first?.newLines == 1)
+        #expect(try bench.findings().isEmpty)
+    }
+
+    /// The nightly split of the issue: each clean session cut at half its seqs; neither night
+    /// alone may flag anything.
+    @Test func sessionsCutAtMidnightGiveNoFalseFindings() throws {
+        let bench = try StoreBench()
+        var first: [NavigationEvent] = []
+        var second: [NavigationEvent] = []
+        for id in ["s1", "s2", "s3"] {
+            let events = Self.session(id, pushes: 6)
+            first += events.prefix(events.count / 2)
+            second += events.dropFirst(events.count / 2)
+        }
+        let night1 = try bench.write("night1.ndjson", first)
+        let night2 = try bench.write("night2.ndjson", second)
+        #expect(try bench.ingest([night1]).newFindings.isEmpty)
+        #expect(try bench.ingest([night2]).newFindings.isEmpty)
+        #expect(try bench.ingest([], closeAll: true).newFindings.isEmpty)
+        #expect(try bench.findings().isEmpty)
+    }
+
+    /// A command's group cut by the batch's end is not judged while the session is open.
+    @Test func anOpenSessionsLastGroupIsNotJudgedYet() throws {
+        let bench = try StoreBench()
+        let events = Self.session("s1", pushes: 0)
+        let cut = try bench.write("a.ndjson", Array(events.prefix(2)))  // start, command_applied
+        #expect(try bench.ingest([cut]).newFindings.isEmpty)
+        // The end of data: the group never switched flows.
+        let closing = try bench.ingest([], closeAll: true)
+        #expect(closing.newFindings.map(\.rule).contains(.commandPostcondition))
+    }
+
+    @Test func aFilledGapWithdrawsItsFinding() throws {
+        let bench = try StoreBench()
+        let events = Self.session("s1")
+        let first = try bench.write("a.ndjson", events.filter { $0.seq != 3 })
+        let report = try bench.ingest([first])
+        #expect(report.newFindings.contains { $0.rule == .seqGap })
+        let late = try bench.write("b.ndjson", events.filter { $0.seq == 3 })
+        let filled = try bench.ingest([late])
+        #expect(filled.withdrawnFindings.contains { $0.rule == .seqGap })
+        #expect(try bench.findings().isEmpty)
+    }
+
+    @Test func aLateEventOpensAClosedSessionAgain() throws {
+        let bench = try StoreBench()
+        bench.options.closeAfterMilliseconds = 60_000
+        let early = Self.session("s1")
+        let later = Self.session("s2", start: EventBuilder.defaultStart + 3_600_000)
+        try bench.ingest([try bench.write("a.ndjson", Array(early.dropLast()))])
+        let closing = try bench.ingest([try bench.write("b.ndjson", later)])
+        #expect(closing.sessionsClosed == 1)
+        let reopened = try bench.ingest([try bench.write("c.ndjson", [early.last!])])
+        #expect(reopened.sessionsReopened == 1)
+        #expect(try bench.findings().isEmpty)
+    }
+
+    @Test func aLateEventForAPrunedSessionIsKeptAndReportedNotFolded() throws {
+        let bench = try StoreBench()
+        bench.options.closeAfterMilliseconds = 60_000
+        bench.options.retainMilliseconds = 60_000
+        let early = Self.session("s1")
+        try bench.ingest([try bench.write("a.ndjson", Array(early.dropLast()))])
+        let pruning = try bench.ingest([try bench.write("b.ndjson", Self.session("s2", start: EventBuilder.defaultStart + 7_200_000))])
+        #expect(pruning.sessionsPruned == 1)
+        let late = try bench.ingest([try bench.write("c.ndjson", [early.last!])])
+        #expect(late.lateEvents.map(\.sessionID) == ["s1"])
+        #expect(late.lateEvents.first?.line == 1)
+        #expect(late.eventLines == 0)
+        var records: [String] = []
+        try StoredRun.sessionRecords(try EventStore.openForReading(path: bench.path, toolVersion: StoreFixture.version)) {
+            records.append($0)
+        }
+        #expect(records.count == 2, "the pruned session keeps its record")
+    }
+
+    @Test func anEventIDReusedInALaterBatchIsAConflictAndARepeatIsARedelivery() throws {
+        let bench = try StoreBench()
+        let first = Self.session("s1")
+        try bench.ingest([try bench.write("a.ndjson", first)])
+        var reused = Self.session("s2")
+        reused[2].eventID = first[2].eventID
+        let report = try bench.ingest([try bench.write("b.ndjson", reused + [first[4]])])
+        #expect(report.newFindings.map(\.rule) == [.eventIDConflict])
+        let run = try StoredRun.audit(try EventStore.openForReading(path: bench.path, toolVersion: StoreFixture.version))
+        #expect(run.counts.redeliveries == 1)
+    }
+
+    @Test func aStoreOfAnotherVersionOrModelIsRefused() throws {
+        let bench = try StoreBench()
+        try bench.ingest([try bench.write("a.ndjson", Self.session("s1"))])
+        #expect {
+            _ = try EventStore.openForReading(path: bench.path, toolVersion: "9.9.9")
+        } throws: { "\($0)".contains("written by navreplay test") }
+        #expect {
+            _ = try StoreFixture.open(bench.path, model: .pocWithDeepLinks)
+        } throws: { "\($0)".contains("another navigation model") }
+        let notAStore = try bench.directory.write("notes.db", "hello\n")
+        #expect {
+            _ = try EventStore.openForReading(path: notAStore, toolVersion: StoreFixture.version)
+        } throws: { "\($0)".contains("not a NavReplay store") }
+    }
+}
+
+@Suite struct TrendsTests {
+    /// Sessions of two app versions: the newer one breaks a rule the older one kept.
+    @Test func aRuleWhoseRateRoseInTheNewestVersionIsARegressionWithItsSessions() throws {
+        let bench = try StoreBench()
+        var events: [NavigationEvent] = []
+        for (index, version) in ["1.9.0", "1.10.0", "1.10.0"].enumerated() {
+            var session = IngestTests.session("s\(index)")
+            for position in session.indices { session[position].appVersion = version }
+            if version == "1.10.0" { session.removeAll { $0.seq == 4 } }  // a lost event: seq.gap and a mismatch
+            events += session
+        }
+        try bench.ingest([try bench.write("a.ndjson", events)], closeAll: true)
+        let trends = try StoredRun.trends(try EventStore.openForReading(path: bench.path, toolVersion: StoreFixture.version))
+        #expect(trends.versions.map(\.label) == ["1.9.0", "1.10.0"], "numeric order, not text order")
+        #expect(trends.newestVersion == "1.10.0")
+        #expect(trends.previousVersion == "1.9.0")
+        let gap = try #require(trends.regressions.first { $0.rule == .seqGap })
+        #expect(gap.previousRate == 0)
+        #expect(gap.newestRate == 1000)
+        #expect(gap.sessions == ["s1", "s2"])
+        #expect(trends.batches.map(\.label) == ["1"])
+        #expect(trends.batches.first?.sessions == 3)
+    }
+}
