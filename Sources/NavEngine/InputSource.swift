@@ -156,8 +156,13 @@ final class InputSource {
         report.lines += 1
         var line = physicalLine
         var fileID = physicalID
+        var referable = true
         if plan.isLocated {
             fileID = try locate(&line, path: path)
+            // A reference has no line end or length of its own, and names its original file.
+            referable =
+                line.ending == .newline && line.overlongLength == nil
+                && routing.mapped[Int(physicalID)].map { routing.spilling?.adopt(file: fileID, from: $0) ?? false } ?? false
         }
         totals.counts.lines += 1
         report.bytes += line.inputBytes
@@ -168,7 +173,7 @@ final class InputSource {
             totals.counts.blankLines += 1
             return
         }
-        try decode.append(line, fileID: fileID, modelID: modelID)
+        try decode.append(line, fileID: fileID, modelID: modelID, referable: referable)
     }
 
     /// Strips a located line's prefix; returns the index of the original file it names.

@@ -112,12 +112,12 @@ struct LineBatch: Sendable {
 
     var isFull: Bool { bytes.count + mappedBytes >= capacity }
 
-    mutating func append(_ line: RawLine, fileID: Int32) {
+    /// `referable`: a line of the mapped file may be referenced in place (not so a located
+    /// line whose original file's references name another input).
+    mutating func append(_ line: RawLine, fileID: Int32, referable: Bool = true) {
         // Room for lines of about 256 bytes: growing the array by doubling copied it over and over.
         if lines.isEmpty { lines.reserveCapacity(max(16, min(capacity, 64 << 20) / 256)) }
-        // A reference holds no ending or length of its own: a located line without its `\n`, or
-        // of a declared length, is copied (a plain file's such lines are not in the mapping).
-        if let mapped, line.ending == .newline, line.overlongLength == nil, let offset = mapped.offset(of: line.bytes) {
+        if referable, let mapped, let offset = mapped.offset(of: line.bytes) {
             lines.append(
                 Pending(
                     start: offset, count: line.bytes.count, number: line.number, fileID: fileID,

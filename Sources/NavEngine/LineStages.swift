@@ -46,10 +46,12 @@ final class Routing {
     private(set) var writer: PartitionWriter?
     private let files: [String]
     private let quarantine: QuarantineWriter?
+    private let isLocated: Bool
 
     init(plan: RunPlan, spilling: SpillingCollector?, quarantine: QuarantineWriter?) {
         self.spilling = spilling
         files = plan.files
+        isLocated = plan.isLocated
         self.quarantine = quarantine
         mapped = Array(repeating: nil, count: plan.physical.count)
         // Lines copied to partitions go in shorthand when there are enough of them to pass the
@@ -63,7 +65,7 @@ final class Routing {
         guard let spilling, spilling.spillsFromTheStart else { return }
         if plan.configuration.mapsInputs {
             // Plain files that fit the memory limit are mapped: their routed lines are
-            // references (a located line's, past its prefix). Mapping reads nothing yet: map,
+            // references (located input's past their prefix). Mapping reads nothing yet: map,
             // then keep the mappings only if they fit.
             let candidates = plan.physical.map { MappedInput(path: $0) }
             if spilling.mayMap(bytes: candidates.reduce(0) { $0 + Int64($1?.bytes.count ?? 0) }) { mapped = candidates }
@@ -74,7 +76,7 @@ final class Routing {
     var isOn: Bool { writer != nil }
 
     private func start() {
-        spilling?.prepareRouting(files: files, quarantine: quarantine, mapped: mapped)
+        spilling?.prepareRouting(files: files, quarantine: quarantine, mapped: mapped, byOriginalFile: isLocated)
         writer = PartitionWriter()
     }
 
@@ -120,8 +122,8 @@ final class DecodeStage {
         batch = LineBatch(capacity: batchBytes, mapped: mapped)
     }
 
-    func append(_ line: RawLine, fileID: Int32, modelID: Int) throws {
-        batch.append(line, fileID: fileID)
+    func append(_ line: RawLine, fileID: Int32, modelID: Int, referable: Bool = true) throws {
+        batch.append(line, fileID: fileID, referable: referable)
         if batch.isFull { try flush(modelID: modelID) }
     }
 

@@ -84,12 +84,25 @@ final class SpillingCollector: SessionCollector {
     private var readingQuarantine: SpillFileWriter?
 
     /// Before routed lines come: the input paths (for quarantine records), the quarantine,
-    /// and the inputs that are mapped, by file (their lines are routed as references).
-    func prepareRouting(files: [String], quarantine: QuarantineWriter?, mapped: [MappedInput?]) {
+    /// and the inputs that are mapped, by file (their lines are routed as references). A
+    /// reference names its line's file, by which it is found again: with located input
+    /// (`byOriginalFile`), that is the original file, and each original file's references go to
+    /// the first mapped input met with its lines (`adopt`).
+    func prepareRouting(files: [String], quarantine: QuarantineWriter?, mapped: [MappedInput?], byOriginalFile: Bool = false) {
         routedFiles = files
         self.quarantine = quarantine
-        self.mapped = mapped
+        self.mapped = byOriginalFile ? Array(repeating: nil, count: files.count) : mapped
         mappedBytes = mapped.reduce(0) { $0 + Int64($1?.bytes.count ?? 0) }
+    }
+
+    /// Whether a line of original file `file`, read from `input`, may be referenced: yes when
+    /// that file's references go to `input` (the first input met with its lines takes it).
+    /// Called from the reading thread, before the partitions fold.
+    func adopt(file: Int32, from input: MappedInput) -> Bool {
+        let index = Int(file)
+        guard mapped.indices.contains(index) else { return false }
+        if mapped[index] == nil { mapped[index] = input }
+        return mapped[index] === input
     }
 
     private var mapped: [MappedInput?] = []

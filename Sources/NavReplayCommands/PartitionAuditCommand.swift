@@ -14,9 +14,10 @@ extension NavReplayCommand.Partition {
                 Reads located input (--located-input), groups the sessions within --memory-limit as `audit` does, folds \
                 them once, and writes what a distributed run merges:
 
-                  --findings   one line per finding, in `audit`'s order: KEY<TAB>NDJSON<TAB>TEXTS, its sort key, \
-                the object `audit --format ndjson` writes, and an object of its "expected", "found" and \
-                "explanation" (the --explain members) as JSON text
+                  --findings   one line per finding, in `audit`'s order: its sort key, the object `audit --format \
+                ndjson` writes, then twelve columns for a table (rule, severity, session_id, seq, event_id, file, \
+                line, message, expected, found, after_gap, explanation: texts as hexadecimal UTF-8, expected, found \
+                and the --explain members as JSON text, `-` for none), all tab-separated
                   --sessions   one line per session: KEY<TAB>RECORD, its sort key and its record as `sessions \
                 --format ndjson` writes it
 
@@ -41,7 +42,7 @@ extension NavReplayCommand.Partition {
         var lineOffsets: String?
 
         @Option(
-            help: ArgumentHelp("Write the findings, with sort keys and their JSON values as text, to this file.", valueName: "file")
+            help: ArgumentHelp("Write the findings, with sort keys and table columns, to this file.", valueName: "file")
         )
         var findings: String?
 
@@ -156,48 +157,61 @@ final class PartitionOutputStream: StreamingFormatter {
         if let sessions { try sessions.write(Array(bytes[(8 + length)...])) }
     }
 
-    /// Each finding as `KEY<TAB>NDJSON<TAB>TEXTS`: its sort key; its line as `audit --format
-    /// ndjson` writes it; and an object of its JSON values as text, "expected", "found" and
-    /// "explanation" (the --explain members), where it has them (a table's columns). Neither
-    /// JSON holds a raw tab.
+    /// Each finding as `KEY<TAB>NDJSON<TAB>COLUMNS`: its sort key; its line as `audit --format
+    /// ndjson` writes it (JSON holds no raw tab); and a table's twelve columns, tab-separated:
+    /// rule, severity, session_id, seq, event_id, file, line, message, expected, found,
+    /// after_gap, explanation. Texts are their UTF-8 bytes in hexadecimal (expected, found and
+    /// explanation, the --explain members, as JSON text); numbers in decimal; after_gap `1` or
+    /// `0`; an absent value `-`. A table reads them without parsing JSON.
     static func lines(_ list: [Finding], files: [String], explain: Bool) -> [UInt8] {
         var output: [UInt8] = []
         var writer = JSONWriter()
         for finding in list {
             writer.removeAll()
             FindingWriter.write(finding, files: files, explain: explain, to: &writer)
-            let plainLength = writer.bytes.count
-            var texts = JSONWriter()
-            texts.beginObject()
-            if let expected = finding.expected { texts.member("expected", text(expected)) }
-            if let found = finding.found { texts.member("found", text(found)) }
-            if explain {
-                var plain = JSONWriter()
-                FindingWriter.write(finding, files: files, explain: false, to: &plain)
-                // The members --explain adds: what the explained line holds past the plain one.
-                if plainLength > plain.bytes.count {
-                    texts.member("explanation", "{" + String(decoding: writer.bytes[plain.bytes.count...], as: UTF8.self))
-                }
-            }
-            texts.endObject()
+            let file = finding.location.flatMap { files.indices.contains(Int($0.file)) ? files[Int($0.file)] : nil }
             if let session = finding.sessionID {
                 output.append(UInt8(ascii: "1"))
                 appendHex(session, to: &output)
             } else {
                 output.append(UInt8(ascii: "0"))
-                let file = finding.location.flatMap { files.indices.contains(Int($0.file)) ? files[Int($0.file)] : nil } ?? ""
-                appendHex(file, to: &output)
+                appendHex(file ?? "", to: &output)
                 let number = String(max(0, finding.location?.line ?? 0))
                 output.append(UInt8(ascii: "-"))
                 output += Array(repeating: UInt8(ascii: "0"), count: max(0, 20 - number.utf8.count)) + Array(number.utf8)
             }
             output.append(0x09)
             output += writer.bytes
-            output.append(0x09)
-            output += texts.bytes
+            var explanation: String?
+            if explain {
+                var plain = JSONWriter()
+                FindingWriter.write(finding, files: files, explain: false, to: &plain)
+                // The members --explain adds: what the explained line holds past the plain one.
+                if writer.bytes.count > plain.bytes.count {
+                    explanation = "{" + String(decoding: writer.bytes[plain.bytes.count...], as: UTF8.self)
+                }
+            }
+            let columns: [String?] = [
+                finding.rule.rawValue, finding.severity.rawValue, finding.sessionID, nil, finding.eventID, file, nil, finding.message,
+                finding.expected.map(text), finding.found.map(text), nil, explanation,
+            ]
+            for (index, column) in columns.enumerated() {
+                output.append(0x09)
+                switch index {
+                case 3: appendNumber(finding.seq, to: &output)
+                case 6: appendNumber(finding.location?.line, to: &output)
+                case 10: output.append(UInt8(ascii: finding.afterGap ? "1" : "0"))
+                default:
+                    if let column { appendHex(column, to: &output) } else { output.append(UInt8(ascii: "-")) }
+                }
+            }
             output.append(0x0A)
         }
         return output
+    }
+
+    private static func appendNumber(_ number: Int64?, to output: inout [UInt8]) {
+        if let number { output += Array(String(number).utf8) } else { output.append(UInt8(ascii: "-")) }
     }
 
     private static func text(_ value: JSONValue) -> String {

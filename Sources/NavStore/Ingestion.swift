@@ -24,6 +24,8 @@ public struct IngestOptions: Sendable {
     public var retainMilliseconds: Int64?
     public var maxFindingsPerSession = 10_000
     public var lockWaitSeconds = EventStore.defaultLockWait
+    /// The fold partitions (and maps) the batch's lines from this size on (tests lower it).
+    package var partitionedInputBytes: Int64?
 
     /// 30 minutes: the idle time after which analytics tools (Google Analytics, Firebase) end a
     /// session. A later event still reopens the session while the store holds its events.
@@ -214,6 +216,7 @@ public enum Ingestion {
         if let limit = options.memoryLimit { configuration.memoryLimit = limit - limit / 4 }
         configuration.temporaryDirectory = options.temporaryDirectory
         configuration.locatedPaths = paths
+        if let bytes = options.partitionedInputBytes { configuration.tuning.partitionedInputBytes = bytes }
         let collected: FoldedSessions
         do {
             collected = try FoldedSessions(database: store.database)

@@ -196,7 +196,7 @@ import Testing
                 "--findings", directory + "/f", "--sessions", directory + "/s", "--quarantine", directory + "/q", directory,
             ])
             #expect(result.status == 0, "\(result.stderr)")
-            findings += try keyed(directory + "/f", fields: 3)
+            findings += try keyed(directory + "/f", fields: 14)
             sessions += try keyed(directory + "/s", fields: 2)
             quarantine += try String(contentsOfFile: directory + "/q", encoding: .utf8).split(separator: "\n").map(String.init)
         }
@@ -215,7 +215,7 @@ import Testing
         #expect(quarantine.sorted() == expected.sorted())
     }
 
-    @Test func aFindingCarriesItsSortKeyAndItsJSONValuesAsText() throws {
+    @Test func aFindingCarriesItsSortKeyAndItsColumns() throws {
         let scratch = try TemporaryDirectory()
         let log = try scratch.write("log.ndjson", Lines.start + "\n" + Lines.push(seq: 3) + "\n")
         let paths = try scratch.write("paths.txt", log + "\n")
@@ -226,10 +226,23 @@ import Testing
         #expect(result.status == 0, "\(result.stderr)")
         let gap = try #require(
             try String(contentsOfFile: findings, encoding: .utf8).split(separator: "\n").first { $0.contains("seq.gap") })
-        let fields = gap.split(separator: "\t")
-        #expect(fields.count == 3 && fields[0] == "173")  // "1" and the hexadecimal bytes of "s"
+        let fields = gap.split(separator: "\t").map(String.init)
+        #expect(fields.count == 14 && fields[0] == "173")  // "1" and the hexadecimal bytes of "s"
         #expect(fields[1].hasPrefix(#"{"rule":"seq.gap","#) && fields[1].contains(#""expected":1,"found":3,"#), "\(gap)")
-        #expect(fields.last == #"{"expected":"1","found":"3"}"#)
+        func text(_ hex: String) -> String {
+            var bytes: [UInt8] = []
+            var index = hex.startIndex
+            while index < hex.endIndex {
+                let next = hex.index(index, offsetBy: 2)
+                bytes.append(UInt8(hex[index..<next], radix: 16) ?? 0)
+                index = next
+            }
+            return String(decoding: bytes, as: UTF8.self)
+        }
+        // rule, severity, session_id, seq, event_id, file, line, message, expected, found, after_gap, explanation
+        #expect(text(fields[2]) == "seq.gap" && text(fields[3]) == "warning" && text(fields[4]) == "s")
+        #expect(fields[5] == "3" && fields[8] == "2" && fields[12] == "1" && fields[13] == "-")
+        #expect(text(fields[10]) == "1" && text(fields[11]) == "3" && text(fields[7]) == log)
     }
 
     @Test func lineOffsetsMustMatchThePathsFile() throws {

@@ -152,6 +152,8 @@ def build_parser(mode: str) -> argparse.ArgumentParser:
                             help="Add the witness event and the state before and after to each finding.")
         parser.add_argument("--no-sessions", action="store_true", help="Do not write DIR/sessions/.")
     parser.add_argument("-q", "--quiet", action="store_true", help="No summary on standard error.")
+    parser.add_argument("--debug-read-by-spark", action="store_true",
+                        help="For tests only: read file:// URIs as the files of other file systems are, whole, by Spark.")
     parser.add_argument("--debug-split-sessions", action="store_true",
                         help="For tests only: route odd splits with another partition count and set no session "
                              "apart, which breaks sessions that span splits (the results must then differ from navreplay's).")
@@ -184,9 +186,10 @@ class Inputs:
     A task opens a local path or a file:// URI itself (a split at a time); a file of another
     file system is read whole by Spark and handed to the task."""
 
-    def __init__(self, spark):
+    def __init__(self, spark, read_by_spark: bool = False):
         self.jvm = spark.sparkContext._jvm
         self.conf = spark.sparkContext._jsc.hadoopConfiguration()
+        self.read_by_spark = read_by_spark
 
     def _hadoop_path(self, text: str):
         return self.jvm.org.apache.hadoop.fs.Path(text)
@@ -257,7 +260,7 @@ class Inputs:
             yield item
 
     def _remote_file(self, shown: str, uri: str, size: int, model: str | None = None) -> InputFile:
-        if uri.startswith("file:"):
+        if uri.startswith("file:") and not self.read_by_spark:
             local = self._hadoop_path(uri).toUri().getPath()
             item = self._local_file(local, shown)
             item.uri, item.model_path = uri, model
@@ -327,7 +330,7 @@ class Inputs:
 
 
 def _hidden(uri: str) -> bool:
-    """Names Spark's file sources skip (hidden files): navreplay reads them, so the job reads them itself."""
+    """Names Spark's file sources skip (hidden files): navreplay reads them."""
     name = uri.rstrip("/").rsplit("/", 1)[-1]
     return name.startswith(".") or name.startswith("_")
 
@@ -497,7 +500,7 @@ def make_plan(mode: str, args, files: list[InputFile], models: list[bytes | None
         mode=mode, navreplay=navreplay, shipped=shipped, paths=[item.path for item in files],
         local=[item.local for item in files], gzip_named=[item.path.endswith(".gz") for item in files],
         models=models, file_model=file_model, splits=tasks.plan_splits(files, args.split_size),
-        partitions=partitions, id_buckets=max(1, partitions // 8), max_line_bytes=args.max_line_bytes,
+        partitions=partitions, id_buckets=max(parallelism, partitions // 8), max_line_bytes=args.max_line_bytes,
         memory_limit=args.memory_limit, jobs=args.jobs, explicit_model=args.model is not None,
         max_findings=getattr(args, "max_findings_per_session", 10_000), explain=getattr(args, "explain", False),
         sessions=mode == "sessions" or not getattr(args, "no_sessions", False),
@@ -533,14 +536,16 @@ def _routed(spark, inputs: Inputs, plan: Plan, files: list[InputFile], split_siz
             size += length
         sources.append(sc.parallelize(groups, len(groups)).flatMap(
             lambda group: (frame for index in group for frame in tasks.route_split(plan, index))))
-    by_spark = [uri for uri in remote if not _hidden(uri)]
+    # Spark's file sources skip hidden and empty files: the driver reads those.
+    by_driver = {uri for uri in remote if _hidden(uri) or files[plan.splits[remote[uri]].file].size == 0}
+    by_spark = [uri for uri in remote if uri not in by_driver]
     if by_spark:
         frame = spark.read.format("binaryFile").load([_escape_glob(uri) for uri in by_spark])
         sources.append(frame.select("path", "content").rdd.flatMap(
             lambda row: tasks.route_split(plan, remote[row[0]], bytes(row[1]))))
-    hidden = [(remote[uri], inputs.read_bytes(uri)) for uri in remote if _hidden(uri)]
-    if hidden:
-        sources.append(sc.parallelize(hidden, len(hidden)).flatMap(lambda pair: tasks.route_split(plan, *pair)))
+    if by_driver:
+        read = [(remote[uri], inputs.read_bytes(uri)) for uri in sorted(by_driver)]
+        sources.append(sc.parallelize(read, len(read)).flatMap(lambda pair: tasks.route_split(plan, *pair)))
     return sources[0] if len(sources) == 1 else sc.union(sources)
 
 
@@ -556,7 +561,7 @@ def _run(mode: str, args, spark_args: list[str], master: str | None) -> int:
     output.prepare(outputs, args.overwrite)
 
     # The plan.
-    inputs = Inputs(spark)
+    inputs = Inputs(spark, args.debug_read_by_spark)
     files = inputs.resolve(args.inputs, args.model)
     models, file_model = _models(inputs, files, args.model)
     navreplay = _ship_binary(sc, args.navreplay)
@@ -593,17 +598,12 @@ def _run(mode: str, args, spark_args: list[str], master: str | None) -> int:
     sizes = {kind: sum(s["outputs"].get(kind, 0) for s in stats) for kind in "FSQ"}
 
     if frame is not None:
-        # The outputs are written at once, each by its own Spark jobs (a small one is one task).
         writes = [lambda: _write_quarantine(frame, output.child("quarantine"), sizes["Q"])]
         if mode == "audit":
             writes.append(lambda: _write_findings(frame, output, sizes["F"]))
         if "sessions" in outputs:
             writes.append(lambda: _write_sessions(frame, output.child("sessions"), sizes["S"]))
-        from concurrent.futures import ThreadPoolExecutor
-
-        with ThreadPoolExecutor(len(writes)) as pool:
-            for done in [pool.submit(write) for write in writes]:
-                done.result()
+        _at_once(writes)
         frame.unpersist()
     else:
         _write_empty(spark, output, outputs)
@@ -636,10 +636,8 @@ def _run(mode: str, args, spark_args: list[str], master: str | None) -> int:
 
 
 RESULTS = "kind string, partition int, block int, data binary"
-FINDING = ("rule string, severity string, session_id string, seq long, event_id string, file string, line long, "
-           "message string, after_gap boolean")
-TEXTS = "expected string, found string, explanation string"
-PARQUET = FINDING + ", " + TEXTS
+PARQUET = ("rule string, severity string, session_id string, seq long, event_id string, file string, line long, "
+           "message string, expected string, found string, after_gap boolean, explanation string")
 
 
 def _folded(spark, plan: Plan, shuffled):
@@ -701,22 +699,46 @@ def _write_quarantine(frame, path: str, size: int) -> None:
 
 def _write_findings(frame, output: OutputDir, size: int) -> None:
     """By navreplay's sort key (the findings without a session by file and line, then by session):
-    the NDJSON lines, and a Parquet table of their fields and JSON values as text."""
+    the NDJSON lines, and a Parquet table of their fields (expected, found and explanation as
+    JSON text)."""
     from pyspark import StorageLevel
     from pyspark.sql import functions as F
 
     frame.sparkSession.sparkContext.setJobDescription("write: findings, findings_parquet")
-    lines = _lines(frame, tasks.FINDINGS, 3)
-    ordered = _ordered(lines, [F.col("row")[0]], size).select(
-        F.col("row")[1].alias("value"), F.col("row")[2].alias("texts")).persist(StorageLevel.MEMORY_AND_DISK)
-    ordered.select("value").write.text(output.child("findings"))
-    fields = F.from_json("value", FINDING, {"mode": "FAILFAST"}).alias("f")
-    texts = F.from_json("texts", TEXTS, {"mode": "FAILFAST"}).alias("t")
-    table = ordered.select(fields, texts).select(
-        *[F.col(f"f.{name}") for name in ("rule", "severity", "session_id", "seq", "event_id", "file", "line", "message")],
-        "t.expected", "t.found", F.coalesce(F.col("f.after_gap"), F.lit(False)).alias("after_gap"), "t.explanation")
-    table.write.parquet(output.child("findings_parquet"))
+    ordered = _ordered(_lines(frame, tasks.FINDINGS, 14), [F.col("row")[0]], size).select("row").persist(
+        StorageLevel.MEMORY_AND_DISK)
+    ordered.count()  # sorted once, then both written at once
+
+    # The table's columns, as navreplay gives them: texts in hexadecimal, `-` for none.
+    def column(index: int, name: str, kind: str):
+        value = F.when(F.col("row")[index] != "-", F.col("row")[index])
+        if kind == "string":
+            return F.decode(F.unhex(value), "UTF-8").alias(name)
+        if kind == "boolean":
+            return (F.col("row")[index] == "1").alias(name)
+        return value.cast(kind).alias(name)
+
+    kinds = [field.split() for field in PARQUET.split(", ")]
+    table = ordered.select(*[column(index + 2, name, kind) for index, (name, kind) in enumerate(kinds)])
+    _at_once([lambda: ordered.select(F.col("row")[1].alias("value")).write.text(output.child("findings")),
+              lambda: table.write.parquet(output.child("findings_parquet"))], "write: findings, findings_parquet")
     ordered.unpersist()
+
+
+def _at_once(writes: list, description: str | None = None) -> None:
+    """Runs Spark jobs at once, each from a thread of its own (a small output is one task)."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    def run(write):
+        if description:
+            from pyspark import SparkContext
+
+            SparkContext.getOrCreate().setJobDescription(description)
+        write()
+
+    with ThreadPoolExecutor(len(writes)) as pool:
+        for done in [pool.submit(run, write) for write in writes]:
+            done.result()
 
 
 def _write_empty(spark, output: OutputDir, outputs: list[str]) -> None:

@@ -83,20 +83,22 @@ def plan_splits(files: list[InputFile], split_size: int) -> list[Split]:
     for index, item in enumerate(files):
         if item.error is not None:
             continue
-        if item.local is None or item.path.endswith(".gz") or item.size <= split_size:
+        count = max(1, round(item.size / split_size))
+        if item.local is None or item.path.endswith(".gz") or count == 1:
             splits.append(Split(index, 0, item.size))
             continue
-        count = -(-item.size // split_size)
         bounds = [item.size * k // count for k in range(count + 1)]
         splits.extend(Split(index, bounds[k], bounds[k + 1]) for k in range(count))
     return splits
 
 
 def partition_count(files: list[InputFile], partition_size: int, parallelism: int) -> int:
-    """Enough partitions for about ``partition_size`` of decompressed log each (gzip counts six
-    times its size), and at least twice Spark's default parallelism."""
+    """Partitions of about ``partition_size`` of decompressed log each (gzip counts six times its
+    size), a multiple of Spark's default parallelism (no core idle in the last wave), two
+    waves at least."""
     estimated = sum(item.size * (6 if item.path.endswith(".gz") else 1) for item in files if item.error is None)
-    return max(2 * parallelism, -(-estimated // partition_size), 1)
+    waves = max(2, -(-estimated // (partition_size * max(1, parallelism))))
+    return waves * max(1, parallelism)
 
 
 # ---------------------------------------------------------------------------------------------

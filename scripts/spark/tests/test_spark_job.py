@@ -203,11 +203,15 @@ def _as_plain_paths(data: bytes) -> bytes:
     return data.replace(b'"file":"file:///', b'"file":"/').replace(b'"file":"file:/', b'"file":"/')
 
 
-def test_uris_go_through_hadoops_file_system(navreplay, damaged_log, reference, tmp_path):
-    """Object-storage arguments (s3a://, gs://, hdfs://) take the Hadoop FileSystem path; file:// does too."""
+@pytest.mark.parametrize("read_by", ["the tasks", "Spark"])
+def test_uris_go_through_hadoops_file_system(navreplay, damaged_log, reference, tmp_path, read_by):
+    """URIs are listed with Hadoop's FileSystem; file:// ones are read by the tasks in splits, those
+    of other file systems (s3a://, gs://, hdfs://) whole by Spark, as --debug-read-by-spark does."""
     uris = ["file://" + os.path.abspath(argument) for argument in damaged_log.arguments]
     output = str(tmp_path / "uris")
-    completed = run_job(AUDIT, navreplay, "file://" + output, uris, "--max-line-bytes", str(damaged_log.max_line_bytes))
+    extra = ["--debug-read-by-spark"] if read_by == "Spark" else []
+    completed = run_job(AUDIT, navreplay, "file://" + output, uris, "--max-line-bytes", str(damaged_log.max_line_bytes),
+                        *extra)
     assert completed.returncode == reference.status, completed.stderr[-3000:]
     result = job_result(output, completed.returncode)
     actual = harness.Result(*(_as_plain_paths(getattr(result, name)) for name in
