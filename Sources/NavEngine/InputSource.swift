@@ -139,7 +139,7 @@ final class InputSource {
         if validatesInParallel, let input = MappedInput(path: path) {
             validatedMapped += 1
             try readInParallel(input, fileID: fileID, modelID: modelID, report: &report)
-        } else if let input = routing.mapped[index], routing.isOn, plan.configuration.tuning.routesInParallel, !plan.isLocated {
+        } else if let input = routing.mapped[index], routing.isOn, plan.configuration.tuning.routesInParallel {
             try readInParallel(input, fileID: fileID, modelID: modelID, report: &report)
         } else if let input = routing.mapped[index] {
             _ = try reader.readLines(of: input) { try take($0, &report) }

@@ -97,13 +97,18 @@ final class SpillingCollector: SessionCollector {
 
     /// Whether a line of original file `file`, read from `input`, may be referenced: yes when
     /// that file's references go to `input` (the first input met with its lines takes it).
-    /// Called from the reading thread, before the partitions fold.
+    /// Called while the inputs are read (by the workers that route chunks at once), before
+    /// the partitions fold.
     func adopt(file: Int32, from input: MappedInput) -> Bool {
         let index = Int(file)
         guard mapped.indices.contains(index) else { return false }
-        if mapped[index] == nil { mapped[index] = input }
-        return mapped[index] === input
+        return adoption.withLock {
+            if mapped[index] == nil { mapped[index] = input }
+            return mapped[index] === input
+        }
     }
+
+    private let adoption = NSLockLike()
 
     private var mapped: [MappedInput?] = []
     private(set) var routedLines: Int64 = 0
