@@ -294,6 +294,8 @@ public enum SessionAuditor {
             let eventInLine = (UnsafeMutableRawPointer(line) + eventOffset).assumingMemoryBound(to: NavigationEvent.self)
             let event = eventInLine.move()
             var eventFindings: [Finding] = []
+            // With `keepStates`: the state before the event, taken at its first note.
+            var stateBefore: NavigationState?
             func note(
                 _ rule: Rule, _ message: String, witness: EventReference? = nil, expected: JSONValue? = nil,
                 found: JSONValue? = nil
@@ -301,7 +303,7 @@ public enum SessionAuditor {
                 var finding = Finding(
                     rule: rule, sessionID: sessionID, seq: event.seq, eventID: event.eventID, location: location,
                     message: message, expected: expected, found: found, witness: witness, eventName: event.name)
-                if options.keepStates { finding.stateBefore = fold.state }  // notes come before the event is applied
+                if options.keepStates, stateBefore == nil { stateBefore = fold.state }  // notes come before the event is applied
                 eventFindings.append(finding)
             }
             let previousSeq = previousIndex.map { lines[$0].decoded.event.seq }
@@ -343,9 +345,12 @@ public enum SessionAuditor {
                 let ended = fold.endGroup(event.correlationID)
                 if !ended.isEmpty { eventFindings += ended }
             }
-            if options.keepStates {
+            if let before = stateBefore {
+                // The notes (the first findings of the event) are explained here; the fold
+                // explained its own.
+                let explanation = StateExplanation(before: before, after: fold.state)
                 for index in eventFindings.indices where eventFindings[index].stateAfter == nil {
-                    eventFindings[index].stateAfter = fold.state
+                    eventFindings[index].explain(explanation)
                 }
             }
             if options.recordScreens, let screen = fold.visibleScreen, audit.screens.last != screen {

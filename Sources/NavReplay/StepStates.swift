@@ -36,6 +36,9 @@ public struct StepStates: Sendable {
         struct Node: Sendable {
             var parent: Int32
             var depth: Int32
+            /// The node of the path's first `ListedNames.head` names (itself when it is no
+            /// deeper): a condensed list is read from here and from the top, not walked whole.
+            var head: Int32
             var name: String
         }
 
@@ -123,8 +126,11 @@ public struct StepStates: Sendable {
                 if let existing = children[child] {
                     node = existing
                 } else {
-                    nodes.append(Node(parent: node, depth: node < 0 ? 1 : nodes[Int(node)].depth + 1, name: name))
-                    node = Int32(nodes.count - 1)
+                    let depth = node < 0 ? 1 : nodes[Int(node)].depth + 1
+                    let index = Int32(nodes.count)
+                    nodes.append(
+                        Node(parent: node, depth: depth, head: depth <= ListedNames.head ? index : nodes[Int(node)].head, name: name))
+                    node = index
                     children[child] = node
                 }
             }
@@ -141,6 +147,20 @@ public struct StepStates: Sendable {
                 current = entry.parent
             }
             return names
+        }
+
+        /// `names(of:)` as findings list them (`ListedNames`), without walking the whole path.
+        func condensedNames(of node: Int32) -> [String] {
+            let depth = self.depth(of: node)
+            guard depth > ListedNames.limit else { return names(of: node) }
+            var top: [String] = []
+            top.reserveCapacity(ListedNames.limit - ListedNames.head)
+            var current = node
+            while top.count < ListedNames.limit - ListedNames.head {
+                top.append(nodes[Int(current)].name)
+                current = nodes[Int(current)].parent
+            }
+            return names(of: nodes[Int(node)].head) + [ListedNames.marker(leftOut: depth - ListedNames.limit)] + top.reversed()
         }
 
         func depth(of node: Int32) -> Int { node < 0 ? 0 : Int(nodes[Int(node)].depth) }
@@ -211,18 +231,34 @@ public struct StepStates: Sendable {
             return NavigationState(flow: flow, tab: tab, stacks: stacks, modals: states.names(of: modalNode))
         }
 
+        /// The state after the current step as findings show states: each list of more than
+        /// `ListedNames.limit` names condensed. Read in time that does not grow with the depth.
+        public var condensedState: NavigationState {
+            var stacks: [String: [String]] = [:]
+            for (name, node) in stackNodes where node != Tables.absent { stacks[name] = states.condensedNames(of: node) }
+            return NavigationState(flow: flow, tab: tab, stacks: stacks, modals: states.condensedNames(of: modalNode))
+        }
+
         /// What the current step changed, as `NavigationState.changes(to:)` lists it.
-        public var changes: [StateChange] {
+        public var changes: [StateChange] { changes(names: states.names) }
+
+        /// The same, each list condensed as in `condensedState`.
+        public var condensedChanges: [StateChange] { changes(names: states.condensedNames) }
+
+        private func changes(names: (Int32) -> [String]) -> [StateChange] {
             var changes: [StateChange] = []
             if flow != previousFlow { changes.append(.flow(from: previousFlow, to: flow)) }
             if tab != previousTab { changes.append(.tab(from: previousTab, to: tab)) }
             for (name, before) in previousNodes {
-                let from = states.names(of: before)
-                let to = states.names(of: stackNodes[name] ?? Tables.absent)
-                if from != to { changes.append(.stack(name, from: from, to: to)) }  // absent and empty are alike here
+                // One path is one node, so the nodes compare as the lists would; an absent stack
+                // and an empty one are alike here.
+                let after = stackNodes[name] ?? Tables.absent
+                if max(before, Tables.empty) != max(after, Tables.empty) {
+                    changes.append(.stack(name, from: names(before), to: names(after)))
+                }
             }
             if modalNode != previousModalNode {
-                changes.append(.modals(from: states.names(of: previousModalNode), to: states.names(of: modalNode)))
+                changes.append(.modals(from: names(previousModalNode), to: names(modalNode)))
             }
             return changes
         }

@@ -258,9 +258,9 @@ public enum HTMLReport {
             if !witnessOf.isEmpty { classes.append("witness") }
             let offset = step.event.timestamp.epochMilliseconds - startMillis
             var what = "<code class=\"ev\">\(step.event.name.rawValue)</code> " + Markup.text(describe(step.event))
-            let changes = cursor.changes
+            let changes = cursor.condensedChanges
             if !changes.isEmpty {
-                what += "<div class=\"chg\">" + changes.map { Markup.text($0.condensedDescription) }.joined(separator: "<br>") + "</div>"
+                what += "<div class=\"chg\">" + changes.map { Markup.text($0.description) }.joined(separator: "<br>") + "</div>"
             }
             if !witnessOf.isEmpty {
                 what += "<div class=\"wit\">witness of " + witnessOf.map { Markup.text($0) }.joined(separator: ", ") + "</div>"
@@ -268,7 +268,7 @@ public enum HTMLReport {
             rows.append(
                 "<tr class=\"\(classes.joined(separator: " "))\"><td class=\"seq\">\(step.event.seq)</td>"
                     + "<td class=\"t\">+\(Markup.escape(duration(offset)))</td><td>\(what)</td>"
-                    + "<td class=\"state\">\(stateSummary(cursor.state))</td></tr>")
+                    + "<td class=\"state\">\(stateSummary(cursor.condensedState))</td></tr>")
             for finding in findings {
                 rows.append(
                     "<tr class=\"finding \(finding.severity == .error ? "err" : "warn")\"><td></td><td colspan=\"3\">"

@@ -17,6 +17,8 @@ public import NavResults
 /// - `events`: one row a folded event: `session_id, seq, event_id, event_name, timestamp,
 ///   timestamp_ms, correlation_id, stack, file, line, event` (the canonical JSON line),
 ///   `state_after` (JSON, CONTRACT §3), `changes` (JSON array of text), `findings` (count).
+///   `state_after` and `changes` list long stacks and modals as findings do (`ListedNames`):
+///   a row's size does not grow with a stack's depth (`sessions.final_state` is whole).
 /// - `findings`: one row a finding: `rule, severity, session_id, seq, event_id, file, line,
 ///   message, expected, found` (JSON), `after_gap` (0/1), `fingerprint`.
 /// - `meta`: `key, value`: the tool and its version, the event schema version, the summary.
@@ -223,7 +225,7 @@ public final class SQLiteSessionsWriter {
         audit.forEachStep { step, cursor in
             var changes = JSONWriter()
             changes.beginArray()
-            for change in cursor.changes { changes.string(change.description) }
+            for change in cursor.condensedChanges { changes.string(change.description) }
             changes.endArray()
             writer.row(
                 1,
@@ -232,7 +234,7 @@ public final class SQLiteSessionsWriter {
                     .text(step.event.name.rawValue), .text(step.event.timestamp.text),
                     .integer(step.event.timestamp.epochMilliseconds), .text(step.event.correlationID),
                     .optional(Self.stack(of: step.event.payload)), .optional(path(of: step.location, in: files)),
-                    .integer(step.location.line), .text(step.event.canonicalJSON), .text(cursor.state.json),
+                    .integer(step.location.line), .text(step.event.canonicalJSON), .text(cursor.condensedState.json),
                     .text(changes.string), .integer(Int64(step.findings.count)),
                 ])
         }
