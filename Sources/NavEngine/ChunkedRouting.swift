@@ -81,8 +81,7 @@ enum ChunkRouter {
             }
         }
         return locatedLines(of: input, range, isLast: isLast, partitions: partitions, located: located) { line, file, chunk in
-            // A reference has no line end or length of its own, and names its original file.
-            routeLine(line, file, line.ending == .newline && line.overlongLength == nil && located.adopt(file), chunk)
+            routeLine(line, file, chunk.pointee.adoptions.allows(line, of: file, located.adopt), chunk)
         }
     }
 
@@ -107,8 +106,7 @@ enum ChunkRouter {
                     let file = located.index[place.file]
                     chunk.pointee.lines += 1
                     chunk.pointee.bytes += line.inputBytes
-                    chunk.pointee.locatedCounts[file, default: (0, 0)].lines += 1
-                    chunk.pointee.locatedCounts[file, default: (0, 0)].bytes += line.inputBytes
+                    chunk.pointee.locatedCounts[file, default: LocatedCount()].add(line)
                     if line.overlongLength == nil && line.isBlank {
                         chunk.pointee.blankLines += 1
                         return
@@ -173,6 +171,33 @@ enum ChunkRouter {
     }
 }
 
+/// One original file's lines and bytes in a chunk of located input.
+struct LocatedCount {
+    var lines: Int64 = 0
+    var bytes: Int64 = 0
+
+    mutating func add(_ line: RawLine) {
+        lines += 1
+        bytes += line.inputBytes
+    }
+}
+
+/// Which original files' lines one reader of located input may reference in its mapped input.
+/// A reference has no line end or length of its own and names its original file, whose
+/// references all go to one input (`SpillingCollector.adopt`): the collector is asked once per
+/// file, under its lock, and the answer is kept for the reader's next lines.
+struct Adoptions {
+    private var answers: [Int32: Bool] = [:]
+
+    mutating func allows(_ line: RawLine, of file: Int32, _ ask: (Int32) -> Bool) -> Bool {
+        guard line.ending == .newline, line.overlongLength == nil else { return false }
+        if let known = answers[file] { return known }
+        let answer = ask(file)
+        answers[file] = answer
+        return answer
+    }
+}
+
 /// How the lines of located input (`--located-input`) are placed in their original files.
 struct LocatedRouting: @unchecked Sendable {
     // @unchecked: `adopt` is the collector's, which locks.
@@ -206,7 +231,8 @@ struct RoutedChunk {
     /// Located input: the physical lines read, the lines and bytes of each original file, and
     /// the first malformed prefix (its line in the chunk), where the chunk's reading ended.
     var physicalLines: Int64 = 0
-    var locatedCounts: [Int32: (lines: Int64, bytes: Int64)] = [:]
+    var locatedCounts: [Int32: LocatedCount] = [:]
+    var adoptions = Adoptions()
     var malformed: (line: Int64, problem: LocatedLine.Malformed)?
 
     init(partitions: Int, mapped: MappedInput) {
