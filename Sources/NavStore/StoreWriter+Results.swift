@@ -31,7 +31,7 @@ extension StoreWriter {
                 let values = StoredFindings.values(finding, session: nil, ordinal: 0, batch: batch, line: line, files: files)
                 try statements.insertFinding.run(values)
                 try statements.addChange(batch, .new, values, appVersion: nil)
-                report.count(new: finding)
+                report.newBySeverity[finding.severity, default: 0] += 1
                 report.invalidLines += 1
             }
             for sessionID in folded.sorted(by: { $0.utf8Precedes($1) }) {
@@ -63,11 +63,12 @@ extension StoreWriter {
         report: inout IngestReport
     ) throws(SQLiteError) {
         // The old findings by their NDJSON line (a multiset: a line may repeat), with the batch
-        // that first reported each.
-        var old: [String: [(batch: Int64, finding: Finding?)]] = [:]
+        // that first reported each and their place in the session.
+        var old: [String: [(batch: Int64, ordinal: Int, finding: Finding?)]] = [:]
         var appVersion = newVersion
         try statements.sessionFindings.forEachRow([.integer(row)]) { stored in
-            old[stored.text(16), default: []].append((stored.integer(15), StoredFindings.finding(stored, fileIndex: fileIndex)))
+            old[stored.text(16), default: []].append(
+                (stored.integer(15), Int(stored.integer(1)), StoredFindings.finding(stored, fileIndex: fileIndex)))
         }
         if appVersion == nil { try statements.appVersion.forEachRow([.integer(row)]) { appVersion = $0.optionalText(0) } }
         try statements.deleteFindings.run([.integer(row)])
@@ -83,18 +84,17 @@ extension StoreWriter {
             let values = StoredFindings.values(finding, session: row, ordinal: ordinal, batch: firstBatch, line: line, files: files)
             if isNew {
                 try statements.addChange(batch, .new, values, appVersion: appVersion)
-                report.count(new: finding)
+                report.newBySeverity[finding.severity, default: 0] += 1
             }
             try statements.insertFinding.run(values)
         }
-        var ordinal = audit.findings.count
         for (line, withdrawn) in old.sorted(by: { $0.key < $1.key }) {
             for entry in withdrawn {
                 guard let finding = entry.finding else { continue }
-                let values = StoredFindings.values(finding, session: row, ordinal: ordinal, batch: entry.batch, line: line, files: files)
+                let values = StoredFindings.values(
+                    finding, session: row, ordinal: entry.ordinal, batch: entry.batch, line: line, files: files)
                 try statements.addChange(batch, .withdrawn, values, appVersion: appVersion)
                 report.withdrawnFindings += 1
-                ordinal += 1
             }
         }
     }

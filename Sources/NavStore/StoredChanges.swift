@@ -51,10 +51,3 @@ public enum StoredChanges {
         return all
     }
 }
-
-extension IngestReport {
-    mutating func count(new finding: Finding) {
-        newFindings += 1
-        newBySeverity[finding.severity, default: 0] += 1
-    }
-}
