@@ -94,12 +94,7 @@ extension NavReplayCommand {
             }
             if maxFindingsPerSession < 0 { throw ValidationError("Please give --max-findings-per-session a number of 0 or more.") }
             if lockWait < 0 || !lockWait.isFinite { throw ValidationError("Please give --lock-wait a number of seconds, 0 or more.") }
-            if large.maxLineBytes < 1 || large.maxLineBytes > InputOptions.largestLineLimit {
-                throw ValidationError("Please give --max-line-bytes a number from 1 to \(InputOptions.largestLineLimit) (1 TiB).")
-            }
-            if large.jobs < 0 || large.jobs > InputOptions.mostJobs {
-                throw ValidationError("Please give --jobs a number from 0 to \(InputOptions.mostJobs).")
-            }
+            try InputOptions.validate(maxLineBytes: large.maxLineBytes, jobs: large.jobs)
         }
 
         func run() throws {
