@@ -19,6 +19,14 @@ public struct StepStates: Sendable {
 
     public init(initial: NavigationState) { box = Box(Tables(initial: initial)) }
 
+    /// `rolling`: keep only the last step (a walk that hands each step on as it is recorded,
+    /// `cursorAtLast()`): what it holds does not grow with the steps, but for the shared stacks'
+    /// nodes (one per route that a path ever held).
+    package init(initial: NavigationState, rolling: Bool) {
+        box = Box(Tables(initial: initial))
+        box.tables.rolling = rolling
+    }
+
     /// The state before the first step.
     public var initial: NavigationState { box.tables.initial }
 
@@ -73,6 +81,11 @@ public struct StepStates: Sendable {
         var lastModalNode: Int32
         var initialModalNode: Int32 = -1
         var initialStackNodes: [String: Int32] = [:]
+        /// Whether only the last step is kept.
+        var rolling = false
+        /// What the last step changed from: the flow, tab and modals before it, and the node
+        /// each stack it changed had.
+        var beforeLast: (flow: String, tab: String?, modalNode: Int32, stacks: [(name: String, node: Int32)]) = ("", nil, -1, [])
 
         init(initial: NavigationState) {
             self.initial = initial
@@ -90,6 +103,14 @@ public struct StepStates: Sendable {
 
         /// Records the state after the next step.
         mutating func record(_ state: NavigationState) {
+            beforeLast = (last.flow, last.tab, lastModalNode, [])
+            if rolling {
+                flows.removeAll(keepingCapacity: true)
+                tabs.removeAll(keepingCapacity: true)
+                modalNodes.removeAll(keepingCapacity: true)
+                changeStarts.removeLast(changeStarts.count - 1)
+                changedStacks.removeAll(keepingCapacity: true)
+            }
             flows.append(state.flow)
             tabs.append(state.tab)
             if state.modals != last.modals { lastModalNode = node(for: state.modals, replacing: last.modals, at: lastModalNode) }
@@ -106,7 +127,10 @@ public struct StepStates: Sendable {
                 }
                 for name in last.stacks.keys where state.stacks[name] == nil { changed.append((name, Self.absent)) }
                 changed.sort { $0.name < $1.name }  // as `changes(to:)` orders them
-                for change in changed { lastNodes[change.name] = change.node }
+                for change in changed {
+                    beforeLast.stacks.append((change.name, lastNodes[change.name] ?? Self.absent))
+                    lastNodes[change.name] = change.node
+                }
                 changedStacks += changed
             }
             changeStarts.append(changedStacks.count)
@@ -169,6 +193,9 @@ public struct StepStates: Sendable {
     /// A walk through the steps in order.
     public func cursor() -> Cursor { Cursor(box.tables) }
 
+    /// A cursor at the last step recorded (the only one kept, when `rolling`).
+    package func cursorAtLast() -> Cursor { Cursor(atLastOf: box.tables) }
+
     /// Every step's state and changes, in order. For tests and small sessions: it holds what
     /// this type exists not to hold (depth x events names).
     public var materialized: [(state: NavigationState, changes: [StateChange])] {
@@ -204,6 +231,19 @@ public struct StepStates: Sendable {
             previousFlow = flow
             previousTab = tab
             previousModalNode = modalNode
+        }
+
+        fileprivate init(atLastOf states: Tables) {
+            self.states = states
+            step = states.count - 1
+            flow = states.last.flow
+            tab = states.last.tab
+            modalNode = states.lastModalNode
+            stackNodes = states.lastNodes
+            previousFlow = states.beforeLast.flow
+            previousTab = states.beforeLast.tab
+            previousModalNode = states.beforeLast.modalNode
+            previousNodes = states.beforeLast.stacks
         }
 
         /// Moves to the next step; false past the last.

@@ -401,6 +401,8 @@ final class ProgressClearing: StreamingFormatter {
     }
 
     func write(_ bytes: [UInt8]) throws { try formatter.write(bytes) }
+
+    func write(session audit: SessionAudit, files: [String]) throws { try formatter.write(session: audit, files: files) }
 }
 
 extension InputError {
