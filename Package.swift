@@ -71,11 +71,17 @@ let package = Package(
                 .product(name: "SystemPackage", package: "swift-system"),
             ],
             swiftSettings: swiftSettings),
+        // One session too large to hold, sorted on disk and audited line by line.
+        .target(
+            name: "NavLongSessions",
+            dependencies: ["NavJSON", "NavModel", "NavEvents", "NavReplay", "NavInput", "NavRuns", "NavResults", "NavPartitions"],
+            swiftSettings: swiftSettings),
         // The audit engine.
         .target(
             name: "NavEngine",
             dependencies: [
                 "CNavSupport", "NavJSON", "NavModel", "NavEvents", "NavReplay", "NavInput", "NavRuns", "NavResults", "NavPartitions",
+                "NavLongSessions",
                 .product(name: "SystemPackage", package: "swift-system"),
             ],
             swiftSettings: swiftSettings),
@@ -205,7 +211,7 @@ let package = Package(
             name: "NavEngineTests",
             dependencies: [
                 "NavJSON", "NavModel", "NavEvents", "NavReplay", "NavInput", "NavRuns", "NavResults", "NavPartitions", "NavEngine",
-                "NavReport", "NavTestSupport",
+                "NavLongSessions", "NavReport", "NavTestSupport",
             ], swiftSettings: swiftSettings),
         .testTarget(
             name: "NavReportTests",

@@ -2,6 +2,7 @@ import NavEvents
 import NavModel
 import NavReplay
 import NavResults
+import NavLongSessions
 import NavPartitions
 
 /// When a session folds from disk (`LongSession`) rather than from its lines held in memory, and

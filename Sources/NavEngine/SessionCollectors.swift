@@ -11,6 +11,7 @@ import NavModel
 import NavReplay
 import NavInput
 import NavResults
+import NavLongSessions
 import NavPartitions
 
 /// Where decoded lines go until their sessions are folded. Three strategies, one per way of

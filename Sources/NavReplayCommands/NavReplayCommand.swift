@@ -543,6 +543,7 @@ final class ProgressLine: @unchecked Sendable {
     private let started: ContinuousClock.Instant
     private var lastDraw: ContinuousClock.Instant
     private var drawn = false
+    private var foldStarted: ContinuousClock.Instant?
 
     init(enabled: Bool) {
         self.enabled = enabled
@@ -592,8 +593,6 @@ final class ProgressLine: @unchecked Sendable {
         Terminal.writeError(line)
         drawn = true
     }
-
-    private var foldStarted: ContinuousClock.Instant?
 
     func clear() {
         if drawn { Terminal.writeError("\r\u{1B}[2K") }

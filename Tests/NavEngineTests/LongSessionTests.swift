@@ -1,6 +1,7 @@
 import Foundation
 import NavEvents
 import NavJSON
+import NavLongSessions
 import NavModel
 import NavReplay
 import NavResults

@@ -3,14 +3,14 @@
 #elseif canImport(Darwin)
     import Darwin
 #endif
-import NavEvents
+package import NavEvents
 import NavJSON
-import NavModel
-import NavReplay
-import NavResults
+package import NavModel
+package import NavReplay
+package import NavResults
 import NavRuns
 import NavInput
-import NavPartitions
+package import NavPartitions
 
 /// One session too large to hold in memory, audited from disk with what a held session's audit
 /// finds (`SessionAuditor`), in memory that does not grow with its events.
@@ -27,8 +27,8 @@ import NavPartitions
 /// With `recordSteps`, the audit keeps no step: its `stepWalk` folds the files again and hands
 /// each step on as it folds (`forEachStep`); the files stay until the last copy of the audit goes.
 /// They live in a scratch directory of the session's own, removed on a signal as every spill is.
-final class LongSession: LongSessionLines {
-    let key: SessionKey
+package final class LongSession: LongSessionLines {
+    package let key: SessionKey
     private let model: NavigationModel
     private let files: ScratchFileSet
     private let budget: Int
@@ -43,7 +43,7 @@ final class LongSession: LongSessionLines {
     private static func runs(_ sorter: Int) -> Range<Int> { (2 + runsPerSorter * sorter)..<(2 + runsPerSorter * (sorter + 1)) }
 
     /// `budget`: the bytes its sorters may hold in memory.
-    init(key: SessionKey, model: NavigationModel, budget: Int, temporaryDirectory: String?) throws {
+    package init(key: SessionKey, model: NavigationModel, budget: Int, temporaryDirectory: String?) throws {
         self.key = key
         self.model = model
         self.budget = max(1, budget)
@@ -52,10 +52,10 @@ final class LongSession: LongSessionLines {
     }
 
     /// How many lines were added.
-    private(set) var lineCount = 0
+    package private(set) var lineCount = 0
 
     /// Takes one line of the session, in any order.
-    func add(_ line: SessionLine) throws {
+    package func add(_ line: SessionLine) throws {
         guard let contents else { preconditionFailure("a long session's lines are all added before it is audited") }
         try contents.append { LongSessionRecords.Content.encode(line, into: $0) }
         lineCount += 1
@@ -163,7 +163,7 @@ final class LongSession: LongSessionLines {
 
     /// The session's audit (a refold asks for two: without the owners of shared event ids, and
     /// with them).
-    func audit(options: SessionAuditOptions) throws -> SessionAudit {
+    package func audit(options: SessionAuditOptions) throws -> SessionAudit {
         try prepare()
         var foldOptions = options
         foldOptions.recordSteps = false
