@@ -1,3 +1,6 @@
+import NavJSON
+public import NavEvents
+
 extension RuleDescription {
     static let analyticsDuplicate = RuleDescription(
         id: "analytics.duplicate", severity: .warning,
@@ -21,4 +24,17 @@ extension RuleDescription {
                 ExampleLog.event(1, "route_push", #""stack":"onboarding","from_route":null,"to_route":"welcome""#),
                 ExampleLog.event(2, "screen_view", #""stack":"onboarding","to_route":"welcome""#, group: "c1"))
         ])
+}
+
+/// `analytics.duplicate`'s check: one action writes each event once.
+public enum AnalyticsDuplicate {
+    /// An event of group `correlationID` whose content an `earlier` event of the group had.
+    public static func check(_ event: EventName, earlier: EventReference?, correlationID: String) -> Violation? {
+        guard let earlier else { return nil }
+        return Violation(
+            .analyticsDuplicate,
+            "\(event.rawValue) repeats seq \(earlier.seq) of the same correlation group "
+                + "(\(Phrase.quoted(correlationID))): one action, one event",
+            setBy: .event(earlier))
+    }
 }
