@@ -247,14 +247,14 @@ struct TransitionDraft {
             emit(.routePop(stack: stack, from: routes.last, to: nil, amount: .toRoot))
             set(stack, routes: [], params: [])
         }
-        var keep = state.modals.count
-        if spec.dismissModals {
-            keep = 0
-        } else {
-            if let firstDisallowed = state.modals.firstIndex(where: { !(model.modals[$0]?.isAllowed(in: spec.flow) ?? false) }) {
-                keep = firstDisallowed
+        // The modals kept are those below the first that `modal.not_allowed` forbids in the
+        // target flow, as a snapshot of it would list them (not allowed there, or past its
+        // `max_modals`).
+        var keep = spec.dismissModals ? 0 : state.modals.count
+        for (index, modal) in state.modals.enumerated() where index < keep {
+            if ModalNotAllowed.check(restoring: modal, flow: spec.flow, presented: index, model: model) != nil {
+                keep = index
             }
-            if let limit = target.maxModals { keep = min(keep, limit) }
         }
         dismissModals(keeping: keep)
         // A flow without tabs keeps the tab selected for later (seed 001's logout selects tab1):
