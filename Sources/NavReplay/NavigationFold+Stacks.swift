@@ -61,7 +61,7 @@ extension NavigationFold {
         }
         var problem = StackNotOwned.check(
             stack, number: number, flowSpec: flowSpec, presented: working.modals, model: model, exempt: exempt)
-        if problem == nil, usesPresentationKeys, !working.modals.isEmpty {
+        if case .none = problem, usesPresentationKeys, !working.modals.isEmpty {
             switch payload {
             case .routePop(_, _, _, .count), .routePopTo(_, _, _?):
                 problem = StackNotOwned.check(

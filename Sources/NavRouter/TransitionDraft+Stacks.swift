@@ -174,7 +174,9 @@ extension TransitionDraft {
         try checkParams(routeParams)
         var routes = routes(of: stack)
         var list = self.routeParams(of: stack)
-        guard index >= 0, index <= routes.count else { throw .indexOutOfRange(index: index, depth: routes.count) }
+        if StackOutOfRange.check(inserting: Int64(index), stack: stack, count: routes.count) != nil {
+            throw .indexOutOfRange(index: index, depth: routes.count)
+        }
         try checkEntering(
             route, params: routeParams, stack: stack, spec: spec, below: 0..<routes.count, index: index, depthAfter: routes.count + 1)
         let onTop = index == routes.count

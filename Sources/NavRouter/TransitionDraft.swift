@@ -90,10 +90,7 @@ struct TransitionDraft {
     /// or a deep link that would write the same event twice (pushing a route on itself twice,
     /// popping one of two equal routes twice) is refused.
     func checkNoRepeatedEvent() throws(NavigationRefusal) {
-        var seen: Set<NavigationEvent.Payload> = []
-        for payload in payloads where !seen.insert(payload).inserted {
-            throw .repeatedEvent(payload.name.rawValue)
-        }
+        if let repeated = AnalyticsDuplicate.check(group: payloads) { throw .repeatedEvent(repeated.rawValue) }
     }
 
     /// Every positional requirement of every stack, in the current flow: checked before a

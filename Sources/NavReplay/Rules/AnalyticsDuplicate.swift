@@ -37,4 +37,13 @@ public enum AnalyticsDuplicate {
                 + "(\(Phrase.quoted(correlationID))): one action, one event",
             setBy: .event(earlier))
     }
+
+    /// The events one action is about to write, in one correlation group (a router's
+    /// transaction): the name of the first that repeats an earlier one, if any. Within one
+    /// group, the same payload is the same content.
+    public static func check(group payloads: [NavigationEvent.Payload]) -> EventName? {
+        var seen: Set<NavigationEvent.Payload> = []
+        for payload in payloads where !seen.insert(payload).inserted { return payload.name }
+        return nil
+    }
 }

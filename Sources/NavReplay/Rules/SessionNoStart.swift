@@ -28,7 +28,10 @@ public enum SessionNoStart {
     /// session's first).
     public static func check(_ name: EventName, seq: Int64, previous: EventReference?) -> Violation? {
         let isStart = name == .sessionStart
-        if previous == nil, !(isStart && seq == 0) {
+        // Matched rather than compared with `nil`: the comparison copies and destroys the
+        // reference through the runtime, at every event.
+        guard case .some = previous else {
+            if isStart && seq == 0 { return nil }
             return Violation(
                 .sessionNoStart,
                 isStart
@@ -36,7 +39,7 @@ public enum SessionNoStart {
                     : "the session begins with \(name.rawValue) at seq \(seq), not session_start at seq 0; "
                         + "folding from the model's initial state")
         }
-        guard previous != nil, isStart else { return nil }
+        guard isStart else { return nil }
         return Violation(
             .sessionNoStart, "session_start at seq \(seq), after the session began: the state is reset", setBy: .event(previous))
     }
