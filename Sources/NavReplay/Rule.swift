@@ -11,7 +11,7 @@ public enum Severity: String, Sendable, CaseIterable, Comparable {
 }
 
 /// The rules every session is checked against, with their stable ids. Raw values are the ids
-/// and never change; each rule's description is its file in `Rules/`.
+/// and never change; each rule's description and check are its file in `Rules/`.
 public enum Rule: String, Sendable, CaseIterable, Comparable {
     case schemaInvalid = "schema.invalid"
     case seqDuplicate = "seq.duplicate"

@@ -297,36 +297,26 @@ public enum SessionAuditor {
             !first.sessionID.utf8Equals(sessionID)
         else { return nil }
         return finding(
-            .eventIDConflict, line, sessionID: sessionID,
-            "event_id \(quoted(line.event.eventID)) was first seen in session \(quoted(first.sessionID)) at seq "
-                + "\(first.reference.seq) (\(first.reference.name.rawValue)), a different event",
-            witness: first.reference)
+            EventIDConflict.violation(eventID: line.event.eventID, firstSession: first.sessionID, first: first.reference), line,
+            sessionID: sessionID)
     }
 
     /// The `event_id.conflict` of a line whose event id an earlier line of the session has, with
     /// another content.
     package static func conflict(_ line: SessionLine, sessionID: String, first: EventReference) -> Finding {
-        finding(
-            .eventIDConflict, line, sessionID: sessionID,
-            "event_id \(quoted(line.event.eventID)) was first seen at seq \(first.seq) "
-                + "(\(first.name.rawValue)) with a different content",
-            witness: first)
+        finding(EventIDConflict.violation(eventID: line.event.eventID, first: first), line, sessionID: sessionID)
     }
 
     /// The `seq.duplicate` of a line whose seq `winner` took.
     package static func seqDuplicate(_ line: SessionLine, sessionID: String, winner: EventReference) -> Finding {
-        finding(
-            .seqDuplicate, line, sessionID: sessionID,
-            "seq \(line.event.seq) is already taken by \(winner.name.rawValue) "
-                + "\(quoted(winner.eventID)); this \(line.event.name.rawValue) is not folded",
-            witness: winner)
+        finding(SeqDuplicate.violation(seq: line.event.seq, line.event.name, winner: winner), line, sessionID: sessionID)
     }
 
-    private static func finding(_ rule: Rule, _ line: SessionLine, sessionID: String, _ message: String, witness: EventReference) -> Finding
-    {
-        Finding(
-            rule: rule, sessionID: sessionID, seq: line.event.seq, eventID: line.event.eventID, location: line.location,
-            message: message, witness: witness, eventName: line.event.name)
+    private static func finding(_ violation: Violation, _ line: SessionLine, sessionID: String) -> Finding {
+        let witness: EventReference? = if case .event(let reference) = violation.setBy { reference } else { nil }
+        return Finding(
+            rule: violation.rule, sessionID: sessionID, seq: line.event.seq, eventID: line.event.eventID, location: line.location,
+            message: violation.message, witness: witness, eventName: line.event.name)
     }
 
     /// Whether the lines are already in content order (the usual case: a router writes in order).
@@ -351,8 +341,6 @@ public enum SessionAuditor {
         return lhs.location < rhs.location
     }
 }
-
-private func quoted(_ text: String) -> String { JSONWriter.quoted(text) }
 
 /// Groups a session's lines by their `event_id` or `correlation_id`, keyed by the hash the
 /// decoder computed while it scanned the text. No string is retained, hashed or released per

@@ -72,46 +72,26 @@ package struct SessionFolding {
         var eventFindings: [Finding] = []
         // With `keepStates`: the state before the event, taken at its first note.
         var stateBefore: NavigationState?
-        func note(
-            _ rule: Rule, _ message: String, witness: EventReference? = nil, expected: JSONValue? = nil,
-            found: JSONValue? = nil
-        ) {
+        func note(_ violation: Violation) {
+            let witness: EventReference? = if case .event(let reference) = violation.setBy { reference } else { nil }
             let finding = Finding(
-                rule: rule, sessionID: sessionID, seq: event.seq, eventID: event.eventID, location: location,
-                message: message, expected: expected, found: found, witness: witness, eventName: event.name)
+                rule: violation.rule, sessionID: sessionID, seq: event.seq, eventID: event.eventID, location: location,
+                message: violation.message, expected: violation.expected, found: violation.found, witness: witness,
+                eventName: event.name)
             if options.keepStates, stateBefore == nil { stateBefore = fold.state }  // notes come before the event is applied
             eventFindings.append(finding)
         }
         let previousReference = previous?.reference
-        if let previousSeq = previous?.seq, event.seq > previousSeq + 1 {
-            let missing = event.seq - previousSeq - 1
-            note(
-                .seqGap,
-                "seq \(previousSeq + 1)\(missing > 1 ? "...\(event.seq - 1)" : "") missing: "
-                    + "\(missing) event(s) lost before this one",
-                witness: previousReference, expected: .number(String(previousSeq + 1)),
-                found: .number(String(event.seq)))
+        if let previous, let violation = SeqGap.check(seq: event.seq, previousSeq: previous.seq, previous: previousReference) {
+            note(violation)
             if firstGapSeq == nil { firstGapSeq = event.seq }
         }
-        let isStart = event.name == .sessionStart
-        if previous == nil && !(isStart && event.seq == 0) {
-            note(
-                .sessionNoStart,
-                isStart
-                    ? "the session starts with session_start at seq \(event.seq), not 0: earlier events were lost"
-                    : "the session begins with \(event.name.rawValue) at seq \(event.seq), not session_start at seq 0; "
-                        + "folding from the model's initial state")
-        } else if previous != nil && isStart {
-            note(
-                .sessionNoStart, "session_start at seq \(event.seq), after the session began: the state is reset",
-                witness: previousReference)
-        }
-        if let previous, event.timestamp < previous.timestamp {
-            note(
-                .clockRegression,
-                "timestamp \(event.timestamp.text) is earlier than \(previous.timestamp.text) of seq \(previous.seq)",
-                witness: previousReference, expected: .string(previous.timestamp.text),
-                found: .string(event.timestamp.text))
+        if let violation = SessionNoStart.check(event.name, seq: event.seq, previous: previousReference) { note(violation) }
+        if let previous,
+            let violation = ClockRegression.check(
+                event.timestamp, previousSeq: previous.seq, previousTimestamp: previous.timestamp, previous: previousReference)
+        {
+            note(violation)
         }
         let applied = fold.apply(event, at: location, contentIdentity: contentIdentity)
         if !applied.isEmpty { eventFindings += applied }

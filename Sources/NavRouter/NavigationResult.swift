@@ -1,4 +1,5 @@
 public import NavModel
+import NavReplay
 
 /// What a router operation did.
 ///
@@ -137,6 +138,17 @@ public enum NavigationRefusal: Error, Sendable, Hashable, CustomStringConvertibl
 }
 
 extension NavigationRefusal {
+    /// The refusal of a `modal.not_allowed` problem (`style`: the style asked for).
+    init(_ problem: ModalNotAllowed.Problem, modal: String, style: String, flow: String) {
+        switch problem {
+        case .undeclared: self = .unknownModal(modal)
+        case .notInFlow: self = .modalNotAllowed(modal, flow: flow)
+        case .style: self = .modalStyleNotAllowed(modal, style: style)
+        case .tooMany(let limit): self = .tooManyModals(limit: limit, flow: flow)
+        case .presentation(let problem): self = .presentationNotAllowed(modal: modal, problem)
+        }
+    }
+
     static func describe(_ modal: String, _ problem: NavigationModel.PresentationProblem) -> String {
         switch problem {
         case .contextNotShown(let from):

@@ -1,5 +1,6 @@
 import NavEvents
 import NavModel
+import NavReplay
 
 // MARK: Stack operations (seed 001 §4.2, seed 000 HomePath)
 
@@ -11,30 +12,30 @@ extension TransitionDraft {
         _ route: String, params routeParams: RouteParams?, stack: String, spec: StackSpec, below: Range<Int>, index: Int,
         depthAfter: Int
     ) throws(NavigationRefusal) {
-        guard !route.isEmpty, spec.accepts(route) else { throw .unknownRoute(route, stack: stack) }
-        let (routes, list) = (routes(of: stack), self.routeParams(of: stack))
-        if spec.singletons.contains(route), below.contains(where: { Self.matches(routes, list, at: $0, route, routeParams, spec) }) {
+        // An empty name is no route for the router.
+        guard !route.isEmpty, let number = StackUnknown.check(stack, model: model),
+            RouteUnknown.check(route, stack: stack, number: number, model: model) == nil
+        else { throw .unknownRoute(route, stack: stack) }
+        if RouteSingleton.check(
+            route, params: routeParams, stack: stack, spec: spec, routes: routes(of: stack), params: self.routeParams(of: stack),
+            below: below) != nil
+        {
             throw .singletonAlreadyPresent(route, stack: stack)
         }
-        for requirement in spec.positions where !requirement.allows(route, at: index, in: state.flow) {
+        if let requirement = RoutePosition.check(route, at: index, spec: spec, flow: state.flow).first {
             throw .positionRequired(route: route, stack: stack, index: index, oneOf: requirement.oneOf)
         }
-        if let limit = spec.maxDepth, depthAfter > limit { throw .stackFull(stack: stack, maxDepth: limit) }
+        if StackOutOfRange.check(entering: route, stack: stack, spec: spec, depthAfter: depthAfter) != nil {
+            throw .stackFull(stack: stack, maxDepth: spec.maxDepth ?? depthAfter)
+        }
     }
 
     /// Whether the route at `index` of a stack's `routes` (and `list` of parameters) is
-    /// `route`: its name, and with `identity: value` its parameters too (no parameters and
-    /// empty ones are the same).
+    /// `route` (`RouteSingleton.sameRoute`).
     static func matches(
         _ routes: [String], _ list: [RouteParams?], at index: Int, _ route: String, _ routeParams: RouteParams?, _ spec: StackSpec
     ) -> Bool {
-        guard routes[index] == route else { return false }
-        guard spec.identity == .value else { return true }
-        return normalized(list[index]) == normalized(routeParams)
-    }
-
-    static func normalized(_ params: RouteParams?) -> RouteParams? {
-        params.flatMap { $0.isEmpty ? nil : $0 }
+        RouteSingleton.sameRoute(routes, list, at: index, route, routeParams, spec)
     }
 
     /// The index `popTo` goes back to: the first or the last match (`pop_to`), by name or by value.
@@ -47,7 +48,9 @@ extension TransitionDraft {
     /// In a flow that presents by context, a stack whose context shows a modal does not pop
     /// (seed 002: the coordinator's `pop()` does nothing then).
     func checkNotCovered(_ stack: String) throws(NavigationRefusal) {
-        if let modal = model.modalCovering(stack, flow: state.flow, presented: state.modals) {
+        if case .covered(let modal)? = StackNotOwned.check(
+            popping: stack, flow: state.flow, flowSpec: model.flows[state.flow], presented: state.modals, model: model)
+        {
             throw .stackCovered(stack: stack, modal: modal)
         }
     }
@@ -56,14 +59,10 @@ extension TransitionDraft {
     /// (`modals.<name>.routes`) that cover the stack and do not overlay `newTop` (seed 003: a
     /// page's widgets go with the page), with those above them.
     mutating func dismissModalsLeaving(_ stack: String, newTop: String?) throws(NavigationRefusal) {
-        for (index, modal) in state.modals.enumerated() {
-            guard let routes = model.modals[modal]?.routes,
-                model.coveredStack(below: index, modals: state.modals, flow: state.flow, tab: state.tab) == stack,
-                !(newTop.map(routes.contains) ?? false)
-            else { continue }
-            try dismiss(modal)
-            return
-        }
+        let off = ModalNotAllowed.modalsOffTheirRoutes(
+            covering: stack, flow: state.flow, tab: state.tab, presented: state.modals, model: model,
+            top: { $0 == stack ? newTop : state.stacks[$0]?.last })
+        if let first = off.first { try dismiss(first.modal) }
     }
 
     mutating func push(_ route: String, on name: String?, params routeParams: RouteParams?) throws(NavigationRefusal) {
@@ -175,7 +174,9 @@ extension TransitionDraft {
         try checkParams(routeParams)
         var routes = routes(of: stack)
         var list = self.routeParams(of: stack)
-        guard index >= 0, index <= routes.count else { throw .indexOutOfRange(index: index, depth: routes.count) }
+        if StackOutOfRange.check(inserting: Int64(index), stack: stack, count: routes.count) != nil {
+            throw .indexOutOfRange(index: index, depth: routes.count)
+        }
         try checkEntering(
             route, params: routeParams, stack: stack, spec: spec, below: 0..<routes.count, index: index, depthAfter: routes.count + 1)
         let onTop = index == routes.count

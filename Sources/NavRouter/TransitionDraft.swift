@@ -1,14 +1,16 @@
 import NavEvents
 import NavModel
+import NavReplay
 
 /// One transition being planned: a scratch copy of the router's state, the rule checks, and
 /// the events that carry the change out, in order.
 ///
 /// Every router operation runs on a draft. A check that fails throws before the router writes
 /// anything, so a refused request leaves no event and no state change; a draft that completes
-/// is committed whole, its events under one correlation id. The checks are the rules that
-/// `NavigationFold` applies offline (CONTRACT §5, §7), in the same terms, so that a router
-/// that commits only drafts writes logs without findings.
+/// is committed whole, its events under one correlation id. The checks are the rules'
+/// checks in NavReplay's `Rules/`, which `NavigationFold` applies offline (CONTRACT §5, §7):
+/// the draft maps what they return to its refusals, so that a router that commits only drafts
+/// writes logs without findings.
 struct TransitionDraft {
     let model: NavigationModel
     let successModal: String
@@ -48,13 +50,13 @@ struct TransitionDraft {
             }
             stack = active
         }
-        guard let spec = model.stacks[stack] else { throw .unknownStack(stack) }
-        if let modal = model.owningModal(of: stack) {
-            guard state.modals.contains(modal) else { throw .modalNotPresented(modal) }
-        } else {
-            guard model.flow(state.flow, owns: stack) else { throw .stackNotOwned(stack: stack, flow: state.flow) }
+        guard let number = StackUnknown.check(stack, model: model) else { throw .unknownStack(stack) }
+        switch StackNotOwned.check(stack, number: number, flowSpec: model.flows[state.flow], presented: state.modals, model: model) {
+        case .modalNotPresented(let modal)?: throw .modalNotPresented(modal)
+        case .notOwned?: throw .stackNotOwned(stack: stack, flow: state.flow)
+        case .covered(let modal)?: throw .stackCovered(stack: stack, modal: modal)
+        case nil: return (stack, model.stackTable.specs[number])
         }
-        return (stack, spec)
     }
 
     func routes(of stack: String) -> [String] {
@@ -79,11 +81,8 @@ struct TransitionDraft {
     /// to shift a route out of its required place, so that every state it reaches is one a
     /// snapshot of it can restore.
     func checkPositions(_ routes: [String], stack: String, spec: StackSpec) throws(NavigationRefusal) {
-        for requirement in spec.positions where requirement.index < routes.count {
-            let route = routes[requirement.index]
-            if !requirement.allows(route, at: requirement.index, in: state.flow) {
-                throw .positionRequired(route: route, stack: stack, index: requirement.index, oneOf: requirement.oneOf)
-            }
+        if let requirement = RoutePosition.check(stack: routes, spec: spec, flow: state.flow).first {
+            throw .positionRequired(route: routes[requirement.index], stack: stack, index: requirement.index, oneOf: requirement.oneOf)
         }
     }
 
@@ -91,10 +90,7 @@ struct TransitionDraft {
     /// or a deep link that would write the same event twice (pushing a route on itself twice,
     /// popping one of two equal routes twice) is refused.
     func checkNoRepeatedEvent() throws(NavigationRefusal) {
-        var seen: Set<NavigationEvent.Payload> = []
-        for payload in payloads where !seen.insert(payload).inserted {
-            throw .repeatedEvent(payload.name.rawValue)
-        }
+        if let repeated = AnalyticsDuplicate.check(group: payloads) { throw .repeatedEvent(repeated.rawValue) }
     }
 
     /// Every positional requirement of every stack, in the current flow: checked before a
@@ -124,8 +120,11 @@ struct TransitionDraft {
     // MARK: Tabs
 
     mutating func selectTab(_ tab: String) throws(NavigationRefusal) {
-        guard let tabs = model.flows[state.flow]?.tabs else { throw .flowHasNoTabs(state.flow) }
-        guard tabs.contains(tab) else { throw .unknownTab(tab, flow: state.flow) }
+        switch TabInvalid.check(switchingTo: tab, flowSpec: model.flows[state.flow]) {
+        case .noTabs?: throw .flowHasNoTabs(state.flow)
+        case .notATab?: throw .unknownTab(tab, flow: state.flow)
+        case nil: break
+        }
         guard tab != state.tab else { return }
         emit(.tabSwitch(from: state.tab, to: tab))
         state.tab = tab
@@ -134,28 +133,24 @@ struct TransitionDraft {
     // MARK: Modals
 
     mutating func present(_ modal: String, style: ModalStyle) throws(NavigationRefusal) {
-        guard let spec = model.modals[modal] else { throw .unknownModal(modal) }
-        guard !state.modals.contains(modal) else { throw .modalAlreadyPresented(modal) }
-        guard spec.isAllowed(in: state.flow) else { throw .modalNotAllowed(modal, flow: state.flow) }
-        guard spec.allowsStyle(style.rawValue) else { throw .modalStyleNotAllowed(modal, style: style.rawValue) }
-        if let limit = model.flows[state.flow]?.maxModals, state.modals.count >= limit {
-            throw .tooManyModals(limit: limit, flow: state.flow)
-        }
-        if spec.from != nil || spec.routes != nil,
-            let problem = model.presentationProblem(
-                of: modal, flow: state.flow, tab: state.tab, presented: state.modals, top: { state.stacks[$0]?.last })
+        // A modal the model does not declare is never presented: this order refuses it as undeclared.
+        if ModalAlreadyPresented.check(presenting: modal, presented: state.modals) != nil { throw .modalAlreadyPresented(modal) }
+        if let problem = ModalNotAllowed.check(
+            presenting: modal, style: style, flow: state.flow, tab: state.tab, presented: state.modals, model: model,
+            top: { state.stacks[$0]?.last })
         {
-            throw .presentationNotAllowed(modal: modal, problem)
+            throw NavigationRefusal(problem, modal: modal, style: style.rawValue, flow: state.flow)
         }
         emit(.modalPresent(modal: modal, style: style))
         state.modals.append(modal)
-        if let stack = spec.stack { set(stack, routes: [], params: []) }
+        if let stack = model.modals[modal]?.stack { set(stack, routes: [], params: []) }
     }
 
     /// Dismisses the modal and every modal above it (CONTRACT §7, Modals), with one event.
     /// Their own stacks go with them.
     mutating func dismiss(_ modal: String) throws(NavigationRefusal) {
-        guard let index = state.modals.lastIndex(of: modal) else { throw .modalNotPresented(modal) }
+        if ModalNotPresented.check(dismissing: modal, presented: state.modals) != nil { throw .modalNotPresented(modal) }
+        guard let index = state.modals.lastIndex(of: modal) else { return }
         emit(.modalDismiss(modal: modal))
         if state.modals[index...].contains(successModal) { success = nil }
         for removed in state.modals[index...] { closeStack(of: removed) }
@@ -233,10 +228,14 @@ struct TransitionDraft {
     /// `tab_switch` to the command's tab if it names one that is not selected (or to the
     /// target flow's first tab if the selected tab is not one of its tabs).
     mutating func applyCommand(_ name: String) throws(NavigationRefusal) {
-        guard let spec = model.commands[name] else { throw .unknownCommand(name) }
-        guard let target = model.flows[spec.flow] else { throw .unknownFlow(spec.flow) }
-        for stack in spec.reset where model.stacks[stack] == nil { throw .unknownStack(stack) }
-        if let tab = spec.tab, let tabs = target.tabs, !tabs.contains(tab) { throw .unknownTab(tab, flow: spec.flow) }
+        guard let spec = CommandUnknown.check(name, model: model) else { throw .unknownCommand(name) }
+        guard FlowUnknown.check(spec.flow, in: .command, model: model) == nil, let target = model.flows[spec.flow] else {
+            throw .unknownFlow(spec.flow)
+        }
+        for stack in spec.reset where StackUnknown.check(stack, model: model) == nil { throw .unknownStack(stack) }
+        if let tab = spec.tab, target.tabs != nil, TabInvalid.check(switchingTo: tab, flowSpec: target) != nil {
+            throw .unknownTab(tab, flow: spec.flow)
+        }
 
         emit(.commandApplied(command: name, fromFlow: state.flow, toFlow: spec.flow))
         for stack in spec.reset {
@@ -245,21 +244,21 @@ struct TransitionDraft {
             emit(.routePop(stack: stack, from: routes.last, to: nil, amount: .toRoot))
             set(stack, routes: [], params: [])
         }
-        var keep = state.modals.count
-        if spec.dismissModals {
-            keep = 0
-        } else {
-            if let firstDisallowed = state.modals.firstIndex(where: { !(model.modals[$0]?.isAllowed(in: spec.flow) ?? false) }) {
-                keep = firstDisallowed
+        // The modals kept are those below the first that `modal.not_allowed` forbids in the
+        // target flow, as a snapshot of it would list them (not allowed there, or past its
+        // `max_modals`).
+        var keep = spec.dismissModals ? 0 : state.modals.count
+        for (index, modal) in state.modals.enumerated() where index < keep {
+            if ModalNotAllowed.check(restoring: modal, flow: spec.flow, presented: index, model: model) != nil {
+                keep = index
             }
-            if let limit = target.maxModals { keep = min(keep, limit) }
         }
         dismissModals(keeping: keep)
         // A flow without tabs keeps the tab selected for later (seed 001's logout selects tab1):
         // switched while the current flow still has it. From a flow without tabs either, no
         // event can switch it (`tab.invalid`): refused.
         if target.tabs == nil, let tab = spec.tab, tab != state.tab {
-            guard model.flows[state.flow]?.tabs?.contains(tab) ?? false else { throw .unknownTab(tab, flow: state.flow) }
+            if TabInvalid.check(switchingTo: tab, flowSpec: model.flows[state.flow]) != nil { throw .unknownTab(tab, flow: state.flow) }
             emit(.tabSwitch(from: state.tab, to: tab))
             state.tab = tab
         }
@@ -279,11 +278,11 @@ struct TransitionDraft {
 
     /// Whether the state now satisfies what the command must leave behind (CONTRACT §7).
     func satisfies(command name: String) -> Bool {
-        guard let spec = model.commands[name] else { return false }
-        if state.flow != spec.flow { return false }
-        if let tab = spec.tab, state.tab != tab { return false }
-        if spec.dismissModals, !state.modals.isEmpty { return false }
-        return true
+        guard let spec = CommandUnknown.check(name, model: model) else { return false }
+        let broken = CommandPostcondition.check(
+            command: name, spec: spec, flow: state.flow, tab: state.tab, modals: state.modals, notReset: [], correlationID: "",
+            routes: { _ in nil })
+        return broken == nil
     }
 
     // MARK: Deep links
@@ -326,14 +325,17 @@ struct TransitionDraft {
     static func validate(
         _ snapshot: NavigationState, model: NavigationModel
     ) -> Result<NavigationState, NavigationRefusal> {
-        guard let flow = model.flows[snapshot.flow] else { return .failure(.unknownFlow(snapshot.flow)) }
-        if let tabs = flow.tabs {
-            guard let tab = snapshot.tab, tabs.contains(tab) else {
+        guard FlowUnknown.check(snapshot.flow, in: .snapshot, model: model) == nil, let flow = model.flows[snapshot.flow] else {
+            return .failure(.unknownFlow(snapshot.flow))
+        }
+        if flow.tabs != nil {
+            if TabInvalid.check(restoring: snapshot.tab, flow: snapshot.flow, model: model) != nil {
                 return .failure(.unknownTab(snapshot.tab, flow: snapshot.flow))
             }
         } else if let tab = snapshot.tab {
             // A flow without tabs keeps the last selected tab (the PoC starts in onboarding
-            // with tab1): it must be a tab of some flow.
+            // with tab1): the router restores it only if it is a tab of some flow, so that a
+            // later command can select it. The fold adopts any.
             guard model.flows.values.contains(where: { $0.tabs?.contains(tab) ?? false }) else {
                 return .failure(.unknownTab(tab, flow: snapshot.flow))
             }
@@ -343,31 +345,40 @@ struct TransitionDraft {
         restored.tab = snapshot.tab
         for stack in snapshot.stacks.keys.sorted() {
             let routes = snapshot.stacks[stack] ?? []
-            guard let spec = model.stacks[stack] else { return .failure(.unknownStack(stack)) }
-            var seen: [String] = []
+            guard let number = StackUnknown.check(stack, model: model) else { return .failure(.unknownStack(stack)) }
+            let spec = model.stackTable.specs[number]
+            var seen: Set<String> = []
             for (index, route) in routes.enumerated() {
-                guard !route.isEmpty, spec.accepts(route) else { return .failure(.unknownRoute(route, stack: stack)) }
-                // A snapshot names routes without their parameters: under `identity: value` two
-                // routes of one name may be two values, so its singletons are not checked here.
-                if spec.identity == .name, spec.singletons.contains(route), seen.contains(route) {
+                // An empty name is no route for the router.
+                guard !route.isEmpty, RouteUnknown.check(restoring: route, stack: stack, spec: spec) == nil else {
+                    return .failure(.unknownRoute(route, stack: stack))
+                }
+                if RouteSingleton.check(restoring: route, stack: stack, spec: spec, seen: seen) != nil {
                     return .failure(.singletonAlreadyPresent(route, stack: stack))
                 }
-                for requirement in spec.positions where !requirement.allows(route, at: index, in: snapshot.flow) {
+                if let requirement = RoutePosition.check(route, at: index, spec: spec, flow: snapshot.flow).first {
                     return .failure(.positionRequired(route: route, stack: stack, index: index, oneOf: requirement.oneOf))
                 }
-                seen.append(route)
+                seen.insert(route)
             }
-            if let limit = spec.maxDepth, routes.count > limit { return .failure(.stackFull(stack: stack, maxDepth: limit)) }
-            if let modal = model.owningModal(of: stack), !routes.isEmpty, !snapshot.modals.contains(modal) {
+            if StackOutOfRange.check(restoring: stack, spec: spec, count: routes.count) != nil {
+                return .failure(.stackFull(stack: stack, maxDepth: spec.maxDepth ?? routes.count))
+            }
+            if case .modalNotPresented(let modal)? = StackNotOwned.check(
+                restoring: number, routes: routes, modals: snapshot.modals, model: model)
+            {
                 return .failure(.modalNotPresented(modal))
             }
             restored.stacks[stack] = routes
         }
         for (index, modal) in snapshot.modals.enumerated() {
-            guard let spec = model.modals[modal] else { return .failure(.unknownModal(modal)) }
-            if snapshot.modals[..<index].contains(modal) { return .failure(.modalAlreadyPresented(modal)) }
-            guard spec.isAllowed(in: snapshot.flow) else { return .failure(.modalNotAllowed(modal, flow: snapshot.flow)) }
-            if let limit = flow.maxModals, index >= limit { return .failure(.tooManyModals(limit: limit, flow: snapshot.flow)) }
+            // A modal listed twice was checked at its first listing: undeclared modals are refused as such.
+            if ModalAlreadyPresented.check(restoring: modal, listed: Array(snapshot.modals[..<index])) != nil {
+                return .failure(.modalAlreadyPresented(modal))
+            }
+            if let problem = ModalNotAllowed.check(restoring: modal, flow: snapshot.flow, presented: index, model: model) {
+                return .failure(NavigationRefusal(problem, modal: modal, style: "", flow: snapshot.flow))
+            }
         }
         restored.modals = snapshot.modals
         return .success(restored)

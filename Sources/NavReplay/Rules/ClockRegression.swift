@@ -1,3 +1,6 @@
+import NavJSON
+public import NavEvents
+
 extension RuleDescription {
     static let clockRegression = RuleDescription(
         id: "clock.regression", severity: .warning,
@@ -18,4 +21,18 @@ extension RuleDescription {
                 ExampleLog.event(0, "session_start", second: 5),
                 ExampleLog.event(1, "route_push", #""stack":"onboarding","from_route":null,"to_route":"welcome""#, second: 5))
         ])
+}
+
+/// `clock.regression`'s check: timestamps do not go back as seqs go up.
+public enum ClockRegression {
+    /// An event's `timestamp`, after the event `previous` at `previousSeq` and `previousTimestamp`.
+    public static func check(
+        _ timestamp: Timestamp, previousSeq: Int64, previousTimestamp: Timestamp, previous: EventReference?
+    ) -> Violation? {
+        guard timestamp < previousTimestamp else { return nil }
+        return Violation(
+            .clockRegression,
+            "timestamp \(timestamp.text) is earlier than \(previousTimestamp.text) of seq \(previousSeq)",
+            expected: .string(previousTimestamp.text), found: .string(timestamp.text), setBy: .event(previous))
+    }
 }

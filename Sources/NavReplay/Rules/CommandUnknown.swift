@@ -1,3 +1,6 @@
+import NavJSON
+public import NavModel
+
 extension RuleDescription {
     static let commandUnknown = RuleDescription(
         id: "command.unknown", severity: .error,
@@ -17,4 +20,17 @@ extension RuleDescription {
         nonTriggeringExamples: [
             ExampleLog.log([ExampleLog.start()] + ExampleLog.login(at: 1))
         ])
+}
+
+/// `command.unknown`'s check: a command applied is declared.
+public enum CommandUnknown {
+    /// The command's spec, or `nil` when the model does not declare it (then `violation(_:)` is
+    /// the finding).
+    public static func check(_ command: String, model: NavigationModel) -> CommandSpec? {
+        model.commands[command]
+    }
+
+    public static func violation(_ command: String) -> Violation {
+        Violation(.commandUnknown, "command \(Phrase.quoted(command)) is not declared in the model", found: .string(command))
+    }
 }

@@ -1,3 +1,4 @@
+import NavJSON
 extension RuleDescription {
     static let flowWithoutCommand = RuleDescription(
         id: "flow.without_command", severity: .error,
@@ -16,4 +17,18 @@ extension RuleDescription {
         nonTriggeringExamples: [
             ExampleLog.log([ExampleLog.start()] + ExampleLog.login(at: 1))
         ])
+}
+
+/// `flow.without_command`'s check: a flow switch comes after the `command_applied` or
+/// `deep_link` that causes it, in its correlation group.
+public enum FlowWithoutCommand {
+    /// A `flow_switch` from `from` to `to` in group `correlationID`; `authorized`: a command or
+    /// a deep link came before it in the group.
+    public static func check(from: String, to: String, authorized: Bool, correlationID: String) -> Violation? {
+        guard !authorized else { return nil }
+        return Violation(
+            .flowWithoutCommand,
+            "flow_switch \(Phrase.quoted(from)) → \(Phrase.quoted(to)) has no command_applied or "
+                + "deep_link before it in its correlation group (\(Phrase.quoted(correlationID)))")
+    }
 }

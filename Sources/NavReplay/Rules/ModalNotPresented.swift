@@ -1,3 +1,4 @@
+import NavJSON
 extension RuleDescription {
     static let modalNotPresented = RuleDescription(
         id: "modal.not_presented", severity: .error,
@@ -18,4 +19,16 @@ extension RuleDescription {
                 ExampleLog.event(1, "modal_present", #""modal":"paywall","style":"sheet""#),
                 ExampleLog.event(2, "modal_dismiss", #""modal":"paywall""#))
         ])
+}
+
+/// `modal.not_presented`'s check: a modal dismissed is presented.
+public enum ModalNotPresented {
+    /// A `modal_dismiss` of `modal` with `presented` modals.
+    public static func check(dismissing modal: String, presented: [String]) -> Violation? {
+        guard !presented.contains(modal) else { return nil }
+        return Violation(
+            .modalNotPresented,
+            "modal_dismiss of \(Phrase.quoted(modal)), which is not presented (presented: \(Phrase.listOrNone(presented)))",
+            expected: ListedNames(presented).json, found: .string(modal), setBy: .modal(modal))
+    }
 }

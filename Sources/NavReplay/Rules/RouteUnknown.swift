@@ -1,3 +1,6 @@
+import NavJSON
+public import NavModel
+
 extension RuleDescription {
     static let routeUnknown = RuleDescription(
         id: "route.unknown", severity: .error,
@@ -18,4 +21,27 @@ extension RuleDescription {
                 ExampleLog.start(),
                 ExampleLog.event(1, "route_push", #""stack":"onboarding","from_route":null,"to_route":"welcome""#))
         ])
+}
+
+/// `route.unknown`'s check: a stack holds only the routes the model declares for it.
+public enum RouteUnknown {
+    /// A route entering stack `number` (`stack`).
+    public static func check(_ route: String, stack: String, number: Int, model: NavigationModel) -> Violation? {
+        guard !model.stackTable.accepts(route, number: number) else { return nil }
+        let declared = model.stackTable.specs[number].routes.map(ListedNames.init)
+        return Violation(
+            .routeUnknown,
+            "route \(Phrase.quoted(route)) is not declared for stack \(Phrase.quoted(stack))"
+                + (declared.map { " (declared: \($0.joined(separator: ", ")))" } ?? ""),
+            expected: declared?.json, found: .string(route))
+    }
+
+    /// A route a snapshot's stack holds.
+    public static func check(restoring route: String, stack: String, spec: StackSpec) -> Violation? {
+        guard !spec.accepts(route) else { return nil }
+        return Violation(
+            .routeUnknown,
+            "the snapshot's stack \(Phrase.quoted(stack)) holds \(Phrase.quoted(route)), a route the model does not declare for it",
+            found: .string(route))
+    }
 }

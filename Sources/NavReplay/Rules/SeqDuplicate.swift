@@ -1,3 +1,6 @@
+import NavJSON
+public import NavEvents
+
 extension RuleDescription {
     static let seqDuplicate = RuleDescription(
         id: "seq.duplicate", severity: .error,
@@ -21,4 +24,16 @@ extension RuleDescription {
                 ExampleLog.event(1, "route_push", #""stack":"onboarding","from_route":null,"to_route":"welcome""#),
                 ExampleLog.event(1, "route_push", #""stack":"onboarding","from_route":null,"to_route":"welcome""#))
         ])
+}
+
+/// `seq.duplicate`'s finding. Which event wins a seq is the sequence pass of `SessionAuditor`:
+/// the earliest, then the smallest event id.
+public enum SeqDuplicate {
+    /// An event `name` at `seq` that `winner` took.
+    public static func violation(seq: Int64, _ name: EventName, winner: EventReference) -> Violation {
+        Violation(
+            .seqDuplicate,
+            "seq \(seq) is already taken by \(winner.name.rawValue) \(Phrase.quoted(winner.eventID)); this \(name.rawValue) is not folded",
+            setBy: .event(winner))
+    }
 }

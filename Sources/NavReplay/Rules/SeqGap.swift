@@ -1,3 +1,6 @@
+import NavJSON
+public import NavEvents
+
 extension RuleDescription {
     static let seqGap = RuleDescription(
         id: "seq.gap", severity: .warning,
@@ -19,4 +22,17 @@ extension RuleDescription {
                 ExampleLog.start(),
                 ExampleLog.event(1, "route_push", #""stack":"onboarding","from_route":null,"to_route":"welcome""#))
         ])
+}
+
+/// `seq.gap`'s check: a session's folded seqs follow each other.
+public enum SeqGap {
+    /// An event at `seq` after the event `previous` (at `previousSeq`).
+    public static func check(seq: Int64, previousSeq: Int64, previous: EventReference?) -> Violation? {
+        guard seq > previousSeq + 1 else { return nil }
+        let missing = seq - previousSeq - 1
+        return Violation(
+            .seqGap,
+            "seq \(previousSeq + 1)\(missing > 1 ? "...\(seq - 1)" : "") missing: \(missing) event(s) lost before this one",
+            expected: .number(String(previousSeq + 1)), found: .number(String(seq)), setBy: .event(previous))
+    }
 }

@@ -1,3 +1,6 @@
+import NavJSON
+public import NavEvents
+
 extension RuleDescription {
     static let sessionNoStart = RuleDescription(
         id: "session.no_start", severity: .warning,
@@ -17,4 +20,27 @@ extension RuleDescription {
                 ExampleLog.start(),
                 ExampleLog.event(1, "route_push", #""stack":"onboarding","from_route":null,"to_route":"welcome""#))
         ])
+}
+
+/// `session.no_start`'s check: a session begins with `session_start` at seq 0, and has no other.
+public enum SessionNoStart {
+    /// An event `name` at `seq`; `previous`: the event folded before it (`nil`: it is the
+    /// session's first).
+    public static func check(_ name: EventName, seq: Int64, previous: EventReference?) -> Violation? {
+        let isStart = name == .sessionStart
+        // Matched rather than compared with `nil`: the comparison copies and destroys the
+        // reference through the runtime, at every event.
+        guard case .some = previous else {
+            if isStart && seq == 0 { return nil }
+            return Violation(
+                .sessionNoStart,
+                isStart
+                    ? "the session starts with session_start at seq \(seq), not 0: earlier events were lost"
+                    : "the session begins with \(name.rawValue) at seq \(seq), not session_start at seq 0; "
+                        + "folding from the model's initial state")
+        }
+        guard isStart else { return nil }
+        return Violation(
+            .sessionNoStart, "session_start at seq \(seq), after the session began: the state is reset", setBy: .event(previous))
+    }
 }

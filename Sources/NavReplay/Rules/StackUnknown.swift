@@ -1,3 +1,7 @@
+import NavJSON
+public import NavEvents
+public import NavModel
+
 extension RuleDescription {
     static let stackUnknown = RuleDescription(
         id: "stack.unknown", severity: .error,
@@ -17,4 +21,27 @@ extension RuleDescription {
                 ExampleLog.start(),
                 ExampleLog.event(1, "route_push", #""stack":"onboarding","from_route":null,"to_route":"welcome""#))
         ])
+}
+
+/// `stack.unknown`'s check: the model declares every stack an event or a snapshot names.
+public enum StackUnknown {
+    /// The stack's number in the model's table, or `nil` when the model does not declare it
+    /// (then `violation(of:operation:)` or `violation(inSnapshot:)` is the finding).
+    public static func check(_ stack: String, model: NavigationModel) -> Int? {
+        model.stackTable.number(of: stack)
+    }
+
+    /// The finding of an operation (`route_push`…) on an undeclared stack: it is not applied.
+    public static func violation(of stack: String, operation: EventName) -> Violation {
+        Violation(
+            .stackUnknown, "\(operation.rawValue) on stack \(Phrase.quoted(stack)), which the model does not declare; not applied",
+            found: .string(stack))
+    }
+
+    /// The finding of a snapshot's undeclared stack: it is dropped.
+    public static func violation(inSnapshot stack: String) -> Violation {
+        Violation(
+            .stackUnknown, "the snapshot has stack \(Phrase.quoted(stack)), which the model does not declare; it is dropped",
+            found: .string(stack))
+    }
 }

@@ -1,0 +1,234 @@
+import NavEvents
+import NavJSON
+import NavModel
+
+/// Stack operations (`route_push`, `route_pop`, `route_replace`, `route_pop_to`,
+/// `route_insert`, `route_remove`): the rules of stacks and routes, through their checks in
+/// `Rules/`, then the change, in place.
+extension NavigationFold {
+    // MARK: Stacks by name
+
+    /// A stack's routes; `nil` when the state does not list it.
+    func routes(of stack: String) -> [String]? {
+        working.routes(of: stack, in: stacks)
+    }
+
+    func top(of stack: String) -> String? {
+        routes(of: stack)?.last
+    }
+
+    func depth(of stack: String) -> Int {
+        routes(of: stack)?.count ?? 0
+    }
+
+    func witness(of stack: String) -> EventReference? {
+        if let number = stacks.number(of: stack) { return stackWitness[number] }
+        return otherStackWitness[stack]
+    }
+
+    mutating func setWitness(_ reference: EventReference, of stack: String) {
+        if let number = stacks.number(of: stack) {
+            stackWitness[number] = reference
+        } else {
+            otherStackWitness[stack] = reference
+        }
+    }
+
+    /// Empties a stack (a modal's own, when its modal comes or goes).
+    mutating func empty(_ stack: String, reference: EventReference) {
+        working.setRoutes([], of: stack, in: stacks)
+        setWitness(reference, of: stack)
+        emptiedDuringEvent.append(stack)
+    }
+
+    // MARK: Stack operations
+
+    mutating func applyStackOperation(
+        _ payload: NavigationEvent.Payload, reference: EventReference
+    ) {
+        guard let stack = payload.stack else { return }
+        // 1. Declared: otherwise nothing else is checked and the event is not applied.
+        guard let number = stacks.number(of: stack) else {
+            report(StackUnknown.violation(of: stack, operation: payload.name))
+            return
+        }
+        // 2. Owned by the current flow (a to_root pop of a stack its command resets is exempt),
+        //    or, for a modal's own stack, by its presented modal; not covered by a modal of its
+        //    context, in a flow that presents by context.
+        var exempt = false
+        if case .routePop(_, _, _, .toRoot) = payload, !latestGroup.resetStacks.isEmpty, latestGroup.resetStacks.contains(stack) {
+            exempt = true
+        }
+        var problem = StackNotOwned.check(
+            stack, number: number, flowSpec: flowSpec, presented: working.modals, model: model, exempt: exempt)
+        if case .none = problem, usesPresentationKeys, !working.modals.isEmpty {
+            switch payload {
+            case .routePop(_, _, _, .count), .routePopTo(_, _, _?):
+                problem = StackNotOwned.check(
+                    popping: stack, flow: working.flow, flowSpec: flowSpec, presented: working.modals, model: model)
+            default: break
+            }
+        }
+        if let problem {
+            report(
+                StackNotOwned.violation(problem, operation: payload.name, stack: stack, flow: working.flow, presented: working.modals))
+        }
+        if hasRouteBoundModals, !working.modals.isEmpty { captureStateBefore() }  // checked after the change
+        // 3. The claimed top before the operation.
+        switch payload {
+        case .routePush(_, let from, _, _), .routePop(_, let from, _, _), .routeReplace(_, let from, _, _),
+            .routePopTo(_, let from, _):
+            checkTop(of: number, claimed: from, field: "from_route")
+        default: break
+        }
+        // 4. The operation's own checks, then apply.
+        let topBefore = working.routes[number].last
+        let wasEmpty = working.routes[number].isEmpty
+        // A pop's claimed top is checked after it, against the stack's witness before it.
+        let witnessBefore: EventReference? = if case .routePop = payload { stackWitness[number] } else { nil }
+        applyOperation(payload, number: number, stack: stack)
+        let isEmpty = working.routes[number].isEmpty
+        if working.routes[number].last != topBefore || isEmpty != wasEmpty {
+            stackWitness[number] = reference  // the witness of a stack is the event that last set its top
+        }
+        working.listed[number] = true
+        if stacks.anyValueIdentity, stacks.valueIdentity[number] { working.syncParams(number) }
+        if isEmpty { emptiedDuringEvent.append(stack) }
+        if hasRouteBoundModals, !working.modals.isEmpty { checkModalsOnTheirRoutes(after: stack) }
+        // 5. A pop's claimed top after the operation.
+        switch payload {
+        case .routePop(_, _, let to, _):
+            // Witnessed by the event that left the stack as this pop found it, not by the pop.
+            checkTop(of: number, claimed: to, field: "to_route", afterPop: true, witness: witnessBefore)
+        default: break
+        }
+    }
+
+    /// Step 4 of a stack event: the operation's own checks, then the change, in place. Each
+    /// finding comes before the change (see `captureStateBefore()`).
+    mutating func applyOperation(_ payload: NavigationEvent.Payload, number: Int, stack: String) {
+        switch payload {
+        case .routePush(_, _, let route, let params):
+            let count = working.routes[number].count
+            checkEntering(route, params: params, number: number, below: 0..<count, index: count, depthAfter: count + 1)
+            working.routes[number].append(route)
+            if stacks.valueIdentity[number] { working.params[number].append(params) }
+        case .routePop(_, _, let to, let amount):
+            let depth = working.routes[number].count
+            let removed: Int
+            switch amount {
+            case .toRoot:
+                removed = depth
+            case .count(let count):
+                if let violation = StackOutOfRange.check(popping: count, stack: stack, spec: stacks.specs[number], depth: depth) {
+                    report(violation)
+                }
+                removed = Int(min(max(count, 0), Int64(depth)))
+            }
+            // Step 5 reports a wrong to_route after the change: keep the state before it first.
+            if to != (removed < depth ? working.routes[number][depth - removed - 1] : nil) { captureStateBefore() }
+            // Emptied stacks keep their storage: the next push would allocate it again.
+            if removed == depth {
+                working.routes[number].removeAll(keepingCapacity: true)
+            } else {
+                working.routes[number].removeLast(removed)
+            }
+        case .routeReplace(_, _, let route, let params):
+            // No copy of the stack is kept across the change: it made every replace copy it.
+            let count = working.routes[number].count
+            checkEntering(
+                route, params: params, number: number, below: 0..<max(count - 1, 0), index: max(count - 1, 0), depthAfter: max(count, 1))
+            if count == 0 {
+                working.routes[number].append(route)
+                if stacks.valueIdentity[number] { working.params[number].append(params) }
+            } else {
+                working.routes[number][count - 1] = route
+                if stacks.valueIdentity[number] { working.params[number][count - 1] = params }
+            }
+        case .routePopTo(_, _, let target):
+            if let target {
+                let first = stacks.specs[number].popTo == .first
+                let index = first ? working.routes[number].firstIndex(of: target) : working.routes[number].lastIndex(of: target)
+                if let index {
+                    working.routes[number].removeSubrange((index + 1)...)
+                } else if let violation = StackOutOfRange.check(
+                    poppingTo: target, found: false, stack: stack, routes: working.routes[number])
+                {
+                    report(violation)
+                }
+            } else {
+                working.routes[number].removeAll()
+            }
+        case .routeInsert(_, let route, let index, let params):
+            let count = working.routes[number].count
+            if let violation = StackOutOfRange.check(inserting: index, stack: stack, count: count) { report(violation) }
+            let at = Int(min(max(index, 0), Int64(count)))
+            checkEntering(route, params: params, number: number, below: 0..<count, index: at, depthAfter: count + 1)
+            working.routes[number].insert(route, at: at)
+            if stacks.valueIdentity[number] { working.params[number].insert(params, at: at) }
+        case .routeRemove(_, let route):
+            if stacks.valueIdentity[number] {
+                working.params[number] = zip(working.routes[number], working.params[number]).filter { $0.0 != route }.map(\.1)
+            }
+            working.routes[number].removeAll { $0 == route }
+        default:
+            break
+        }
+    }
+
+    /// Checks a claimed top route of a stack; on a mismatch, adopts it (CONTRACT §7, resync).
+    /// `afterPop`: a pop's `to_route`, after the pop; `witness` is then the event that left the
+    /// stack as the pop found it.
+    mutating func checkTop(
+        of number: Int, claimed: String?, field: String, afterPop: Bool = false, witness: EventReference? = nil
+    ) {
+        let top = working.routes[number].last
+        guard claimed != top else { return }  // the usual case, before the check's arguments are built
+        let stack = stacks.names[number]
+        guard
+            let violation = StateMismatch.check(
+                claimedTop: claimed, field: field, top: top, stack: stack, event: isApplying ? currentEvent.name.rawValue : "event",
+                witness: afterPop ? witness : stackWitness[number], afterPop: afterPop)
+        else { return }
+        report(violation)
+        if let claimed {
+            if let index = working.routes[number].lastIndex(of: claimed) {
+                working.routes[number].removeSubrange((index + 1)...)
+            } else {
+                working.routes[number].append(claimed)
+            }
+        } else {
+            working.routes[number].removeAll()
+        }
+        working.listed[number] = true
+        if stacks.anyValueIdentity, stacks.valueIdentity[number] { working.syncParams(number) }
+        if working.routes[number].isEmpty { emptiedDuringEvent.append(stack) }
+    }
+
+    /// The checks where a route enters a stack: declared, singleton (among the routes at
+    /// `below`), position, depth.
+    mutating func checkEntering(
+        _ route: String, params: RouteParams?, number: Int, below: Range<Int>, index: Int, depthAfter: Int
+    ) {
+        let stack = stacks.names[number]
+        let spec = stacks.specs[number]
+        if let violation = RouteUnknown.check(route, stack: stack, number: number, model: model) { report(violation) }
+        if let violation = RouteSingleton.check(
+            route, params: params, stack: stack, spec: spec, routes: working.routes[number], params: working.params[number],
+            below: below)
+        {
+            report(violation)
+        }
+        checkPosition(stack: stack, spec: spec, route: route, index: index, flow: working.flow)
+        if let violation = StackOutOfRange.check(entering: route, stack: stack, spec: spec, depthAfter: depthAfter) {
+            report(violation)
+        }
+    }
+
+    mutating func checkPosition(stack: String, spec: StackSpec, route: String, index: Int, flow: String) {
+        if spec.positions.isEmpty { return }
+        for requirement in RoutePosition.check(route, at: index, spec: spec, flow: flow) {
+            report(RoutePosition.violation(requirement, route: route, index: index, stack: stack, flow: flow))
+        }
+    }
+}
