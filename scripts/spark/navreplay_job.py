@@ -35,6 +35,7 @@ import json
 import os
 import re
 import shlex
+import shutil
 import sys
 import time
 from typing import Iterator
@@ -348,6 +349,58 @@ def _under_spark_submit() -> bool:
     return "PYSPARK_GATEWAY_PORT" in os.environ
 
 
+_ARCHIVE: list[str] = []  # a class-data archive this run writes as its JVM exits: [written, final]
+
+
+def _local_java_options(cds: bool) -> list[str]:
+    """The JVM's options in local mode, where it lives as long as the job. Its JIT's second tier
+    (C2) compiled for about as long as the job's tasks ran, on the same cores, for code that runs
+    once: C1 only. Loading and verifying Spark's classes took about 3 s of CPU a run: they come
+    from a class-data archive (CDS) in the user's cache, which the first run writes as its JVM
+    exits (`_finish_archive`)."""
+    options = ["-XX:TieredStopAtLevel=1"]
+    java = os.path.join(os.environ["JAVA_HOME"], "bin", "java") if os.environ.get("JAVA_HOME") else shutil.which("java")
+    if not cds or not java or not os.path.exists(java):
+        return options
+    import hashlib
+    import pyspark
+
+    java = os.path.realpath(java)
+    key = hashlib.sha256(f"{pyspark.__version__} {java} {os.path.getmtime(java)}".encode()).hexdigest()[:16]
+    cache = os.path.join(os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "navreplay")
+    archive = os.path.join(cache, f"spark-classes-{key}.jsa")
+    if os.path.exists(archive):
+        return options + [f"-XX:SharedArchiveFile={archive}", "-XX:+VerifySharedSpaces"]
+    try:
+        os.makedirs(cache, exist_ok=True)
+        for left in os.listdir(cache):  # of runs that failed: their JVMs wrote them as they ended
+            if left.startswith(os.path.basename(archive) + ".") and time.time() - os.path.getmtime(
+                    os.path.join(cache, left)) > 600:
+                os.remove(os.path.join(cache, left))
+    except OSError:
+        return options
+    _ARCHIVE[:] = [f"{archive}.{os.getpid()}", archive]
+    return options + ["-XX:ArchiveClassesAtExit=" + _ARCHIVE[0]]
+
+
+def _finish_archive(spark) -> None:
+    """Ends the JVM (it exits when its standard input closes) so that the archive it writes is
+    complete, and puts the archive in place."""
+    process = getattr(spark.sparkContext._gateway, "proc", None)
+    if not _ARCHIVE or process is None:
+        return
+    try:
+        process.stdin.close()
+        process.wait(timeout=120)
+        if os.path.getsize(_ARCHIVE[0]) > 0:
+            os.replace(*_ARCHIVE)
+    except Exception:  # no archive: the next run writes one
+        pass
+    finally:
+        if os.path.exists(_ARCHIVE[0]):
+            os.remove(_ARCHIVE[0])
+
+
 def _spark_session(spark_args: list[str], master: str | None):
     if _under_spark_submit():
         if spark_args:
@@ -363,12 +416,12 @@ def _spark_session(spark_args: list[str], master: str | None):
 
         if not given("spark.ui.showConsoleProgress"):
             arguments += ["--conf", "spark.ui.showConsoleProgress=false"]
-        # In local mode the JVM lives as long as the job: its JIT's second tier (C2) compiled for
-        # about as long as the job's tasks ran, on the same cores, for code that runs once.
         master_given = arguments[arguments.index("--master") + 1]
         if master_given.startswith("local") and "--driver-java-options" not in arguments and not given(
                 "spark.driver.extraJavaOptions"):
-            arguments += ["--driver-java-options", "-XX:TieredStopAtLevel=1"]
+            classes = {"--jars", "--packages", "--driver-class-path"} & set(arguments) or any(
+                given(conf) for conf in ("spark.jars", "spark.jars.packages", "spark.driver.extraClassPath"))
+            arguments += ["--driver-java-options", " ".join(_local_java_options(cds=not classes))]
         os.environ["PYSPARK_SUBMIT_ARGS"] = " ".join(shlex.quote(a) for a in arguments) + " pyspark-shell"
         os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
         os.environ.setdefault("PYSPARK_DRIVER_PYTHON", sys.executable)
@@ -504,7 +557,7 @@ def make_plan(mode: str, args, files: list[InputFile], models: list[bytes | None
         memory_limit=args.memory_limit, jobs=args.jobs, explicit_model=args.model is not None,
         max_findings=getattr(args, "max_findings_per_session", 10_000), explain=getattr(args, "explain", False),
         sessions=mode == "sessions" or not getattr(args, "no_sessions", False),
-        split_sessions=args.debug_split_sessions)
+        split_sessions=args.debug_split_sessions, shorthand=os.environ.get("XTEST_SHORT", "1") == "1")
 
 
 def _models(inputs: Inputs, files: list[InputFile], explicit: str | None) -> tuple[list, list[int]]:
@@ -626,6 +679,7 @@ def _run(mode: str, args, spark_args: list[str], master: str | None) -> int:
               f"{f', {len(plan.shared)} session(s) sharing event ids' if plan.shared else ''}; {elapsed:.1f} s; "
               f"CPU time: {work}; peak memory: {memory}; outputs in {output.location}/", file=sys.stderr)
     spark.stop()
+    _finish_archive(spark)
     if merged["unreadable_files"]:
         return 2
     if args.fail_on == "error" and merged["findings_by_severity"].get("error", 0) > 0:
@@ -642,19 +696,20 @@ PARQUET = ("rule string, severity string, session_id string, seq long, event_id 
 
 def _folded(spark, plan: Plan, shuffled):
     """The reduce: every partition through navreplay, and the sessions set apart folded together;
-    their output blocks as a DataFrame, kept until written (the folds run once)."""
+    their output blocks as a DataFrame, kept on disk until written (the folds run once; the
+    executor's heap, 1 GB by default, holds none of it)."""
     from pyspark import StorageLevel
 
     def fold(index, payloads):
         return tasks.fold_partition(plan, index, payloads) if index < plan.partitions else iter(())
 
     frame = spark.createDataFrame(shuffled.mapPartitionsWithIndex(fold), RESULTS, verifySchema=False)
-    frame = frame.persist(StorageLevel.MEMORY_AND_DISK)
+    frame = frame.persist(StorageLevel.DISK_ONLY)
     if plan.shared:
         apart = frame.where("kind = 'X'").select("partition", "data").rdd.map(lambda row: (row[0], bytes(row[1])))
         together = apart.coalesce(1).mapPartitions(lambda blocks: tasks.fold_set_apart(plan, blocks))
         frame = frame.where("kind != 'X'").union(spark.createDataFrame(together, RESULTS, verifySchema=False))
-        frame = frame.persist(StorageLevel.MEMORY_AND_DISK)
+        frame = frame.persist(StorageLevel.DISK_ONLY)
     return frame
 
 
@@ -706,7 +761,7 @@ def _write_findings(frame, output: OutputDir, size: int) -> None:
 
     frame.sparkSession.sparkContext.setJobDescription("write: findings, findings_parquet")
     ordered = _ordered(_lines(frame, tasks.FINDINGS, 14), [F.col("row")[0]], size).select("row").persist(
-        StorageLevel.MEMORY_AND_DISK)
+        StorageLevel.DISK_ONLY)
     ordered.count()  # sorted once, then both written at once
 
     # The table's columns, as navreplay gives them: texts in hexadecimal, `-` for none.
