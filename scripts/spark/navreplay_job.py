@@ -250,14 +250,7 @@ class Inputs:
             found += [os.path.relpath(os.path.join(root, name), directory) for name in names if _wanted(name)]
         for relative in sorted(found):
             item = self._local_file(_join(shown, relative))
-            components = relative.split("/")[:-1]
-            while item.model_path is None:
-                candidate = _join(_join(shown, "/".join(components)) if components else shown, "model.json")
-                if os.path.isfile(candidate):
-                    item.model_path = candidate
-                if not components:
-                    break
-                components.pop()
+            item.model_path = _nearest_model(shown, relative, lambda candidate: os.path.isfile(_join(shown, candidate)))
             yield item
 
     def _remote_file(self, shown: str, uri: str, size: int, model: str | None = None) -> InputFile:
@@ -305,17 +298,7 @@ class Inputs:
             elif entry.getPath().getName() == "model.json":
                 models.add(relative)
         for relative, full, size in sorted(found):
-            components = relative.split("/")[:-1]
-            model = None
-            while True:
-                candidate = "/".join(components + ["model.json"])
-                if candidate in models:
-                    model = _join(shown, candidate)
-                    break
-                if not components:
-                    break
-                components.pop()
-            yield self._remote_file(_join(shown, relative), full, size, model)
+            yield self._remote_file(_join(shown, relative), full, size, _nearest_model(shown, relative, models.__contains__))
 
     def read_bytes(self, location: str) -> bytes:
         """A whole file through Hadoop's FileSystem on the driver (models, hidden files)."""
@@ -328,6 +311,19 @@ class Inputs:
             return bytes(self.jvm.org.apache.commons.io.IOUtils.toByteArray(stream))
         finally:
             stream.close()
+
+
+def _nearest_model(shown: str, relative: str, exists) -> str | None:
+    """navreplay's rule: the model.json beside a file under a directory argument, else the nearest
+    one above it, up to the argument; ``exists`` tells whether a path relative to it is there."""
+    components = relative.split("/")[:-1]
+    while True:
+        candidate = "/".join(components + ["model.json"])
+        if exists(candidate):
+            return _join(shown, candidate)
+        if not components:
+            return None
+        components.pop()
 
 
 def _hidden(uri: str) -> bool:
@@ -657,7 +653,7 @@ def _run(mode: str, args, spark_args: list[str], master: str | None) -> int:
         if "sessions" in outputs:
             writes.append(lambda: _write_sessions(frame, output.child("sessions"), sizes["S"]))
         _at_once(writes)
-        frame.unpersist()
+        frame.unpersist(blocking=True)
     else:
         _write_empty(spark, output, outputs)
 
@@ -777,7 +773,7 @@ def _write_findings(frame, output: OutputDir, size: int) -> None:
     table = ordered.select(*[column(index + 2, name, kind) for index, (name, kind) in enumerate(kinds)])
     _at_once([lambda: ordered.select(F.col("row")[1].alias("value")).write.text(output.child("findings")),
               lambda: table.write.parquet(output.child("findings_parquet"))], "write: findings, findings_parquet")
-    ordered.unpersist()
+    ordered.unpersist(blocking=True)
 
 
 def _at_once(writes: list, description: str | None = None) -> None:
