@@ -117,7 +117,10 @@ final class AuditPipeline {
                 models: plan.models, options: configuration.sessionOptions, ledger: ledger,
                 runs: results.isStreaming
                     ? SessionRuns(budgetBytes: configuration.heldOutputBudget, temporaryDirectory: configuration.temporaryDirectory) : nil,
-                jobs: configuration.jobs > 0 ? configuration.jobs : System.coreCount, sink: results.jobs)
+                jobs: configuration.jobs > 0 ? configuration.jobs : System.coreCount, sink: results.jobs,
+                longPlan: LongSessionPlan(
+                    sessionBytes: configuration.memoryLimit / 4, readLimit: .max, budget: max(1 << 20, configuration.memoryLimit / 8),
+                    temporaryDirectory: configuration.temporaryDirectory))
         }
         let collecting = try SpillingCollector(
             models: plan.models, options: configuration.sessionOptions, jobs: configuration.jobs,

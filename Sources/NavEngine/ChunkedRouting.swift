@@ -54,15 +54,16 @@ enum ChunkRouter {
     /// session found, or not inside the mapping) is kept, with what the decoder made of it,
     /// for the engine to hand on as it does a batch's lines.
     static func route(
-        _ input: MappedInput, _ range: Range<Int>, isLast: Bool, fileID: Int32, model: Int, partitions: Int, maxLineBytes: Int
+        _ input: MappedInput, _ range: Range<Int>, isLast: Bool, fileID: Int32, model: Int, partitions: Int, maxLineBytes: Int,
+        located: LocatedRouting? = nil
     ) -> RoutedChunk {
         // Room for the references of an even share of the chunk (a 41-byte record for a line
         // of about 300 bytes), so that most buffers never grow.
         let estimate = max(4096, range.count / max(1, partitions) / 6)
         let decoder = EventDecoder()
-        return lines(of: input, range, isLast: isLast, partitions: partitions, maxLineBytes: maxLineBytes) { line, chunk in
+        let routeLine = { (line: RawLine, fileID: Int32, referable: Bool, chunk: UnsafeMutablePointer<RoutedChunk>) in
             let outcome = line.overlongLength == nil ? LineOutcome.of(line.bytes, routing: true, decoder: decoder) : .overlong
-            if case .routed(let sessionHash) = outcome, SpillPartitions.canReference(length: line.bytes.count),
+            if referable, case .routed(let sessionHash) = outcome, SpillPartitions.canReference(length: line.bytes.count),
                 let offset = input.offset(of: line.bytes)
             {
                 chunk.pointee.addReference(
@@ -71,9 +72,54 @@ enum ChunkRouter {
                 chunk.pointee.sessions.insert(PrehashedKey(sessionHash &+ UInt64(model)))
                 return
             }
-            chunk.pointee.others.append(line, fileID: fileID)
+            chunk.pointee.others.append(line, fileID: fileID, referable: referable)
             chunk.pointee.outcomes.append(outcome)
         }
+        guard let located else {
+            return lines(of: input, range, isLast: isLast, partitions: partitions, maxLineBytes: maxLineBytes) { line, chunk in
+                routeLine(line, fileID, true, chunk)
+            }
+        }
+        return locatedLines(of: input, range, isLast: isLast, partitions: partitions, located: located) { line, file, chunk in
+            routeLine(line, file, chunk.pointee.adoptions.allows(line, of: file, located.adopt), chunk)
+        }
+    }
+
+    /// Splits one chunk of located input into lines, strips each line's prefix, counts the
+    /// lines by original file, and hands each other line to `handle` with its original file.
+    /// A malformed prefix ends the chunk: it is recorded, and no line after it is handled.
+    private static func locatedLines(
+        of input: MappedInput, _ range: Range<Int>, isLast: Bool, partitions: Int, located: LocatedRouting,
+        _ handle: (RawLine, Int32, UnsafeMutablePointer<RoutedChunk>) -> Void
+    ) -> RoutedChunk {
+        var chunk = RoutedChunk(partitions: partitions, mapped: input)
+        // Located lines carry a prefix of at most 41 bytes on top of the original line.
+        var splitter = LineSplitter(maxLineBytes: located.maxLineBytes + 64)
+        withUnsafeMutablePointer(to: &chunk) { chunk in
+            let take = { (physical: RawLine) -> Void in
+                guard chunk.pointee.malformed == nil else { return }
+                chunk.pointee.physicalLines += 1
+                var line = physical
+                switch LocatedLine.split(&line, files: located.files, maxLineBytes: located.maxLineBytes) {
+                case .success(let place):
+                    if let offsets = located.lineOffsets { line.number += offsets[place.file] }
+                    let file = located.index[place.file]
+                    chunk.pointee.lines += 1
+                    chunk.pointee.bytes += line.inputBytes
+                    chunk.pointee.locatedCounts[file, default: LocatedCount()].add(line)
+                    if line.overlongLength == nil && line.isBlank {
+                        chunk.pointee.blankLines += 1
+                        return
+                    }
+                    handle(line, file, chunk)
+                case .failure(let problem):
+                    chunk.pointee.malformed = (chunk.pointee.physicalLines, problem)
+                }
+            }
+            try? splitter.feed(UnsafeBufferPointer(rebasing: input.bytes[range]), take)
+            if isLast { try? splitter.finish(take) }
+        }
+        return chunk
     }
 
     /// Splits one chunk into lines and checks each alone (`validate`, no fold): a valid line is
@@ -125,8 +171,48 @@ enum ChunkRouter {
     }
 }
 
+/// One original file's lines and bytes in a chunk of located input.
+struct LocatedCount {
+    var lines: Int64 = 0
+    var bytes: Int64 = 0
+
+    mutating func add(_ line: RawLine) {
+        lines += 1
+        bytes += line.inputBytes
+    }
+}
+
+/// Which original files' lines one reader of located input may reference in its mapped input.
+/// A reference has no line end or length of its own and names its original file, whose
+/// references all go to one input (`SpillingCollector.adopt`): the collector is asked once per
+/// file, under its lock, and the answer is kept for the reader's next lines.
+struct Adoptions {
+    private var answers: [Int32: Bool] = [:]
+
+    mutating func allows(_ line: RawLine, of file: Int32, _ ask: (Int32) -> Bool) -> Bool {
+        guard line.ending == .newline, line.overlongLength == nil else { return false }
+        if let known = answers[file] { return known }
+        let answer = ask(file)
+        answers[file] = answer
+        return answer
+    }
+}
+
+/// How the lines of located input (`--located-input`) are placed in their original files.
+struct LocatedRouting: @unchecked Sendable {
+    // @unchecked: `adopt` is the collector's, which locks.
+    /// The paths file's lines.
+    let files: Int
+    /// A given file index's place in the run's file list.
+    let index: [Int32]
+    let lineOffsets: [Int64]?
+    let maxLineBytes: Int
+    /// Whether an original file's lines in this input may be referenced in place.
+    let adopt: (Int32) -> Bool
+}
+
 /// What routing (or validating) one chunk of a mapped input gave. Line numbers count from 1 in the chunk;
-/// `renumber(after:)` makes them the file's.
+/// `renumber(after:)` makes them the file's (located lines carry their own).
 struct RoutedChunk {
     var lines: Int64 = 0
     var blankLines: Int64 = 0
@@ -142,6 +228,12 @@ struct RoutedChunk {
     /// The lines not referenced, with their outcomes, in line order.
     var others: LineBatch
     var outcomes: [LineOutcome] = []
+    /// Located input: the physical lines read, the lines and bytes of each original file, and
+    /// the first malformed prefix (its line in the chunk), where the chunk's reading ended.
+    var physicalLines: Int64 = 0
+    var locatedCounts: [Int32: LocatedCount] = [:]
+    var adoptions = Adoptions()
+    var malformed: (line: Int64, problem: LocatedLine.Malformed)?
 
     init(partitions: Int, mapped: MappedInput) {
         references = Array(repeating: nil, count: partitions)

@@ -31,6 +31,13 @@ extension InputSource {
         let window = DispatchSemaphore(value: decode.workers + 1)
         let maxLineBytes = plan.configuration.maxLineBytes
         let chunkPartitions = partitions
+        let located: LocatedRouting? =
+            plan.isLocated
+            ? routing.spilling.map { spilling in
+                LocatedRouting(
+                    files: plan.locatedIndex.count, index: plan.locatedIndex, lineOffsets: plan.configuration.locatedLineOffsets,
+                    maxLineBytes: maxLineBytes, adopt: { spilling.adopt(file: $0, from: input) })
+            } : nil
         DispatchQueue.global().async {
             for (index, range) in ranges.enumerated() {
                 window.wait()
@@ -40,7 +47,7 @@ extension InputSource {
                         routes
                             ? ChunkRouter.route(
                                 input, range, isLast: isLast, fileID: fileID, model: modelID, partitions: chunkPartitions,
-                                maxLineBytes: maxLineBytes)
+                                maxLineBytes: maxLineBytes, located: located)
                             : ChunkRouter.validate(input, range, isLast: isLast, fileID: fileID, maxLineBytes: maxLineBytes))
                 }
             }
@@ -60,9 +67,15 @@ extension InputSource {
             var chunk = slot.take()
             taken += 1
             window.signal()
-            chunk.renumber(after: linesBefore)
-            linesBefore += chunk.lines
+            if located == nil { chunk.renumber(after: linesBefore) }
+            linesBefore += located == nil ? chunk.lines : chunk.physicalLines
             try handOn(chunk, modelID: modelID, routes: routes, report: &report)
+            if let (line, problem) = chunk.malformed {
+                throw InputError(
+                    code: .unreadable, path: input.path,
+                    message: "line \(linesBefore - chunk.physicalLines + line) is not located input (FILE_INDEX<TAB>LINE<TAB>line): "
+                        + problem.describe(files: plan.locatedIndex.count) + "; the rest of the file is not read")
+            }
             // Checked and handed on: nothing refers to these pages any more.
             if !routes { input.release(before: ranges[index].upperBound) }
             totals.report(sessions: routing.writer?.sessions ?? 0)
@@ -72,7 +85,11 @@ extension InputSource {
     /// One chunk, in file order: its counts, its references to the partition writer's queue,
     /// and its other lines to the checks, as a decoded batch.
     private func handOn(_ chunk: RoutedChunk, modelID: Int, routes: Bool, report: inout InputFileReport) throws {
-        report.lines += chunk.lines
+        report.lines += plan.isLocated ? chunk.physicalLines : chunk.lines
+        for (file, counts) in chunk.locatedCounts {
+            totals.locatedReports[Int(file)].lines += counts.lines
+            totals.locatedReports[Int(file)].bytes += counts.bytes
+        }
         report.bytes += chunk.bytes
         totals.counts.lines += chunk.lines
         totals.counts.blankLines += chunk.blankLines

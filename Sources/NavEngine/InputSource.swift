@@ -60,6 +60,8 @@ final class InputSource {
     let validatesInParallel: Bool
     private(set) var validatedMapped = 0
     private let reader: LineReader
+    /// With located input, the current input's answers from the collector (`Adoptions`).
+    private var adoptions = Adoptions()
 
     init(
         plan: RunPlan, totals: RunTotals, decode: DecodeStage, routing: Routing, checks: CheckStage, inputCopies: InputCopies?,
@@ -100,6 +102,7 @@ final class InputSource {
         let fileID = Int32(index)
         let modelID = plan.modelOfPath[path] ?? 0
         decode.startFile(mapped: routing.mapped[index])
+        adoptions = Adoptions()
         let pinned = plan.configuration.firstReads.flatMap { $0.indices.contains(index) ? $0[index] : nil }
         do {
             do {
@@ -139,7 +142,7 @@ final class InputSource {
         if validatesInParallel, let input = MappedInput(path: path) {
             validatedMapped += 1
             try readInParallel(input, fileID: fileID, modelID: modelID, report: &report)
-        } else if let input = routing.mapped[index], routing.isOn, plan.configuration.tuning.routesInParallel, !plan.isLocated {
+        } else if let input = routing.mapped[index], routing.isOn, plan.configuration.tuning.routesInParallel {
             try readInParallel(input, fileID: fileID, modelID: modelID, report: &report)
         } else if let input = routing.mapped[index] {
             _ = try reader.readLines(of: input) { try take($0, &report) }
@@ -159,10 +162,11 @@ final class InputSource {
         var referable = true
         if plan.isLocated {
             fileID = try locate(&line, path: path)
-            // A reference has no line end or length of its own, and names its original file.
-            referable =
-                line.ending == .newline && line.overlongLength == nil
-                && routing.mapped[Int(physicalID)].map { routing.spilling?.adopt(file: fileID, from: $0) ?? false } ?? false
+            if let input = routing.mapped[Int(physicalID)], let spilling = routing.spilling {
+                referable = adoptions.allows(line, of: fileID) { spilling.adopt(file: $0, from: input) }
+            } else {
+                referable = false
+            }
         }
         totals.counts.lines += 1
         report.bytes += line.inputBytes

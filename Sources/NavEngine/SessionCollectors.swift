@@ -148,10 +148,17 @@ final class StreamingCollector: SessionCollector {
     /// Sessions met again after another session had begun: the input was not grouped. Known
     /// once `finish` has put the sessions in order.
     private(set) var regroupedSessions: [(sessionID: String, location: LineLocation)] = []
+    /// A session whose lines pass `longPlan.sessionBytes` (as held) folds from disk.
+    private let longPlan: LongSessionPlan
+    private var currentBytes = 0
+    private var long: LongSession?
+    /// Sessions whose output is made when it is written (`FoldedSession.isDeferred`), by where
+    /// they began: their records in `runs` have no output.
+    private var deferred: [LineLocation: FoldedSession] = [:]
 
     init(
         models: [NavigationModel], options: SessionAuditOptions, ledger: EventIDLedger, runs: SessionRuns?, jobs: Int,
-        sink: FoldJobs
+        sink: FoldJobs, longPlan: LongSessionPlan
     ) {
         self.models = models
         self.options = options
@@ -159,6 +166,7 @@ final class StreamingCollector: SessionCollector {
         self.runs = runs
         self.jobs = jobs
         self.sink = sink
+        self.longPlan = longPlan
         job = sink.make()
     }
 
@@ -170,14 +178,41 @@ final class StreamingCollector: SessionCollector {
             currentKey = key
             currentStart = line.location
         }
+        if let long {
+            try addLong(line, to: long)
+            return
+        }
         current.append(line)
+        currentBytes += SpillingCollector.heldCost(rawBytes: raw.count)
+        if currentBytes > longPlan.sessionBytes {
+            // Too large to hold: the session goes on from disk.
+            let long = try LongSession(
+                key: key, model: model(of: key, in: models), budget: longPlan.budget, temporaryDirectory: longPlan.temporaryDirectory)
+            for line in current { try addLong(line, to: long) }
+            current.removeAll()
+            self.long = long
+        }
+    }
+
+    private func addLong(_ line: SessionLine, to long: LongSession) throws {
+        try long.add(line)
+        ledger.record(
+            eventIDHash: EventIDLedger.idHash(line.decoded.eventIDHash, model: long.key.model), session: EventIDLedger.hash(long.key))
     }
 
     private func flush() throws {
         guard let key = currentKey else { return }
-        let session = foldSession(key, &current, models: models, options: options, job: job)
+        let session: FoldedSession
+        if let long {
+            self.long = nil
+            session = job.folded(key, try long.audit(options: options))
+        } else {
+            session = foldSession(key, &current, models: models, options: options, job: job)
+        }
+        currentBytes = 0
         if let runs {
             try runs.add(SessionRuns.Record(key: key, start: currentStart, tally: session.tally, output: session.output))
+            if session.isDeferred { deferred[currentStart] = session }
         } else {
             folded.append((session, currentStart))
         }
@@ -210,7 +245,11 @@ final class StreamingCollector: SessionCollector {
             try runs.drain { record in
                 try deliver(record.key, start: record.start) {
                     results.add(record.tally)
-                    try results.deliver(key: record.key, audit: nil, output: record.output)
+                    if let session = deferred.removeValue(forKey: record.start) {
+                        try results.deliverOutput(of: session)
+                    } else {
+                        try results.deliver(key: record.key, audit: nil, output: record.output)
+                    }
                 }
             }
         } else {

@@ -41,12 +41,18 @@ private final class FormattingJob: FoldJob {
         self.files = files
     }
 
+    /// A session audited from disk is formatted when it is written (`StreamingFormatter.write(session:files:)`):
+    /// its steps are walked from there, and a format that writes a row a step never holds them.
     func folded(_ key: SessionKey, _ audit: SessionAudit) -> FoldedSession {
-        FoldedSession(key: key, tally: SessionTally(audit), audit: nil, output: format.bytes(of: audit, files: files))
+        if audit.stepWalk != nil { return FoldedSession(deferring: audit, key: key, tally: SessionTally(audit)) }
+        return FoldedSession(key: key, tally: SessionTally(audit), audit: nil, output: format.bytes(of: audit, files: files))
     }
 
     func refolded(_ key: SessionKey, previous: SessionAudit, _ audit: SessionAudit) -> FoldedSession {
-        FoldedSession(
+        if audit.stepWalk != nil {
+            return FoldedSession(deferring: audit, key: key, tally: SessionTally(audit), previous: SessionTally(previous))
+        }
+        return FoldedSession(
             key: key, tally: SessionTally(audit), audit: nil, output: format.bytes(of: audit, files: files),
             previous: SessionTally(previous))
     }
@@ -82,6 +88,8 @@ final class SessionResults {
     let jobs: FoldJobs
     private let begin: (_ invalid: [Finding]) throws -> Void
     private let write: (([UInt8]) throws -> Void)?
+    /// Formats and writes a deferred session (`FoldedSession.isDeferred`).
+    private let writeSession: ((SessionAudit) throws -> Void)?
     /// Whether the audits are kept; else they went to the sink as they folded.
     let keepsAudits: Bool
     private(set) var audits: [SessionAudit] = []
@@ -94,17 +102,20 @@ final class SessionResults {
             jobs = FoldJobs(make: { KeepingJob() }, combine: { _ in })
             begin = { _ in }
             write = nil
+            writeSession = nil
             keepsAudits = true
         case .streaming(let formatter):
             let format = formatter.sessionFormat
             jobs = FoldJobs(make: { FormattingJob(format: format, files: files) }, combine: { _ in })
             begin = { try formatter.begin(invalid: $0, files: files) }
             write = formatter.write
+            writeSession = { try formatter.write(session: $0, files: files) }
             keepsAudits = false
         case .accumulating(let accumulator):
             jobs = Self.jobs(of: accumulator, files: files)
             begin = { try accumulator.begin(invalid: $0, files: files) }
             write = nil
+            writeSession = nil
             keepsAudits = false
         }
     }
@@ -124,6 +135,15 @@ final class SessionResults {
 
     func deliver(_ folded: FoldedSession) throws {
         tally.add(folded.tally)
+        try deliverOutput(of: folded)
+    }
+
+    /// A folded session's output (or audit), its counts added already.
+    func deliverOutput(of folded: FoldedSession) throws {
+        if folded.isDeferred, let audit = folded.audit, let writeSession {
+            try writeSession(audit)
+            return
+        }
         try deliver(key: folded.key, audit: folded.audit, output: folded.loadedOutput())
     }
 

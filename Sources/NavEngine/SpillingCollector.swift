@@ -97,13 +97,18 @@ final class SpillingCollector: SessionCollector {
 
     /// Whether a line of original file `file`, read from `input`, may be referenced: yes when
     /// that file's references go to `input` (the first input met with its lines takes it).
-    /// Called from the reading thread, before the partitions fold.
+    /// Called while the inputs are read (by the workers that route chunks at once), before
+    /// the partitions fold.
     func adopt(file: Int32, from input: MappedInput) -> Bool {
         let index = Int(file)
         guard mapped.indices.contains(index) else { return false }
-        if mapped[index] == nil { mapped[index] = input }
-        return mapped[index] === input
+        return adoption.withLock {
+            if mapped[index] == nil { mapped[index] = input }
+            return mapped[index] === input
+        }
     }
+
+    private let adoption = NSLockLike()
 
     private var mapped: [MappedInput?] = []
     private(set) var routedLines: Int64 = 0
@@ -249,6 +254,19 @@ final class SpillingCollector: SessionCollector {
             reserve: jobs * Int(perPartition) * 4 + count * (bufferBytes + 1024))
     }
 
+    /// Which sessions fold from disk (`LongSession`): those whose lines take more than a
+    /// partition's planned bytes, or an eighth of each job's half of the limit if more (held, a
+    /// session's lines and the fold's tables of them take about 3 times its bytes), each sorted
+    /// in a budget of an eighth of the limit per job. A partition file larger than twice its
+    /// planned bytes, and than such a session, is read in pieces.
+    func longPlan(workers: Int) -> LongSessionPlan {
+        let perPartition = Int(plan.perPartition)
+        let sessionBytes = max(perPartition, memoryLimit / 2 / max(1, workers) / 8)
+        return LongSessionPlan(
+            sessionBytes: sessionBytes, readLimit: max(2 * perPartition, sessionBytes),
+            budget: max(1 << 20, memoryLimit / 8 / max(1, workers)), temporaryDirectory: temporaryDirectory)
+    }
+
     /// Plain files of `bytes` in all may be mapped (`MappedInput`) when they fit the memory
     /// limit, less what folding needs, with a quarter more for the references routed to the
     /// partitions (a record of 33 bytes for a line of about 300).
@@ -317,10 +335,16 @@ final class SpillingCollector: SessionCollector {
         }
         var late: [Finding] = []
         var all: [FoldedSession] = []
+        var deferred: [FoldedSession] = []
         for result in folded {
             let partition = try result.get()
             late += partition.invalid
-            if results.isStreaming { results.add(partition.tally) } else { all += partition.sessions }
+            if results.isStreaming {
+                results.add(partition.tally)
+                deferred += partition.deferred
+            } else {
+                all += partition.sessions
+            }
         }
         // Sessions that share event ids with others are folded again, with them resolved.
         let sharing = try ledger?.sharing(jobs: jobs) ?? EventIDLedger.Sharing()
@@ -333,7 +357,7 @@ final class SpillingCollector: SessionCollector {
             counter.foldedAgain(sessions: refolded.count, findings: added)
         }
         if results.isStreaming {
-            try mergeOutputs(of: spill, replacing: refolded, into: results)
+            try mergeOutputs(of: spill, replacing: refolded, deferred: deferred, into: results)
             return
         }
         // Partitions split sessions by hash; merge back into session order.
@@ -390,6 +414,7 @@ final class SpillingCollector: SessionCollector {
         let keepQuarantine = quarantine != nil
         let refolding = self.refolding
         let make = sink.make
+        let longPlan = self.longPlan(workers: workers)
         let folded = ParallelResults<Result<FoldedPartition, any Error>>(count: spill.count)
         let jobs = ParallelResults<any FoldJob>(count: workers)
         DispatchQueue.concurrentPerform(iterations: workers) { worker in
@@ -398,8 +423,12 @@ final class SpillingCollector: SessionCollector {
             for partition in stride(from: worker, to: spill.count, by: workers) {
                 folded[partition] = Result {
                     var sessions: [FoldedSession] = []
+                    let long = longPlan.sessions(
+                        models: models, options: options, refolding: refolding, job: job, ledger: ledger, worker: worker
+                    ) { sessions.append($0) }
                     let invalid = try spill.read(
-                        partition: partition, files: files, mapped: mapped, keepQuarantine: keepQuarantine, buffer: &buffer
+                        partition: partition, files: files, mapped: mapped, keepQuarantine: keepQuarantine, buffer: &buffer,
+                        long: long
                     ) { key, lines in
                         if let refolding {
                             // Folded again for another run, with the owners of shared ids known
@@ -418,6 +447,7 @@ final class SpillingCollector: SessionCollector {
                     var result = FoldedPartition(invalid: invalid)
                     if streaming {
                         result.tally = try spill.writeOutput(partition: partition, sessions)
+                        result.deferred = sessions.filter(\.isDeferred)
                     } else {
                         for session in sessions { result.tally.add(session.tally) }
                         result.sessions = sessions
@@ -435,23 +465,27 @@ final class SpillingCollector: SessionCollector {
     /// Writes the partitions' streamed output in session order (a k-way merge of their sorted
     /// output files); the sessions folded again replace their first output (a session may have
     /// had none at first).
+    ///
+    /// Sessions whose output is made when it is written (`deferred`: audited from disk) have no
+    /// record in the files; they are merged in by key, as the sessions folded again are.
     private func mergeOutputs(
-        of spill: SpillPartitions, replacing refolded: [SessionKey: FoldedSession], into results: SessionResults
+        of spill: SpillPartitions, replacing refolded: [SessionKey: FoldedSession], deferred: [FoldedSession],
+        into results: SessionResults
     ) throws {
-        var replacements = refolded.values.sorted { $0.key < $1.key }[...]
-        for session in replacements { results.replace(session.previous ?? SessionTally(), with: session.tally) }
+        for session in refolded.values { results.replace(session.previous ?? SessionTally(), with: session.tally) }
+        var pending = (Array(refolded.values) + deferred.filter { refolded[$0.key] == nil }).sorted { $0.key < $1.key }[...]
         try spill.mergeOutputs { key, output in
-            while let next = replacements.first, next.key < key {
-                try results.deliver(key: next.key, audit: nil, output: next.loadedOutput())
-                replacements.removeFirst()
+            while let next = pending.first, next.key < key {
+                try results.deliverOutput(of: next)
+                pending.removeFirst()
             }
-            if let next = replacements.first, next.key == key {
-                try results.deliver(key: next.key, audit: nil, output: next.loadedOutput())
-                replacements.removeFirst()
+            if let next = pending.first, next.key == key {
+                try results.deliverOutput(of: next)
+                pending.removeFirst()
             } else {
                 try results.deliver(key: key, audit: nil, output: output)
             }
         }
-        for session in replacements { try results.deliver(key: session.key, audit: nil, output: session.loadedOutput()) }
+        for session in pending { try results.deliverOutput(of: session) }
     }
 }

@@ -264,15 +264,8 @@ public struct FuzzHarness: Sendable {
     // MARK: Files
 
     private func readAll(_ path: String) -> [UInt8]? {
-        guard let file = fopen(path, "rb") else { return nil }
-        defer { fclose(file) }
         var bytes: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 65536)
-        while true {
-            let count = chunk.withUnsafeMutableBytes { fread($0.baseAddress, 1, $0.count, file) }
-            if count <= 0 { break }
-            bytes += chunk[0..<count]
-        }
+        guard (try? LineReader.readWholeFile(path, into: &bytes)) != nil else { return nil }
         return bytes
     }
 

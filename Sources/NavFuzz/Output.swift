@@ -85,7 +85,7 @@ public struct Output: Sendable {
         },
         Output(name: "report (HTML)") { run in
             // In memory, ReportData cannot throw; if it ever did, the check flags the page.
-            Array(((try? ReportData(run: run)).map { HTMLReport.html($0, toolVersion: "fuzz") } ?? "ReportData threw").utf8)
+            Array(((try? ReportData(run: run)).flatMap { try? HTMLReport.html($0, toolVersion: "fuzz") } ?? "ReportData threw").utf8)
         } check: { bytes, _ in
             HTMLCheck.problem(bytes)
         },

@@ -43,7 +43,7 @@ public enum LocatedCheck {
 
     static func checkLine(_ original: RawLine, files: Int, maxLineBytes: Int) -> [String] {
         var line = original
-        let expected = NaivePrefix(original.bytes, files: files)
+        let expected = NaivePrefix(original, files: files, maxLineBytes: maxLineBytes)
         switch LocatedLine.split(&line, files: files, maxLineBytes: maxLineBytes) {
         case .failure(let malformed):
             if malformed.describe(files: files).isEmpty { return ["a malformed prefix is not described"] }
@@ -62,12 +62,17 @@ public enum LocatedCheck {
             let restLength = (original.overlongLength ?? original.bytes.count) - expected.length
             let kept = Array(original.bytes.dropFirst(expected.length).prefix(maxLineBytes))
             if Array(line.bytes) != kept { violations.append("the line's bytes are not what follows the prefix") }
-            // A line the reader cut stays over-long, whatever its prefix's length.
-            let overlong = restLength > maxLineBytes || original.overlongLength != nil ? restLength : nil
+            // A line the reader cut stays over-long, whatever its prefix's length; a declared
+            // `/LENGTH` is the length of the line before the router cut it.
+            let overlong =
+                expected.declaredLength.map { Int($0) }
+                ?? (restLength > maxLineBytes || original.overlongLength != nil ? restLength : nil)
             if line.overlongLength != overlong {
                 violations.append("over-long length \(String(describing: line.overlongLength)), expected \(String(describing: overlong))")
             }
-            if original.overlongLength == nil { violations += checkRoundTrip(line, file: file, files: files, maxLineBytes: maxLineBytes) }
+            if original.overlongLength == nil, expected.declaredLength == nil {
+                violations += checkRoundTrip(line, file: file, files: files, maxLineBytes: maxLineBytes)
+            }
             return violations
         }
     }
@@ -104,29 +109,46 @@ public enum LocatedCheck {
 }
 
 /// The located prefix's grammar, restated plainly: `FILE_INDEX` (decimal digits, zeros in front
-/// allowed), a tab, `LINE` (decimal, 1 or more, no zero in front), an optional `u`, a tab.
+/// allowed), a tab, `LINE` (decimal, 1 or more, no zero in front), an optional `u`, an optional
+/// `/LENGTH` (an over-long line's length before it was cut: decimal, no zero in front, over
+/// `--max-line-bytes` and over the bytes that follow, on a line the reader did not cut), a tab.
 struct NaivePrefix {
     var file: Int
     var line: Int64
     var unterminated: Bool
+    var declaredLength: Int64?
     /// The prefix's bytes, both tabs included.
     var length: Int
     /// `false` for numbers of 19 digits or more, near `Int64`'s limit, where the parser may
     /// refuse what fits.
     var isCertain: Bool
 
-    init?(_ bytes: UnsafeBufferPointer<UInt8>, files: Int) {
-        let text = Array(bytes)
+    init?(_ original: RawLine, files: Int, maxLineBytes: Int) {
+        let text = Array(original.bytes)
         guard let firstTab = text.firstIndex(of: 0x09) else { return nil }
         let fileDigits = text[..<firstTab]
         guard !fileDigits.isEmpty, fileDigits.allSatisfy({ (0x30...0x39).contains($0) }) else { return nil }
         let significant = fileDigits.drop { $0 == 0x30 }
         guard let secondTab = text[(firstTab + 1)...].firstIndex(of: 0x09) else { return nil }
         var lineDigits = text[(firstTab + 1)..<secondTab]
+        var lengthDigits: ArraySlice<UInt8>?
+        if let slash = lineDigits.firstIndex(of: UInt8(ascii: "/")) {
+            lengthDigits = lineDigits[(slash + 1)...]
+            lineDigits = lineDigits[..<slash]
+        }
         unterminated = lineDigits.last == UInt8(ascii: "u")
         if unterminated { lineDigits = lineDigits.dropLast() }
-        guard !lineDigits.isEmpty, lineDigits.first != 0x30, lineDigits.allSatisfy({ (0x30...0x39).contains($0) }) else { return nil }
-        isCertain = significant.count < 18 && lineDigits.count < 18
+        func isNumber(_ digits: ArraySlice<UInt8>) -> Bool {
+            !digits.isEmpty && digits.first != 0x30 && digits.allSatisfy { (0x30...0x39).contains($0) }
+        }
+        guard isNumber(lineDigits) else { return nil }
+        isCertain = significant.count < 18 && lineDigits.count < 18 && (lengthDigits?.count ?? 0) < 18
+        if let lengthDigits {
+            guard isNumber(lengthDigits), let length = Int64(String(decoding: lengthDigits, as: UTF8.self)),
+                length > Int64(maxLineBytes), original.overlongLength == nil, Int64(text.count - secondTab - 1) < length
+            else { return nil }
+            declaredLength = length
+        }
         guard let line = Int64(String(decoding: lineDigits, as: UTF8.self)),
             let file = significant.isEmpty ? 0 : Int(String(decoding: significant, as: UTF8.self)), file < files
         else { return nil }

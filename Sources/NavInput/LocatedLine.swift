@@ -5,6 +5,44 @@ import NavJSON
 /// `/LENGTH` when the original line was LENGTH bytes long, over `--max-line-bytes`, and only its
 /// first bytes follow (a distributed run never ships an over-long line whole).
 package enum LocatedLine {
+    /// Appends `line` as a located line of file `file`, all but its `\n`: the prefix
+    /// (`appendPrefix`), the line's bytes (an over-long line's first bytes, which it holds), and
+    /// one more `\r` where the bytes end in one, since reading removes one before the `\n`.
+    package static func append(_ line: RawLine, file: Int, to bytes: inout [UInt8]) {
+        appendPrefix(of: line, file: file, to: &bytes)
+        bytes.append(contentsOf: line.bytes)
+        if line.bytes.last == 0x0D { bytes.append(0x0D) }
+    }
+
+    /// Appends the prefix that `split` reads back: `FILE<TAB>LINE`, `u` for a line without its
+    /// line end, `/LENGTH` for an over-long one, a tab.
+    package static func appendPrefix(of line: RawLine, file: Int, to bytes: inout [UInt8]) {
+        appendDecimal(UInt64(max(0, file)), to: &bytes)
+        bytes.append(0x09)
+        appendDecimal(UInt64(max(0, line.number)), to: &bytes)
+        if line.ending == .endOfInput { bytes.append(UInt8(ascii: "u")) }
+        if let length = line.overlongLength {
+            bytes.append(UInt8(ascii: "/"))
+            appendDecimal(UInt64(length), to: &bytes)
+        }
+        bytes.append(0x09)
+    }
+
+    /// A number's digits, without making a `String` of it (once per line).
+    private static func appendDecimal(_ value: UInt64, to bytes: inout [UInt8]) {
+        var digits: (UInt64, UInt64, UInt64) = (0, 0, 0)  // room for 24 digits
+        var count = 0
+        var rest = value
+        withUnsafeMutableBytes(of: &digits) { raw in
+            repeat {
+                raw[23 - count] = UInt8(ascii: "0") + UInt8(rest % 10)
+                rest /= 10
+                count += 1
+            } while rest > 0
+            bytes.append(contentsOf: raw[(24 - count)...])
+        }
+    }
+
     /// Removes the prefix from `line`, giving it its original number and ending; or says what
     /// is wrong with the prefix. `files` is the number of lines of the paths file.
     package static func split(_ line: inout RawLine, files: Int, maxLineBytes: Int) -> Result<(file: Int, line: Int64), Malformed> {

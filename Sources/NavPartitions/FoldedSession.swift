@@ -21,12 +21,22 @@ package struct FoldedSession: Sendable {
     /// Where `output` went if it was set aside until it is written (`OutputStore`).
     package var stored: (store: OutputStore, place: OutputStore.Place)?
 
+    /// Whether the session's output is made when it is written, from `audit` (`isDeferred`), not
+    /// on its fold job: a session audited from disk, whose steps are walked from there.
+    package private(set) var isDeferred = false
+
     package init(key: SessionKey, tally: SessionTally, audit: SessionAudit?, output: [UInt8], previous: SessionTally? = nil) {
         self.key = key
         self.tally = tally
         auditBox = audit.map(AuditBox.init)
         self.output = output
         self.previous = previous
+    }
+
+    /// A session whose output is made when it is written, from its audit.
+    package init(deferring audit: SessionAudit, key: SessionKey, tally: SessionTally, previous: SessionTally? = nil) {
+        self.init(key: key, tally: tally, audit: audit, output: [], previous: previous)
+        isDeferred = true
     }
 
     private final class AuditBox: Sendable {

@@ -36,6 +36,9 @@ package struct SpillRecord {
 package struct FoldedPartition: Sendable {
     package var tally = SessionTally()
     package var sessions: [FoldedSession] = []
+    /// With streamed output: the sessions whose output is made when it is written
+    /// (`FoldedSession.isDeferred`), kept out of the output file.
+    package var deferred: [FoldedSession] = []
     /// Routed lines that turned out not to be valid events.
     package var invalid: [Finding]
 
@@ -278,9 +281,12 @@ package final class SpillPartitions: @unchecked Sendable {
     /// cache, and only one session's events are in memory at a time. (Decoding the whole
     /// partition into a dictionary of sessions first cost a session lookup and a share of an
     /// array's regrowth per line, and the fold found the events evicted.)
+    ///
+    /// With `long`, a session too large to hold folds from disk (`LongSession`), and a partition
+    /// file too large to read whole is read in pieces.
     package func read(
         partition: Int, files: [String], mapped: [MappedInput?] = [], keepQuarantine: Bool, buffer bytes: inout [UInt8],
-        fold: (SessionKey, inout [SessionLine]) throws -> Void
+        long: LongSessions? = nil, fold: (SessionKey, inout [SessionLine]) throws -> Void
     ) throws -> [Finding] {
         let kept =
             resident.isEmpty
@@ -289,27 +295,27 @@ package final class SpillPartitions: @unchecked Sendable {
                 defer { buffers = [] }
                 return buffers
             }
-        if kept == nil {
-            try LineReader.readWholeFile(path(partition), into: &bytes)
-            // Gone as soon as it is read: its pages need never be written back to the disk (on
-            // a 4 GB log, the kernel's writeback of partitions no longer needed cost more than
-            // the fold).
-            unlink(path(partition))
-        }
         let decoder = PartitionDecoder(corrupt: corrupt(partition), files: files, mapped: mapped, keepQuarantine: keepQuarantine)
         var starts: [UnsafePointer<UInt8>] = []
         if let kept {
             // Each kept buffer ends at a record's end.
             try withExtendedLifetime(kept) {
                 for chunk in kept where !records(in: chunk.byteBuffer, into: &starts) { throw corrupt(partition) }
-                try foldAll(starts, decoder, fold: fold)
+                try foldAll(starts, decoder, long: long, fold: fold)
             }
+        } else if let long, Self.size(of: path(partition)) > long.readLimit {
+            try readInPieces(partition, decoder, long, buffer: &bytes, fold: fold)
         } else {
+            try LineReader.readWholeFile(path(partition), into: &bytes)
+            // Gone as soon as it is read: its pages need never be written back to the disk (on
+            // a 4 GB log, the kernel's writeback of partitions no longer needed cost more than
+            // the fold).
+            unlink(path(partition))
             try bytes.withUnsafeBufferPointer {
                 // A file that does not end at a record's end lost records: an error, not a
                 // shorter partition.
                 guard records(in: $0, into: &starts) else { throw corrupt(partition) }
-                try foldAll(starts, decoder, fold: fold)
+                try foldAll(starts, decoder, long: long, fold: fold)
             }
         }
         var quarantined = decoder.quarantined
@@ -326,7 +332,7 @@ package final class SpillPartitions: @unchecked Sendable {
 
     /// Every record, by where it starts (its length field), in the partition's order; `false`
     /// when the bytes do not end at a record's end.
-    private func records(in buffer: UnsafeBufferPointer<UInt8>, into records: inout [UnsafePointer<UInt8>]) -> Bool {
+    func records(in buffer: UnsafeBufferPointer<UInt8>, into records: inout [UnsafePointer<UInt8>]) -> Bool {
         var offset = 0
         while offset + 4 + SpillPartitions.headerBytes <= buffer.count {
             let length = Int(buffer.load(UInt32.self, at: offset))
@@ -337,9 +343,11 @@ package final class SpillPartitions: @unchecked Sendable {
         return offset == buffer.count
     }
 
-    /// Groups the records by session tag and folds each session's decoded lines.
-    private func foldAll(
-        _ records: [UnsafePointer<UInt8>], _ decoder: PartitionDecoder, fold: (SessionKey, inout [SessionLine]) throws -> Void
+    /// Groups the records by session tag and folds each session's decoded lines (those of a tag
+    /// past `long`'s bytes, from disk).
+    func foldAll(
+        _ records: [UnsafePointer<UInt8>], _ decoder: PartitionDecoder, long: LongSessions?,
+        fold: (SessionKey, inout [SessionLine]) throws -> Void
     ) throws {
         @inline(__always) func record(_ index: Int32) -> SpillRecord { SpillRecord(startingAt: records[Int(index)]) }
         let groups = SessionTagGroups(records.map { SpillRecord(startingAt: $0).tag })
@@ -347,6 +355,10 @@ package final class SpillPartitions: @unchecked Sendable {
         var others: [SessionKey: [SessionLine]] = [:]
         for group in 0..<groups.count {
             let members = groups.members(of: group)
+            if let long, members.reduce(0, { $0 + Self.lineBytes(record($1)) }) > long.sessionBytes {
+                try foldLong(members.lazy.map(record), decoder, long)
+                continue
+            }
             lines.reserveCapacity(members.count)
             var key: SessionKey?
             for position in members.indices {
@@ -378,7 +390,7 @@ package final class SpillPartitions: @unchecked Sendable {
         }
     }
 
-    private func corrupt(_ partition: Int) -> InputError {
+    func corrupt(_ partition: Int) -> InputError {
         InputError(code: .unreadable, path: path(partition), message: "a spill record does not decode")
     }
 

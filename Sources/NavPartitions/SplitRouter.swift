@@ -146,28 +146,14 @@ package final class SplitRouter {
         blocks[partition] = []
         if options.shorthand {
             line.removeAll(keepingCapacity: true)
-            Self.appendLocated(raw, split: options.split, to: &line)
+            LocatedLine.append(raw, file: options.split, to: &line)
             line.withUnsafeBufferPointer { ShorthandRecords.append($0, to: &block, room: room) }
         } else {
-            Self.appendLocated(raw, split: options.split, to: &block)
+            LocatedLine.append(raw, file: options.split, to: &block)
             block.append(0x0A)
         }
         if block.count >= options.blockBytes { try flush(&block, header: Self.headerBytes) }
         blocks[partition] = block
-    }
-
-    private static func appendLocated(_ line: RawLine, split: Int, to bytes: inout [UInt8]) {
-        appendNumber(UInt64(split), to: &bytes)
-        bytes.append(0x09)
-        appendNumber(UInt64(line.number), to: &bytes)
-        if line.ending == .endOfInput { bytes.append(UInt8(ascii: "u")) }
-        if let length = line.overlongLength {
-            bytes.append(UInt8(ascii: "/"))
-            appendNumber(UInt64(length), to: &bytes)
-        }
-        bytes.append(0x09)
-        bytes.append(contentsOf: line.bytes)
-        if line.bytes.last == 0x0D { bytes.append(0x0D) }
     }
 
     /// A located line as read, its prefix included.
@@ -225,24 +211,5 @@ package final class SplitRouter {
             if tabs == 2 { return index + 1 }
         }
         return nil
-    }
-
-    static func appendNumber(_ value: UInt64, to bytes: inout [UInt8]) {
-        var digits:
-            (
-                UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8,
-                UInt8, UInt8, UInt8
-            ) =
-                (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
-        var count = 0
-        var rest = value
-        withUnsafeMutableBytes(of: &digits) { buffer in
-            repeat {
-                buffer[19 - count] = UInt8(ascii: "0") + UInt8(rest % 10)
-                rest /= 10
-                count += 1
-            } while rest > 0
-            bytes.append(contentsOf: buffer[(20 - count)...])
-        }
     }
 }

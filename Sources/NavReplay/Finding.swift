@@ -59,8 +59,28 @@ public struct Finding: Sendable {
     public var witness: EventReference?
     /// The offending event's name.
     public var eventName: EventName?
+    /// The state before the finding's event (or the command, link or flow switch it judges) and
+    /// after it, with `keepStates`. Every list of more than `ListedNames.limit` names is condensed
+    /// as findings list names: a finding's size does not grow with a stack's depth
+    /// (`explain(before:after:)` sets both).
     public var stateBefore: NavigationState?
     public var stateAfter: NavigationState?
+    /// What changed, found on the whole states when a list was condensed (`nil`: found on
+    /// `stateBefore` and `stateAfter`, which are whole).
+    private var condensedChanges: [StateChange]?
+
+    /// What changed from `stateBefore` to `stateAfter`, long lists condensed; empty without them.
+    public var changes: [StateChange] {
+        if let condensedChanges { return condensedChanges }
+        guard let stateBefore, let stateAfter else { return [] }
+        return stateBefore.changes(to: stateAfter)
+    }
+
+    mutating func setStates(before: NavigationState, after: NavigationState, changes: [StateChange]?) {
+        stateBefore = before
+        stateAfter = after
+        condensedChanges = changes
+    }
 
     public init(
         rule: Rule, sessionID: String?, seq: Int64?, eventID: String?, location: LineLocation?, message: String,

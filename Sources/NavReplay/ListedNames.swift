@@ -21,8 +21,11 @@ public struct ListedNames: Sendable {
             return
         }
         let tail = Self.limit - Self.head
-        shown = Array(names.prefix(Self.head)) + ["… \(names.count - Self.limit) more …"] + Array(names.suffix(tail))
+        shown = Array(names.prefix(Self.head)) + [Self.marker(leftOut: names.count - Self.limit)] + Array(names.suffix(tail))
     }
+
+    /// The entry that stands for the names left out.
+    public static func marker(leftOut count: Int) -> String { "… \(count) more …" }
 
     public func joined(separator: String) -> String { shown.joined(separator: separator) }
 

@@ -19,7 +19,7 @@ extension NavigationFold {
         }
         latestGroup.flowSwitch = FlowSwitch(
             event: reference, sessionID: event.sessionID,
-            stateBefore: latestGroup.flowSwitch?.stateBefore ?? capturedStateBefore(), stacksAtSwitch: working)
+            stateBefore: latestGroup.flowSwitch?.stateBefore ?? heldStateBefore(), stacksAtSwitch: routesAtSwitch())
         setFlow(to)
         flowWitness = reference
     }
@@ -81,7 +81,7 @@ extension NavigationFold {
             latestGroup.pendingCommands.append(
                 PendingCommand(
                     name: command, spec: spec, event: reference, sessionID: event.sessionID,
-                    stateAtCommand: working, resetSeenEmpty: Array(repeating: false, count: spec.reset.count)))
+                    stateAtCommand: heldState(), resetSeenEmpty: Array(repeating: false, count: spec.reset.count)))
         }
     }
 
@@ -157,13 +157,13 @@ extension NavigationFold {
             }
             latestGroup.pendingLinks.append(
                 PendingLink(
-                    url: url, link: link, event: reference, sessionID: event.sessionID, stateAtLink: working,
+                    url: url, link: link, event: reference, sessionID: event.sessionID, stateAtLink: heldState(),
                     stepKeys: stepKeys))
         } else if outcome == .fallback, let fallback = model.deepLinks.fallbackCommand {
             latestGroup.pendingLinks.append(
                 PendingLink(
                     url: url, link: DeepLink(pattern: "", command: fallback, steps: []), isFallback: true, event: reference,
-                    sessionID: event.sessionID, stateAtLink: working))
+                    sessionID: event.sessionID, stateAtLink: heldState()))
         }
     }
 }

@@ -8,8 +8,8 @@ extension NavigationFold {
     /// flows (`positions[].flows`), reported at the group's last flow switch. A route that entered
     /// after the switch was checked as it entered; positions that hold in every flow were checked
     /// as the routes entered.
-    func checkFlowBoundPositions(after flowSwitch: FlowSwitch, correlationID: String) -> [Finding] {
-        var findings: [Finding] = []
+    func checkFlowBoundPositions(after flowSwitch: FlowSwitch, correlationID: String) -> [(finding: Finding, before: CondensedState?)] {
+        var findings: [(finding: Finding, before: CondensedState?)] = []
         for stack in flowSpec?.ownedStacks ?? [] {
             guard let number = stacks.number(of: stack) else { continue }
             let spec = stacks.specs[number]
@@ -17,11 +17,11 @@ extension NavigationFold {
             for requirement in spec.positions where requirement.flows != nil && requirement.index < routes.count {
                 let route = routes[requirement.index]
                 guard !requirement.allows(route, at: requirement.index, in: working.flow) else { continue }
-                let atSwitch = flowSwitch.stacksAtSwitch.routes[number]
+                let atSwitch = flowSwitch.stacksAtSwitch[number]
                 guard requirement.index < atSwitch.count, atSwitch[requirement.index] == route else { continue }
                 let oneOf = ListedNames(requirement.oneOf)
                 let required = requirement.oneOf.isEmpty ? "no route there" : "one of \(oneOf.joined(separator: ", ")) there"
-                var finding = Finding(
+                let finding = Finding(
                     rule: .routePosition, sessionID: flowSwitch.sessionID, seq: flowSwitch.event.seq,
                     eventID: flowSwitch.event.eventID, location: flowSwitch.event.location,
                     message: "after the switch to flow \(JSONWriter.quoted(working.flow)) (correlation group "
@@ -29,14 +29,19 @@ extension NavigationFold {
                         + "\(JSONWriter.quoted(route)) at index \(requirement.index); the model requires \(required) in that flow",
                     expected: oneOf.json, found: .string(route),
                     witness: stackWitness[number], eventName: .flowSwitch)
-                if keepsStates {
-                    finding.stateBefore = flowSwitch.stateBefore.state(stacks)
-                    finding.stateAfter = state
-                }
-                findings.append(finding)
+                findings.append((finding, flowSwitch.stateBefore))
             }
         }
         return findings
+    }
+
+    /// Each stack's routes up to its last position bound to flows: what
+    /// `checkFlowBoundPositions` compares at a group's end.
+    func routesAtSwitch() -> [[String]] {
+        working.routes.indices.map { number in
+            let bound = stacks.specs[number].positions.lazy.filter { $0.flows != nil }.map { $0.index + 1 }.max() ?? 0
+            return Array(working.routes[number].prefix(bound))
+        }
     }
 
     // MARK: Deep link steps

@@ -11,9 +11,17 @@ extension NavigationFold {
         if keepsStates, stateBefore == nil { stateBefore = working }
     }
 
-    mutating func capturedStateBefore() -> FoldState {
+    /// With `keepsStates`: the state before the event being applied, as a group holds it until
+    /// it ends (condensed: a whole copy per pending command made memory grow with depth x commands).
+    mutating func heldStateBefore() -> CondensedState? {
+        guard keepsStates else { return nil }
         captureStateBefore()
-        return stateBefore ?? working
+        return CondensedState((stateBefore ?? working).state(stacks))
+    }
+
+    /// With `keepsStates`: the state now, as a group holds it until it ends.
+    func heldState() -> CondensedState? {
+        keepsStates ? CondensedState(state) : nil
     }
 
     mutating func setFlow(_ flow: String) {

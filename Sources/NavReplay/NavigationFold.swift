@@ -167,8 +167,12 @@ public struct NavigationFold: Sendable {
     struct FlowSwitch: Sendable {
         var event: EventReference
         var sessionID: String
-        var stateBefore: FoldState
-        var stacksAtSwitch: FoldState
+        /// The state before the group's first flow switch, with `keepsStates`.
+        var stateBefore: CondensedState?
+        /// Each stack's routes at the last switch, up to its last position bound to flows (the
+        /// routes above are never compared): a whole copy of a deep stack per open group grew
+        /// with depth x groups.
+        var stacksAtSwitch: [[String]]
     }
 
     /// A deep link whose model command must be applied, and steps land in order, in its group:
@@ -180,7 +184,8 @@ public struct NavigationFold: Sendable {
         var isFallback = false
         var event: EventReference
         var sessionID: String
-        var stateAtLink: FoldState
+        /// With `keepsStates`: the state at the link, for its finding's explanation.
+        var stateAtLink: CondensedState?
         /// What lands each of `link.steps`.
         var stepKeys: [StepKey] = []
         /// The next step to land.
@@ -203,7 +208,8 @@ public struct NavigationFold: Sendable {
         var spec: CommandSpec
         var event: EventReference
         var sessionID: String
-        var stateAtCommand: FoldState
+        /// With `keepsStates`: the state at the command, for its finding's explanation.
+        var stateAtCommand: CondensedState?
         /// Whether each of `spec.reset` has been seen empty.
         var resetSeenEmpty: [Bool]
     }
@@ -298,12 +304,8 @@ public struct NavigationFold: Sendable {
             #if DEBUG
                 assert(before == debugBefore, "a state change came before the event's first finding")
             #endif
-            let stateBefore = before.state(stacks)
-            let stateAfter = state
-            for index in findings.indices {
-                findings[index].stateBefore = stateBefore
-                findings[index].stateAfter = stateAfter
-            }
+            let explanation = StateExplanation(before: before.state(stacks), after: state)
+            for index in findings.indices { findings[index].explain(explanation) }
         }
         pending = []
         stateBefore = nil
@@ -355,8 +357,8 @@ public struct NavigationFold: Sendable {
             groupsWithCommands.remove(correlationID)
             group = parked
         }
-        var findings: [Finding] = []
-        findings += commandFindings(of: group, correlationID: correlationID)
+        // Each finding with the state it judges from (at its command, link or flow switch).
+        var findings: [(finding: Finding, before: CondensedState?)] = commandFindings(of: group, correlationID: correlationID)
         if let flowSwitch = group.flowSwitch {
             findings += checkFlowBoundPositions(after: flowSwitch, correlationID: correlationID)
         }
@@ -391,24 +393,26 @@ public struct NavigationFold: Sendable {
             let which =
                 link.isFallback ? "(outcome fallback)" : "(pattern \(JSONWriter.quoted(link.link.pattern.joined(separator: "/"))))"
             let what = missingCommand == nil ? "did not land its steps in the declared order" : "did not do what the model declares"
-            var finding = Finding(
+            let finding = Finding(
                 rule: .commandPostcondition, sessionID: link.sessionID, seq: link.event.seq,
                 eventID: link.event.eventID, location: link.event.location,
                 message: "deep link \(JSONWriter.quoted(link.url)) \(which) \(what) in its correlation group "
                     + "(\(JSONWriter.quoted(correlationID))): " + link.problems.joined(separator: "; "),
                 expected: .object(expected), found: .object(found), witness: lastEvent, eventName: .deepLink)
-            if keepsStates {
-                finding.stateBefore = link.stateAtLink.state(stacks)
-                finding.stateAfter = state
-            }
-            findings.append(finding)
+            findings.append((finding, link.stateAtLink))
         }
-        return findings
+        guard keepsStates, findings.contains(where: { $0.before != nil }) else { return findings.map(\.finding) }
+        let stateAtEnd = CondensedState(state)
+        return findings.map { finding, before in
+            var finding = finding
+            if let before { finding.explain(StateExplanation(before: before, after: stateAtEnd)) }
+            return finding
+        }
     }
 
     /// The postconditions of a group's commands that do not hold at its end (CONTRACT §7).
-    func commandFindings(of group: GroupTracker, correlationID: String) -> [Finding] {
-        var findings: [Finding] = []
+    func commandFindings(of group: GroupTracker, correlationID: String) -> [(finding: Finding, before: CondensedState?)] {
+        var findings: [(finding: Finding, before: CondensedState?)] = []
         for command in group.pendingCommands {
             var broken: [String] = []
             var expected = JSONObject()
@@ -436,18 +440,14 @@ public struct NavigationFold: Sendable {
                 found.append("reset", .array(notReset.map { ListedNames(routes(of: $0) ?? []).json }))
             }
             guard !broken.isEmpty else { continue }
-            var finding = Finding(
+            let finding = Finding(
                 rule: .commandPostcondition, sessionID: command.sessionID, seq: command.event.seq,
                 eventID: command.event.eventID, location: command.event.location,
                 message: "command \(JSONWriter.quoted(command.name)) did not complete by the end of its correlation group "
                     + "(\(JSONWriter.quoted(correlationID))): " + broken.joined(separator: "; "),
                 expected: .object(expected), found: .object(found), witness: lastEvent,
                 eventName: .commandApplied)
-            if keepsStates {
-                finding.stateBefore = command.stateAtCommand.state(stacks)
-                finding.stateAfter = state
-            }
-            findings.append(finding)
+            findings.append((finding, command.stateAtCommand))
         }
         return findings
     }

@@ -66,6 +66,12 @@ public struct UnfoldedLine: Sendable {
     public var event: NavigationEvent
     public var location: LineLocation
     public var findings: [Finding]
+
+    package init(event: NavigationEvent, location: LineLocation, findings: [Finding]) {
+        self.event = event
+        self.location = location
+        self.findings = findings
+    }
 }
 
 /// Everything the audit learned about one session.
@@ -96,7 +102,7 @@ public struct SessionAudit: Sendable {
     public var states = SessionAudit.noSteps
 
     /// Shared by the audits that record no steps: an empty `StepStates` is an allocation.
-    private static let noSteps = StepStates(initial: NavigationState(flow: ""))
+    static let noSteps = StepStates(initial: NavigationState(flow: ""))
     /// With `steps`: the lines not folded, in seq order.
     public var unfolded: [UnfoldedLine] = []
 
@@ -108,14 +114,45 @@ public struct SessionAudit: Sendable {
 
     public var findingCount: Int { findings.count + droppedFindings.values.reduce(0, +) }
 
-    /// Each step in order, with a cursor at it: the state after it and what it changed.
-    public func forEachStep(_ body: (ReplayStep, StepStates.Cursor) throws -> Void) rethrows {
+    /// Where the steps come from when the audit keeps none (a session audited from disk, too
+    /// large to keep them): its fold, walked again.
+    package var stepWalk: (any StepWalk)?
+
+    /// Each step in order, with a cursor at it: the state after it and what it changed. Throws
+    /// only what `body` throws, or, for steps walked again from disk (`stepWalk`), what reading
+    /// them back throws.
+    public func forEachStep(_ body: (ReplayStep, StepStates.Cursor) throws -> Void) throws {
+        try forEachEntry(step: body, unfolded: nil)
+    }
+
+    /// Each step in order, and each line not folded (`unfolded`) after the step of its seq (the
+    /// event that won it).
+    public func forEachEntry(
+        step body: (ReplayStep, StepStates.Cursor) throws -> Void, unfolded: ((UnfoldedLine) throws -> Void)?
+    ) throws {
+        if let stepWalk {
+            try stepWalk.walk(body, unfolded: unfolded)
+            return
+        }
         var cursor = states.cursor()
+        var pending = self.unfolded[...]
         for step in steps {
             _ = cursor.advance()
             try body(step, cursor)
+            guard let unfolded else { continue }
+            while let line = pending.first, line.event.seq <= step.event.seq {
+                try unfolded(line)
+                pending = pending.dropFirst()
+            }
         }
     }
+}
+
+/// The steps of a session that keeps none, walked again from where they can be folded again
+/// (`NavPartitions.LongSession`).
+package protocol StepWalk: AnyObject, Sendable {
+    /// Each step in order with a cursor at it, and each line not folded after the step of its seq.
+    func walk(_ step: (ReplayStep, StepStates.Cursor) throws -> Void, unfolded: ((UnfoldedLine) throws -> Void)?) throws
 }
 
 extension SessionAudit {
@@ -161,16 +198,13 @@ public enum SessionAuditor {
     ) -> SessionAudit {
         let lines = UnsafeBufferPointer(mutableLines)
         let eventOffset = Self.eventOffset
-        var findings: [Finding] = []
-        func report(
-            _ rule: Rule, _ line: SessionLine, _ message: String, witness: EventReference? = nil,
-            expected: JSONValue? = nil, found: JSONValue? = nil
-        ) {
-            findings.append(
-                Finding(
-                    rule: rule, sessionID: sessionID, seq: line.event.seq, eventID: line.event.eventID,
-                    location: line.location, message: message, expected: expected, found: found, witness: witness,
-                    eventName: line.event.name))
+        var folding = SessionFolding(sessionID: sessionID, model: model, options: options)
+        // The findings found before the fold, by line, for the steps (`recordSteps`): the steps
+        // hold every finding of the session.
+        var earlyFindings: [LineLocation: [Finding]] = [:]
+        func report(_ finding: Finding) {
+            if options.recordSteps, let location = finding.location { earlyFindings[location, default: []].append(finding) }
+            folding.add(finding)
         }
 
         // Order every line by content first, so ties never depend on file order. Lines are
@@ -196,28 +230,13 @@ public enum SessionAuditor {
         // event_id.conflict: the same id with another content, after its first occurrence,
         // which may be in an earlier session.
         var byID = LinesByText(.eventID, capacity: unique.count)
-        let sharedIDs = options.earlierOccurrences
         for index in unique {
             let earlier = byID.add(index, of: lines)
-            if earlier == index, !sharedIDs.isEmpty,
-                let first = sharedIDs[lines[index].decoded.eventIDHash]?.first(where: { $0.eventID.utf8Equals(lines[index].event.eventID) }
-                ),
-                !first.sessionID.utf8Equals(sessionID)
-            {
-                let line = lines[index]
-                report(
-                    .eventIDConflict, line,
-                    "event_id \(quoted(line.event.eventID)) was first seen in session \(quoted(first.sessionID)) at seq "
-                        + "\(first.reference.seq) (\(first.reference.name.rawValue)), a different event",
-                    witness: first.reference)
-            } else if earlier != index {
-                let line = lines[index]
+            if earlier == index {
+                if let finding = conflictWithEarlierSession(lines[index], sessionID: sessionID, options: options) { report(finding) }
+            } else {
                 let first = lines[earlier]
-                report(
-                    .eventIDConflict, line,
-                    "event_id \(quoted(line.event.eventID)) was first seen at seq \(first.event.seq) "
-                        + "(\(first.event.name.rawValue)) with a different content",
-                    witness: EventReference(first.event, at: first.location))
+                report(conflict(lines[index], sessionID: sessionID, first: EventReference(first.event, at: first.location)))
             }
         }
 
@@ -228,15 +247,10 @@ public enum SessionAuditor {
         var unfoldedIndices: [Int] = []
         for index in unique {
             if let winnerIndex = foldedIndices.last, lines[winnerIndex].decoded.event.seq == lines[index].decoded.event.seq {
-                let line = lines[index]
                 let winner = lines[winnerIndex]
                 duplicates += 1
                 if options.recordSteps { unfoldedIndices.append(index) }
-                report(
-                    .seqDuplicate, line,
-                    "seq \(line.event.seq) is already taken by \(winner.event.name.rawValue) "
-                        + "\(quoted(winner.event.eventID)); this \(line.event.name.rawValue) is not folded",
-                    witness: EventReference(winner.event, at: winner.location))
+                report(seqDuplicate(lines[index], sessionID: sessionID, winner: EventReference(winner.event, at: winner.location)))
             } else {
                 foldedIndices.append(index)
             }
@@ -255,37 +269,11 @@ public enum SessionAuditor {
             foldedIndices.removeAll { lines[$0].decoded.event.seq > until }
             eventsPastUntil = before - foldedIndices.count
         }
-        var fold = NavigationFold(model: model)
-        fold.keepsStates = options.keepStates
-        // The final state is set at the end.
-        var audit = SessionAudit(sessionID: sessionID, findings: [], finalState: NavigationState(flow: ""))
-        if options.recordSteps { audit.states = StepStates(initial: fold.state) }
-        // Findings past the cap are counted, not kept: the first `maxFindings` in output order
-        // are kept, and the others dropped as they pile up (at twice the cap), so that a session
-        // of a million findings holds 2 x the cap, not a million. (Later findings can still come
-        // first in output order: a group's postcondition is found at its end.)
-        let keptFindingsBound = options.maxFindings < Int.max / 4 ? max(2 * options.maxFindings, 1024) : Int.max
-        func keepFirstFindings() {
-            findings.sortForOutput()
-            if findings.count > options.maxFindings {
-                for dropped in findings[options.maxFindings...] { audit.droppedFindings[dropped.rule, default: 0] += 1 }
-                findings.removeSubrange(options.maxFindings...)
-            }
+        for index in unfoldedIndices where options.untilSeq.map({ lines[index].decoded.event.seq <= $0 }) ?? true {
+            let location = lines[index].location
+            folding.addUnfolded(UnfoldedLine(event: lines[index].event, location: location, findings: earlyFindings[location] ?? []))
         }
-        audit.eventsPastUntil = eventsPastUntil
-        // The findings found so far (identity and order) belong with their lines' steps, for
-        // replay: the steps hold every finding of the session.
-        var earlyFindings: [LineLocation: [Finding]] = [:]
-        if options.recordSteps {
-            for finding in findings { if let location = finding.location { earlyFindings[location, default: []].append(finding) } }
-            for index in unfoldedIndices where options.untilSeq.map({ lines[index].decoded.event.seq <= $0 }) ?? true {
-                let location = lines[index].location
-                audit.unfolded.append(UnfoldedLine(event: lines[index].event, location: location, findings: earlyFindings[location] ?? []))
-            }
-        }
-        var firstGapSeq: Int64?
-        var previousIndex: Int?
-        for (position, lineIndex) in foldedIndices.enumerated() {
+        for lineIndex in foldedIndices {
             // The event is moved out of its line while it folds, and back in after: a copy of it
             // (a retain and a release of each of its strings) was 3% of an audit.
             let line = mutableLines.baseAddress! + lineIndex
@@ -293,93 +281,52 @@ public enum SessionAuditor {
             let contentIdentity = line.pointee.decoded.contentIdentity
             let eventInLine = (UnsafeMutableRawPointer(line) + eventOffset).assumingMemoryBound(to: NavigationEvent.self)
             let event = eventInLine.move()
-            var eventFindings: [Finding] = []
-            func note(
-                _ rule: Rule, _ message: String, witness: EventReference? = nil, expected: JSONValue? = nil,
-                found: JSONValue? = nil
-            ) {
-                var finding = Finding(
-                    rule: rule, sessionID: sessionID, seq: event.seq, eventID: event.eventID, location: location,
-                    message: message, expected: expected, found: found, witness: witness, eventName: event.name)
-                if options.keepStates { finding.stateBefore = fold.state }  // notes come before the event is applied
-                eventFindings.append(finding)
-            }
-            let previousSeq = previousIndex.map { lines[$0].decoded.event.seq }
-            var previousReference: EventReference? { previousIndex.map { EventReference(lines[$0].decoded.event, at: lines[$0].location) } }
-            if let previousSeq, event.seq > previousSeq + 1 {
-                let missing = event.seq - previousSeq - 1
-                note(
-                    .seqGap,
-                    "seq \(previousSeq + 1)\(missing > 1 ? "...\(event.seq - 1)" : "") missing: "
-                        + "\(missing) event(s) lost before this one",
-                    witness: previousReference, expected: .number(String(previousSeq + 1)),
-                    found: .number(String(event.seq)))
-                if firstGapSeq == nil { firstGapSeq = event.seq }
-            }
-            let isStart = event.name == .sessionStart
-            if position == 0 && !(isStart && event.seq == 0) {
-                note(
-                    .sessionNoStart,
-                    isStart
-                        ? "the session starts with session_start at seq \(event.seq), not 0: earlier events were lost"
-                        : "the session begins with \(event.name.rawValue) at seq \(event.seq), not session_start at seq 0; "
-                            + "folding from the model's initial state")
-            } else if position > 0 && isStart {
-                note(
-                    .sessionNoStart, "session_start at seq \(event.seq), after the session began: the state is reset",
-                    witness: previousReference)
-            }
-            if let previousIndex, event.timestamp < lines[previousIndex].decoded.event.timestamp {
-                let previous = lines[previousIndex].decoded.event
-                note(
-                    .clockRegression,
-                    "timestamp \(event.timestamp.text) is earlier than \(previous.timestamp.text) of seq \(previous.seq)",
-                    witness: previousReference, expected: .string(previous.timestamp.text),
-                    found: .string(event.timestamp.text))
-            }
-            let applied = fold.apply(event, at: location, contentIdentity: contentIdentity)
-            if !applied.isEmpty { eventFindings += applied }
-            if endsGroup[lineIndex] {
-                let ended = fold.endGroup(event.correlationID)
-                if !ended.isEmpty { eventFindings += ended }
-            }
-            if options.keepStates {
-                for index in eventFindings.indices where eventFindings[index].stateAfter == nil {
-                    eventFindings[index].stateAfter = fold.state
-                }
-            }
-            if options.recordScreens, let screen = fold.visibleScreen, audit.screens.last != screen {
-                audit.screens.append(screen)
-            }
-            if options.recordSteps {
-                audit.steps.append(ReplayStep(event: event, location: location, findings: (earlyFindings[location] ?? []) + eventFindings))
-                audit.states.record(fold.state)
-            }
-            if !eventFindings.isEmpty {
-                findings += eventFindings
-                if findings.count >= keptFindingsBound { keepFirstFindings() }
-            }
-            previousIndex = lineIndex
+            folding.fold(
+                event, at: location, contentIdentity: contentIdentity, endsGroup: endsGroup[lineIndex],
+                earlyFindings: options.recordSteps ? earlyFindings[location] ?? [] : [])
             eventInLine.initialize(to: consume event)
         }
+        return folding.finish(redeliveries: redeliveries, duplicates: duplicates, eventsPastUntil: eventsPastUntil)
+    }
 
-        if let firstGapSeq {
-            for index in findings.indices where (findings[index].seq ?? -1) >= firstGapSeq {
-                findings[index].afterGap = true
-            }
-        }
-        keepFirstFindings()
+    /// The `event_id.conflict` of a line whose event id is first met in this session, when the
+    /// id's owner is an earlier session (`SessionAuditOptions.earlierOccurrences`).
+    package static func conflictWithEarlierSession(_ line: SessionLine, sessionID: String, options: SessionAuditOptions) -> Finding? {
+        guard !options.earlierOccurrences.isEmpty,
+            let first = options.earlierOccurrences[line.decoded.eventIDHash]?.first(where: { $0.eventID.utf8Equals(line.event.eventID) }),
+            !first.sessionID.utf8Equals(sessionID)
+        else { return nil }
+        return finding(
+            .eventIDConflict, line, sessionID: sessionID,
+            "event_id \(quoted(line.event.eventID)) was first seen in session \(quoted(first.sessionID)) at seq "
+                + "\(first.reference.seq) (\(first.reference.name.rawValue)), a different event",
+            witness: first.reference)
+    }
 
-        audit.findings = findings
-        audit.redeliveries = redeliveries
-        audit.duplicates = duplicates
-        audit.events = foldedIndices.count
-        audit.firstSeq = foldedIndices.first.map { lines[$0].decoded.event.seq }
-        audit.lastSeq = foldedIndices.last.map { lines[$0].decoded.event.seq }
-        audit.start = foldedIndices.first.map { lines[$0].decoded.event.timestamp }
-        audit.end = foldedIndices.last.map { lines[$0].decoded.event.timestamp }
-        audit.finalState = fold.state
-        return audit
+    /// The `event_id.conflict` of a line whose event id an earlier line of the session has, with
+    /// another content.
+    package static func conflict(_ line: SessionLine, sessionID: String, first: EventReference) -> Finding {
+        finding(
+            .eventIDConflict, line, sessionID: sessionID,
+            "event_id \(quoted(line.event.eventID)) was first seen at seq \(first.seq) "
+                + "(\(first.name.rawValue)) with a different content",
+            witness: first)
+    }
+
+    /// The `seq.duplicate` of a line whose seq `winner` took.
+    package static func seqDuplicate(_ line: SessionLine, sessionID: String, winner: EventReference) -> Finding {
+        finding(
+            .seqDuplicate, line, sessionID: sessionID,
+            "seq \(line.event.seq) is already taken by \(winner.name.rawValue) "
+                + "\(quoted(winner.eventID)); this \(line.event.name.rawValue) is not folded",
+            witness: winner)
+    }
+
+    private static func finding(_ rule: Rule, _ line: SessionLine, sessionID: String, _ message: String, witness: EventReference) -> Finding
+    {
+        Finding(
+            rule: rule, sessionID: sessionID, seq: line.event.seq, eventID: line.event.eventID, location: line.location,
+            message: message, witness: witness, eventName: line.event.name)
     }
 
     /// Whether the lines are already in content order (the usual case: a router writes in order).

@@ -19,6 +19,14 @@ public struct StepStates: Sendable {
 
     public init(initial: NavigationState) { box = Box(Tables(initial: initial)) }
 
+    /// `rolling`: keep only the last step (a walk that hands each step on as it is recorded,
+    /// `cursorAtLast()`): what it holds does not grow with the steps, but for the shared stacks'
+    /// nodes (one per route that a path ever held).
+    package init(initial: NavigationState, rolling: Bool) {
+        box = Box(Tables(initial: initial))
+        box.tables.rolling = rolling
+    }
+
     /// The state before the first step.
     public var initial: NavigationState { box.tables.initial }
 
@@ -36,6 +44,9 @@ public struct StepStates: Sendable {
         struct Node: Sendable {
             var parent: Int32
             var depth: Int32
+            /// The node of the path's first `ListedNames.head` names (itself when it is no
+            /// deeper): a condensed list is read from here and from the top, not walked whole.
+            var head: Int32
             var name: String
         }
 
@@ -70,6 +81,11 @@ public struct StepStates: Sendable {
         var lastModalNode: Int32
         var initialModalNode: Int32 = -1
         var initialStackNodes: [String: Int32] = [:]
+        /// Whether only the last step is kept.
+        var rolling = false
+        /// What the last step changed from: the flow, tab and modals before it, and the node
+        /// each stack it changed had.
+        var beforeLast: (flow: String, tab: String?, modalNode: Int32, stacks: [(name: String, node: Int32)]) = ("", nil, -1, [])
 
         init(initial: NavigationState) {
             self.initial = initial
@@ -87,6 +103,14 @@ public struct StepStates: Sendable {
 
         /// Records the state after the next step.
         mutating func record(_ state: NavigationState) {
+            beforeLast = (last.flow, last.tab, lastModalNode, [])
+            if rolling {
+                flows.removeAll(keepingCapacity: true)
+                tabs.removeAll(keepingCapacity: true)
+                modalNodes.removeAll(keepingCapacity: true)
+                changeStarts.removeLast(changeStarts.count - 1)
+                changedStacks.removeAll(keepingCapacity: true)
+            }
             flows.append(state.flow)
             tabs.append(state.tab)
             if state.modals != last.modals { lastModalNode = node(for: state.modals, replacing: last.modals, at: lastModalNode) }
@@ -103,7 +127,10 @@ public struct StepStates: Sendable {
                 }
                 for name in last.stacks.keys where state.stacks[name] == nil { changed.append((name, Self.absent)) }
                 changed.sort { $0.name < $1.name }  // as `changes(to:)` orders them
-                for change in changed { lastNodes[change.name] = change.node }
+                for change in changed {
+                    beforeLast.stacks.append((change.name, lastNodes[change.name] ?? Self.absent))
+                    lastNodes[change.name] = change.node
+                }
                 changedStacks += changed
             }
             changeStarts.append(changedStacks.count)
@@ -123,8 +150,11 @@ public struct StepStates: Sendable {
                 if let existing = children[child] {
                     node = existing
                 } else {
-                    nodes.append(Node(parent: node, depth: node < 0 ? 1 : nodes[Int(node)].depth + 1, name: name))
-                    node = Int32(nodes.count - 1)
+                    let depth = node < 0 ? 1 : nodes[Int(node)].depth + 1
+                    let index = Int32(nodes.count)
+                    nodes.append(
+                        Node(parent: node, depth: depth, head: depth <= ListedNames.head ? index : nodes[Int(node)].head, name: name))
+                    node = index
                     children[child] = node
                 }
             }
@@ -143,11 +173,28 @@ public struct StepStates: Sendable {
             return names
         }
 
+        /// `names(of:)` as findings list them (`ListedNames`), without walking the whole path.
+        func condensedNames(of node: Int32) -> [String] {
+            let depth = self.depth(of: node)
+            guard depth > ListedNames.limit else { return names(of: node) }
+            var top: [String] = []
+            top.reserveCapacity(ListedNames.limit - ListedNames.head)
+            var current = node
+            while top.count < ListedNames.limit - ListedNames.head {
+                top.append(nodes[Int(current)].name)
+                current = nodes[Int(current)].parent
+            }
+            return names(of: nodes[Int(node)].head) + [ListedNames.marker(leftOut: depth - ListedNames.limit)] + top.reversed()
+        }
+
         func depth(of node: Int32) -> Int { node < 0 ? 0 : Int(nodes[Int(node)].depth) }
     }
 
     /// A walk through the steps in order.
     public func cursor() -> Cursor { Cursor(box.tables) }
+
+    /// A cursor at the last step recorded (the only one kept, when `rolling`).
+    package func cursorAtLast() -> Cursor { Cursor(atLastOf: box.tables) }
 
     /// Every step's state and changes, in order. For tests and small sessions: it holds what
     /// this type exists not to hold (depth x events names).
@@ -186,6 +233,19 @@ public struct StepStates: Sendable {
             previousModalNode = modalNode
         }
 
+        fileprivate init(atLastOf states: Tables) {
+            self.states = states
+            step = states.count - 1
+            flow = states.last.flow
+            tab = states.last.tab
+            modalNode = states.lastModalNode
+            stackNodes = states.lastNodes
+            previousFlow = states.beforeLast.flow
+            previousTab = states.beforeLast.tab
+            previousModalNode = states.beforeLast.modalNode
+            previousNodes = states.beforeLast.stacks
+        }
+
         /// Moves to the next step; false past the last.
         public mutating func advance() -> Bool {
             guard step + 1 < states.count else { return false }
@@ -211,18 +271,34 @@ public struct StepStates: Sendable {
             return NavigationState(flow: flow, tab: tab, stacks: stacks, modals: states.names(of: modalNode))
         }
 
+        /// The state after the current step as findings show states: each list of more than
+        /// `ListedNames.limit` names condensed. Read in time that does not grow with the depth.
+        public var condensedState: NavigationState {
+            var stacks: [String: [String]] = [:]
+            for (name, node) in stackNodes where node != Tables.absent { stacks[name] = states.condensedNames(of: node) }
+            return NavigationState(flow: flow, tab: tab, stacks: stacks, modals: states.condensedNames(of: modalNode))
+        }
+
         /// What the current step changed, as `NavigationState.changes(to:)` lists it.
-        public var changes: [StateChange] {
+        public var changes: [StateChange] { changes(names: states.names) }
+
+        /// The same, each list condensed as in `condensedState`.
+        public var condensedChanges: [StateChange] { changes(names: states.condensedNames) }
+
+        private func changes(names: (Int32) -> [String]) -> [StateChange] {
             var changes: [StateChange] = []
             if flow != previousFlow { changes.append(.flow(from: previousFlow, to: flow)) }
             if tab != previousTab { changes.append(.tab(from: previousTab, to: tab)) }
             for (name, before) in previousNodes {
-                let from = states.names(of: before)
-                let to = states.names(of: stackNodes[name] ?? Tables.absent)
-                if from != to { changes.append(.stack(name, from: from, to: to)) }  // absent and empty are alike here
+                // One path is one node, so the nodes compare as the lists would; an absent stack
+                // and an empty one are alike here.
+                let after = stackNodes[name] ?? Tables.absent
+                if max(before, Tables.empty) != max(after, Tables.empty) {
+                    changes.append(.stack(name, from: names(before), to: names(after)))
+                }
             }
             if modalNode != previousModalNode {
-                changes.append(.modals(from: states.names(of: previousModalNode), to: states.names(of: modalNode)))
+                changes.append(.modals(from: names(previousModalNode), to: names(modalNode)))
             }
             return changes
         }

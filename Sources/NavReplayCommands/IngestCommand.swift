@@ -94,12 +94,7 @@ extension NavReplayCommand {
             }
             if maxFindingsPerSession < 0 { throw ValidationError("Please give --max-findings-per-session a number of 0 or more.") }
             if lockWait < 0 || !lockWait.isFinite { throw ValidationError("Please give --lock-wait a number of seconds, 0 or more.") }
-            if large.maxLineBytes < 1 || large.maxLineBytes > InputOptions.largestLineLimit {
-                throw ValidationError("Please give --max-line-bytes a number from 1 to \(InputOptions.largestLineLimit) (1 TiB).")
-            }
-            if large.jobs < 0 || large.jobs > InputOptions.mostJobs {
-                throw ValidationError("Please give --jobs a number from 0 to \(InputOptions.mostJobs).")
-            }
+            try InputOptions.validate(maxLineBytes: large.maxLineBytes, jobs: large.jobs)
         }
 
         func run() throws {
@@ -117,8 +112,9 @@ extension NavReplayCommand {
             options.retainMilliseconds = retain?.milliseconds
             options.maxFindingsPerSession = maxFindingsPerSession
             let report: IngestReport
+            let eventStore: EventStore
             do {
-                let eventStore = try EventStore.openForWriting(
+                eventStore = try EventStore.openForWriting(
                     path: store, model: model, modelText: modelText, toolVersion: NavReplayCommand.version, lockWait: lockWait)
                 let progress = ProgressLine(enabled: !quiet && Terminal.standardErrorIsTerminal)
                 defer { progress.clear() }
@@ -129,12 +125,18 @@ extension NavReplayCommand {
                 throw CommandFailure(error.phrased.description)
             }
             for error in report.inputErrors { Terminal.writeError("navreplay: error: \(safe(error))\n") }
-            try emit(IngestWriter.bytes(report, format: format.writerFormat), to: output.output)
+            let file = try OutputFile(path: output.output)
+            do {
+                try IngestWriter.write(report, format: format.writerFormat, store: eventStore) { try file.write($0) }
+            } catch let error as StoreError {
+                throw CommandFailure(error.description)
+            }
+            try file.commit()
             if !quiet { Terminal.writeError(IngestWriter.summary(report, store: store)) }
             if let path = output.summary { try emit(IngestWriter.summaryJSON(report), to: path) }
             if !report.inputErrors.isEmpty { throw ExitCode(2) }
             let level = output.failLevel(default: .error)
-            if report.newFindings.contains(where: { level.fails($0.severity) }) { throw ExitCode(1) }
+            if report.newBySeverity.contains(where: { level.fails($0.key) && $0.value > 0 }) { throw ExitCode(1) }
         }
 
         /// `--model`; else the store's own (so a nightly command line need not repeat it); else,

@@ -181,13 +181,16 @@ struct InputOptions: ParsableArguments {
         if inputs.isEmpty { throw ValidationError("Please provide at least one log file, directory, or - for standard input.") }
     }
 
-    func validate() throws {
-        // Upper bounds too: sizes past them overflowed in the reader's arithmetic, and a huge
-        // --jobs made one fold job per number (a crash, or a hang).
-        if maxLineBytes < 1 || maxLineBytes > Self.largestLineLimit {
-            throw ValidationError("Please give --max-line-bytes a number from 1 to \(Self.largestLineLimit) (1 TiB).")
+    func validate() throws { try Self.validate(maxLineBytes: maxLineBytes, jobs: jobs) }
+
+    /// Every command's `--max-line-bytes` and `--jobs`, `ingest`'s too. Upper bounds as well:
+    /// sizes past them overflowed in the reader's arithmetic, and a huge --jobs made one fold job
+    /// per number (a crash, or a hang).
+    static func validate(maxLineBytes: Int, jobs: Int) throws {
+        if maxLineBytes < 1 || maxLineBytes > largestLineLimit {
+            throw ValidationError("Please give --max-line-bytes a number from 1 to \(largestLineLimit) (1 TiB).")
         }
-        if jobs < 0 || jobs > Self.mostJobs { throw ValidationError("Please give --jobs a number from 0 to \(Self.mostJobs).") }
+        if jobs < 0 || jobs > mostJobs { throw ValidationError("Please give --jobs a number from 0 to \(mostJobs).") }
     }
 
     static let largestLineLimit = 1 << 40
@@ -398,6 +401,8 @@ final class ProgressClearing: StreamingFormatter {
     }
 
     func write(_ bytes: [UInt8]) throws { try formatter.write(bytes) }
+
+    func write(session audit: SessionAudit, files: [String]) throws { try formatter.write(session: audit, files: files) }
 }
 
 extension InputError {

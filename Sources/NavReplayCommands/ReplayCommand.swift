@@ -14,6 +14,10 @@ extension NavReplayCommand {
 
                 The exit status follows the findings shown: the session's, up to --until-seq. The summary on \
                 standard error speaks of that session; --summary FILE writes the whole input's counts, as audit does.
+
+                Each event's line holds the whole state after it and what changed, every route of every stack: \
+                the output grows with the stacks' depth times the events, as asked. Every other output lists a \
+                long stack as findings do (its first 4 and last 12 routes).
                 """)
 
         @Option(help: "The session_id to replay.")

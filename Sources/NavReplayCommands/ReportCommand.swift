@@ -73,7 +73,7 @@ extension NavReplayCommand {
         private func write(_ run: AuditRun, sessions: ReportAccumulator, trends: ReportTrends?) throws {
             var data = try ReportData(run: run, sessions: sessions)
             data.trends = trends
-            let page = HTMLReport.html(data, title: title, toolVersion: NavReplayCommand.version, timelineLimit: timelineLimit)
+            let page = try HTMLReport.html(data, title: title, toolVersion: NavReplayCommand.version, timelineLimit: timelineLimit)
             try emit(Array(page.utf8), to: output.output)
             try finish(run, output: output, quiet: input.quiet, failOnByDefault: .never)
         }

@@ -46,10 +46,10 @@ public enum FindingWriter {
                 writer.key("state_after")
                 after.write(to: &writer)
             }
-            if let before = finding.stateBefore, let after = finding.stateAfter {
+            if finding.stateBefore != nil, finding.stateAfter != nil {
                 writer.key("changes")
                 writer.beginArray()
-                for change in before.changes(to: after) { writer.string(change.description) }
+                for change in finding.changes { writer.string(change.description) }
                 writer.endArray()
             }
         }

@@ -77,6 +77,7 @@ public struct ReportData: Sendable {
     /// streamed run keeps none of them itself). Throws when the label counts past their
     /// budget could not be written to temporary files (`SpillingCounter`).
     public init(run: AuditRun, sessions accumulated: ReportAccumulator, topCount: Int = 10) throws {
+        try accumulated.checkSteps()
         self.run = run
         let totals = accumulated.totals
         for (rule, count) in run.counts.findingsByRule {
@@ -338,28 +339,48 @@ public final class ReportAccumulator: @unchecked Sendable {
     }
 
     /// Adds one session to a fold job's totals; its labels go to the shared counts by label,
-    /// which hold them up to their budget.
+    /// which hold them up to their budget, in batches (a session's views are as many as its
+    /// events).
     func add(_ audit: SessionAudit, to totals: inout Totals) {
         var mine = Totals(worstCount: 1)
         if let start = audit.start { mine.first = (start, audit.sessionID) }
         if let end = audit.end { mine.last = (end, audit.sessionID) }
+        func countLabels(atLeast batch: Int) {
+            guard mine.labels.count >= batch else { return }
+            let labels = mine.labels
+            mine.labels = []
+            lock.withLock { for (group, label) in labels { self.labels.add(label, group: group.rawValue) } }
+        }
         let screens = audit.screens.map(\.label)
         if let entry = screens.first, let exit = screens.last {
             mine.labels.append((.path, screens.joined(separator: " → ")))
             mine.labels.append((.entry, entry))
             mine.labels.append((.exit, exit))
         }
-        for (from, to) in zip(screens, screens.dropFirst()) { mine.labels.append((.transition, from + " → " + to)) }
-        audit.forEachStep { step, cursor in
-            if case .screenView(let claim, _) = step.event.payload { mine.labels.append((.view, claim.screen.label)) }
-            cursor.forEachStackDepth { stack, depth in
-                var histogram = mine.depths[stack] ?? []
-                if histogram.count <= depth { histogram += Array(repeating: 0, count: depth + 1 - histogram.count) }
-                histogram[depth] += 1
-                mine.depths[stack] = histogram
-            }
+        for (from, to) in zip(screens, screens.dropFirst()) {
+            mine.labels.append((.transition, from + " → " + to))
+            countLabels(atLeast: 4096)
         }
-        let findings = Self.findingShare(of: audit)
+        var times = FindingSteps(audit.findings)
+        do {
+            try audit.forEachStep { step, cursor in
+                times.step(seq: step.event.seq, time: step.event.timestamp.epochMilliseconds)
+                if case .screenView(let claim, _) = step.event.payload {
+                    mine.labels.append((.view, claim.screen.label))
+                    countLabels(atLeast: 4096)
+                }
+                cursor.forEachStackDepth { stack, depth in
+                    var histogram = mine.depths[stack] ?? []
+                    if histogram.count <= depth { histogram += Array(repeating: 0, count: depth + 1 - histogram.count) }
+                    histogram[depth] += 1
+                    mine.depths[stack] = histogram
+                }
+            }
+        } catch {
+            fail(error)
+        }
+        times.finish()
+        let findings = Self.findingShare(of: audit, times: times.steps.map { $0?.time })
         for (time, severity) in findings.times { mine.findingsByHour.add(time, severity) }
         mine.untimedFindings = findings.untimed
         mine.sessionsByRule = findings.sessionsByRule
@@ -367,18 +388,29 @@ public final class ReportAccumulator: @unchecked Sendable {
         if let duration = audit.durationMilliseconds { mine.durations.add(duration) }
         if audit.findingCount > 0 { mine.sessionsWithFindings = 1 }
         if let candidate = findings.worst { mine.worst.add(candidate) }
-        let labels = mine.labels
-        mine.labels = []
-        lock.withLock { for (group, label) in labels { self.labels.add(label, group: group.rawValue) } }
+        countLabels(atLeast: 0)
         totals.merge(mine)
+    }
+
+    /// The first error met reading a session's steps back (a session audited from disk walks
+    /// its steps from there), thrown by `ReportData.init(run:sessions:)`.
+    private var failure: (any Error)?
+
+    private func fail(_ error: any Error) {
+        lock.withLock { if failure == nil { failure = error } }
+    }
+
+    /// Throws the first error met reading a session's steps back, if any.
+    func checkSteps() throws {
+        if let failure = lock.withLock({ failure }) { throw failure }
     }
 
     /// Replaces a session added before (`previous`) with the same session folded again, with
     /// more findings: its event ids shared with other sessions resolved (`SessionFolder.replace`).
     /// The events are the same, so only the findings' share changes.
     public func replace(_ previous: SessionAudit, with audit: SessionAudit) {
-        let old = Self.findingShare(of: previous)
-        let new = Self.findingShare(of: audit)
+        let old = Self.findingShare(of: previous, times: findingTimes(of: previous))
+        let new = Self.findingShare(of: audit, times: findingTimes(of: audit))
         lock.withLock {
             for (time, severity) in old.times { gathered.findingsByHour.add(time, severity, -1) }
             for (time, severity) in new.times { gathered.findingsByHour.add(time, severity) }
@@ -395,32 +427,28 @@ public final class ReportAccumulator: @unchecked Sendable {
         }
     }
 
+    private func findingTimes(of audit: SessionAudit) -> [Int64?] {
+        var times = FindingSteps(audit.findings)
+        do {
+            try audit.forEachStep { step, _ in times.step(seq: step.event.seq, time: step.event.timestamp.epochMilliseconds) }
+        } catch {
+            fail(error)
+        }
+        times.finish()
+        return times.steps.map { $0?.time }
+    }
+
     /// A session's findings, as the report counts them: each at the time of its seq (or of the
-    /// latest seq before it), by rule, and the session as a candidate for the worst.
+    /// latest seq before it: `times`, one a finding), by rule, and the session as a candidate for
+    /// the worst.
     private static func findingShare(
-        of audit: SessionAudit
+        of audit: SessionAudit, times findingTimes: [Int64?]
     ) -> (
         times: [(Int64, Severity)], untimed: Int, sessionsByRule: [Rule: Int], worst: ReportData.WorstSession?
     ) {
-        var timeOfSeq: [Int64: Int64] = [:]
-        for step in audit.steps { timeOfSeq[step.event.seq] = step.event.timestamp.epochMilliseconds }
-        // For a finding on a seq no step has (a line not folded): the latest seq before it,
-        // found by bisection (a scan of every step per finding was quadratic).
-        let seqs = timeOfSeq.keys.sorted()
         var times: [(Int64, Severity)] = []
         var untimed = 0
-        for finding in audit.findings {
-            guard let seq = finding.seq else { continue }
-            var time = timeOfSeq[seq]
-            if time == nil {
-                var low = 0
-                var high = seqs.count  // seqs[..<low] are < seq, seqs[high...] are not
-                while low < high {
-                    let middle = (low + high) / 2
-                    if seqs[middle] < seq { low = middle + 1 } else { high = middle }
-                }
-                if low > 0 { time = timeOfSeq[seqs[low - 1]] }
-            }
+        for (finding, time) in zip(audit.findings, findingTimes) where finding.seq != nil {
             if let time { times.append((time, finding.severity)) } else { untimed += 1 }
         }
         var sessionsByRule: [Rule: Int] = [:]

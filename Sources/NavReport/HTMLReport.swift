@@ -27,7 +27,7 @@ public enum HTMLReport {
     ///     findings, the first and the last ones.
     public static func html(
         _ data: ReportData, title: String = "NavReplay audit", toolVersion: String, timelineLimit: Int = 80
-    ) -> String {
+    ) throws -> String {
         var page: [String] = []
         page.append(
             """
@@ -53,7 +53,7 @@ public enum HTMLReport {
         page.append(screens(data))
         page.append(depths(data))
         page.append(lengths(data))
-        page.append(worst(data, timelineLimit: timelineLimit))
+        page.append(try worst(data, timelineLimit: timelineLimit))
         page.append(invalid(data))
         page.append(inputs(data))
         page.append("</main>")
@@ -198,7 +198,8 @@ public enum HTMLReport {
             + "</div></figure></div></section>"
     }
 
-    static func worst(_ data: ReportData, timelineLimit: Int) -> String {
+    /// Throws when a session audited from disk cannot read its steps back.
+    static func worst(_ data: ReportData, timelineLimit: Int) throws -> String {
         var html = section(
             "worst", "The worst sessions",
             "Most errors first. Each event with the state after it; offending events are highlighted with the rule’s explanation, "
@@ -208,42 +209,54 @@ public enum HTMLReport {
             return html + "<p class=\"empty\">\(any ? "No timelines asked for (--worst 0)." : "No session has a finding.")</p></section>"
         }
         for (index, worst) in data.worst.enumerated() {
-            html += timeline(worst, files: data.run.files, open: index == 0, limit: timelineLimit)
+            html += try timeline(worst, files: data.run.files, open: index == 0, limit: timelineLimit)
         }
         return html + "</section>"
     }
 
-    static func timeline(_ worst: ReportData.WorstSession, files: [String], open: Bool, limit: Int) -> String {
+    /// One worst session's timeline. Its steps are walked twice (the first walk finds which to
+    /// show), so that nothing is held a step: a session audited from disk walks them from there.
+    static func timeline(_ worst: ReportData.WorstSession, files: [String], open: Bool, limit: Int) throws -> String {
         let audit = worst.audit
-        let steps = audit.steps
-        var findingsBySeq: [Int64: [Finding]] = [:]
-        let stepSeqs = steps.map(\.event.seq)
-        for finding in audit.findings {
-            guard let seq = finding.seq else { continue }
-            // A finding of an event that was not folded (seq.duplicate) goes with the event
-            // folded at its seq, or the nearest before it.
-            let target = stepSeqs.last { $0 <= seq } ?? stepSeqs.first ?? seq
-            findingsBySeq[target, default: []].append(finding)
-        }
         var witnesses: [Int64: [String]] = [:]
         for finding in audit.findings {
             if let witness = finding.witness {
                 witnesses[witness.seq, default: []].append("\(finding.rule.rawValue) at seq \(finding.seq.map(String.init) ?? "?")")
             }
         }
-        // Which steps to show: all, or the ones near a finding plus the first and last three.
-        var shown = Set(steps.indices)
-        if steps.count > limit {
-            shown = Set(steps.indices.prefix(3)).union(steps.indices.suffix(3))
-            for (index, step) in steps.enumerated() where findingsBySeq[step.event.seq] != nil || witnesses[step.event.seq] != nil {
-                for near in max(0, index - 2)...min(steps.count - 1, index + 2) { shown.insert(near) }
+        // Each finding goes with the step of its seq; one of an event that was not folded
+        // (seq.duplicate), with the step folded at its seq or the nearest before it (the first
+        // step when none is before it). Steps near a finding or a witness are shown, with the
+        // first and last three, when there are more than `limit`.
+        var found = FindingSteps(audit.findings)
+        var marked = Set<Int>()
+        try audit.forEachStep { step, _ in
+            if witnesses[step.event.seq] != nil { marked.insert(found.count) }
+            found.step(seq: step.event.seq, time: 0)
+        }
+        found.finish()
+        let count = found.count
+        var findingsBySeq: [Int64: [Finding]] = [:]
+        for (finding, step) in zip(audit.findings, found.steps) {
+            guard let seq = finding.seq else { continue }
+            let target = step ?? found.first
+            findingsBySeq[target?.seq ?? seq, default: []].append(finding)
+            if let target { marked.insert(target.index) }
+        }
+        var shown = Set(0..<count)
+        if count > limit {
+            shown = Set((0..<count).prefix(3)).union((0..<count).suffix(3))
+            for index in marked {
+                for near in max(0, index - 2)...min(count - 1, index + 2) { shown.insert(near) }
             }
         }
         let startMillis = audit.start?.epochMilliseconds ?? 0
         var rows: [String] = []
         var skipped = 0
-        audit.forEachStep { step, cursor in
-            guard shown.contains(cursor.step) else {
+        var index = 0
+        try audit.forEachStep { step, cursor in
+            defer { index += 1 }
+            guard shown.contains(index) else {
                 skipped += 1
                 return
             }
@@ -258,9 +271,9 @@ public enum HTMLReport {
             if !witnessOf.isEmpty { classes.append("witness") }
             let offset = step.event.timestamp.epochMilliseconds - startMillis
             var what = "<code class=\"ev\">\(step.event.name.rawValue)</code> " + Markup.text(describe(step.event))
-            let changes = cursor.changes
+            let changes = cursor.condensedChanges
             if !changes.isEmpty {
-                what += "<div class=\"chg\">" + changes.map { Markup.text($0.condensedDescription) }.joined(separator: "<br>") + "</div>"
+                what += "<div class=\"chg\">" + changes.map { Markup.text($0.description) }.joined(separator: "<br>") + "</div>"
             }
             if !witnessOf.isEmpty {
                 what += "<div class=\"wit\">witness of " + witnessOf.map { Markup.text($0) }.joined(separator: ", ") + "</div>"
@@ -268,7 +281,7 @@ public enum HTMLReport {
             rows.append(
                 "<tr class=\"\(classes.joined(separator: " "))\"><td class=\"seq\">\(step.event.seq)</td>"
                     + "<td class=\"t\">+\(Markup.escape(duration(offset)))</td><td>\(what)</td>"
-                    + "<td class=\"state\">\(stateSummary(cursor.state))</td></tr>")
+                    + "<td class=\"state\">\(stateSummary(cursor.condensedState))</td></tr>")
             for finding in findings {
                 rows.append(
                     "<tr class=\"finding \(finding.severity == .error ? "err" : "warn")\"><td></td><td colspan=\"3\">"

@@ -130,19 +130,17 @@ public enum ReplayWriter {
     }
 
     /// The steps in order, each line not folded after the step of its seq (the event that won it).
-    static func forEachEntry(_ audit: SessionAudit, _ body: (Entry) throws -> Void) rethrows {
-        var unfolded = audit.unfolded[...]
-        try audit.forEachStep { step, cursor in
-            try body(.step(step, state: cursor.state, changes: cursor.changes))
-            while let line = unfolded.first, line.event.seq <= step.event.seq {
-                try body(.unfolded(line))
-                unfolded = unfolded.dropFirst()
-            }
+    static func forEachEntry(_ audit: SessionAudit, _ body: (Entry) throws -> Void) throws {
+        try withoutActuallyEscaping(body) { body in
+            try audit.forEachEntry(
+                step: { step, cursor in try body(.step(step, state: cursor.state, changes: cursor.changes)) },
+                unfolded: { try body(.unfolded($0)) })
         }
     }
 
-    /// One NDJSON line per entry, each passed to `write` as it is made.
-    public static func ndjson(_ audit: SessionAudit, files: [String], write: ([UInt8]) throws -> Void) rethrows {
+    /// One NDJSON line per entry, each passed to `write` as it is made. Throws what `write`
+    /// throws, or what reading back the steps of a session audited from disk throws.
+    public static func ndjson(_ audit: SessionAudit, files: [String], write: ([UInt8]) throws -> Void) throws {
         var writer = JSONWriter()
         let newline: [UInt8] = [0x0A]
         try forEachEntry(audit) { entry in
@@ -175,15 +173,16 @@ public enum ReplayWriter {
         }
     }
 
-    /// The same, whole (for tests and small sessions).
+    /// The same, whole (for tests and small sessions: a session held in memory, whose steps are
+    /// never read back).
     public static func ndjson(_ audit: SessionAudit, files: [String]) -> [UInt8] {
         var output: [UInt8] = []
-        ndjson(audit, files: files) { output += $0 }
+        try? ndjson(audit, files: files) { output += $0 }
         return output
     }
 
     /// The text form, a few lines per entry, each entry passed to `write` as it is made.
-    public static func text(_ audit: SessionAudit, files: [String], style: TextStyle, write: (String) throws -> Void) rethrows {
+    public static func text(_ audit: SessionAudit, files: [String], style: TextStyle, write: (String) throws -> Void) throws {
         try write(style.bold("session \(safe(audit.sessionID))") + "\n")
         try forEachEntry(audit) { entry in
             let (event, location, findings) = entry.parts
@@ -205,10 +204,10 @@ public enum ReplayWriter {
         try write("  final: \(safe(audit.finalState.json))\n")
     }
 
-    /// The same, whole.
+    /// The same, whole (for a session held in memory).
     public static func text(_ audit: SessionAudit, files: [String], style: TextStyle) -> String {
         var output = ""
-        text(audit, files: files, style: style) { output += $0 }
+        try? text(audit, files: files, style: style) { output += $0 }
         return output
     }
 }

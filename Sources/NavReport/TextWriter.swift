@@ -64,8 +64,8 @@ public enum TextWriter {
             lines.append(
                 "    " + style.dim("witness: seq \(witness.seq) \(witness.name.rawValue) at \(location(witness.location, files))"))
         }
-        if let before = finding.stateBefore, let after = finding.stateAfter {
-            let changes = before.changes(to: after)
+        if finding.stateBefore != nil, finding.stateAfter != nil {
+            let changes = finding.changes
             if !changes.isEmpty {
                 // Long lists shortened as a finding's are (`ListedNames`): a log can present any
                 // number of modals, and each finding's line listed them all.

@@ -24,6 +24,17 @@ public protocol StreamingFormatter: AnyObject {
     func begin(invalid: [Finding], files: [String]) throws
     /// Each session's bytes, in session order (never empty ones).
     func write(_ bytes: [UInt8]) throws
+    /// A session whose bytes are made here, in session order, rather than on its fold job: one
+    /// audited from disk whose steps are walked from there (`SessionAudit.forEachStep`), so that
+    /// a format that writes a row a step never holds them all. By default, `sessionFormat`'s bytes.
+    func write(session audit: SessionAudit, files: [String]) throws
+}
+
+extension StreamingFormatter {
+    public func write(session audit: SessionAudit, files: [String]) throws {
+        let bytes = sessionFormat.bytes(of: audit, files: files)
+        if !bytes.isEmpty { try write(bytes) }
+    }
 }
 
 /// A session's bytes in one streamed format. `files` are the run's input paths, which a

@@ -17,6 +17,8 @@ public import NavResults
 /// - `events`: one row a folded event: `session_id, seq, event_id, event_name, timestamp,
 ///   timestamp_ms, correlation_id, stack, file, line, event` (the canonical JSON line),
 ///   `state_after` (JSON, CONTRACT §3), `changes` (JSON array of text), `findings` (count).
+///   `state_after` and `changes` list long stacks and modals as findings do (`ListedNames`):
+///   a row's size does not grow with a stack's depth (`sessions.final_state` is whole).
 /// - `findings`: one row a finding: `rule, severity, session_id, seq, event_id, file, line,
 ///   message, expected, found` (JSON), `after_gap` (0/1), `fingerprint`.
 /// - `meta`: `key, value`: the tool and its version, the event schema version, the summary.
@@ -52,7 +54,15 @@ public enum SQLiteWriter {
     public static func write(_ run: AuditRun, to path: String, toolVersion: String) throws(SQLiteError) {
         let writer = try SQLiteSessionsWriter(path: path, toolVersion: toolVersion)
         try writer.insertInvalid(run.invalidFindings, files: run.files)
-        for audit in run.sessions { try writer.insert(SQLiteSessionsWriter.rows(of: audit, files: run.files)) }
+        for audit in run.sessions {
+            do {
+                try writer.insert(session: audit, files: run.files)
+            } catch let error as SQLiteError {
+                throw error
+            } catch {
+                throw SQLiteError("cannot read a session's steps back: \(error)")
+            }
+        }
         try writer.finish(run)
     }
 
@@ -173,23 +183,31 @@ public final class SQLiteSessionsWriter {
     /// Inserts one session's rows, as `rows(of:files:)` encoded them.
     public func insert(_ encoded: [UInt8]) throws(SQLiteError) {
         var reader = RowReader(bytes: encoded)
-        while let (table, values) = reader.next() {
-            switch table {
-            case 0:
-                if let heldSession, case .text(let id)? = values.first,
-                    try heldSession.returnsRow([.text(id), .integer(heldUpTo)])
-                {
-                    throw SQLiteError(
-                        "\(path) already holds session \(JSONWriter.quoted(id)) from an earlier run; nothing was added",
-                        kind: .sessionAlreadyHeld(id))
-                }
-                try sessions.run(values)
-            case 1: try events.run(values)
-            case 2: try findings.run(values)
-            default: throw SQLiteError("a session's rows do not decode")
-            }
-        }
+        while let (table, values) = reader.next() { try insertRow(table, values) }
         guard reader.isAtEnd else { throw SQLiteError("a session's rows do not decode") }
+    }
+
+    /// Inserts one session's rows as they are made, one at a time: for a session audited from
+    /// disk, whose steps are read back from there and whose rows are never held together.
+    public func insert(session audit: SessionAudit, files: [String]) throws {
+        try Self.forEachRow(of: audit, files: files) { table, values in try insertRow(table, values) }
+    }
+
+    private func insertRow(_ table: UInt8, _ values: [SQLiteValue]) throws(SQLiteError) {
+        switch table {
+        case 0:
+            if let heldSession, case .text(let id)? = values.first,
+                try heldSession.returnsRow([.text(id), .integer(heldUpTo)])
+            {
+                throw SQLiteError(
+                    "\(path) already holds session \(JSONWriter.quoted(id)) from an earlier run; nothing was added",
+                    kind: .sessionAlreadyHeld(id))
+            }
+            try sessions.run(values)
+        case 1: try events.run(values)
+        case 2: try findings.run(values)
+        default: throw SQLiteError("a session's rows do not decode")
+        }
     }
 
     /// Adds the run's summary (replacing an earlier run's, when appending) and commits.
@@ -199,9 +217,17 @@ public final class SQLiteSessionsWriter {
     }
 
     /// A session's rows (the session, its events with the state after each, its findings with
-    /// their fingerprints), encoded for `insert(_:)`.
-    public static func rows(of audit: SessionAudit, files: [String]) -> [UInt8] {
+    /// their fingerprints), encoded for `insert(_:)`. Throws only when the steps of a session
+    /// audited from disk cannot be read back.
+    public static func rows(of audit: SessionAudit, files: [String]) throws -> [UInt8] {
         var writer = RowWriter()
+        try forEachRow(of: audit, files: files) { table, values in writer.row(table, values) }
+        return writer.bytes
+    }
+
+    /// Each of a session's rows, by table (0 sessions, 1 events, 2 findings), in the order they
+    /// are inserted.
+    static func forEachRow(of audit: SessionAudit, files: [String], _ emit: (UInt8, [SQLiteValue]) throws -> Void) throws {
         let errors =
             audit.findings.filter { $0.severity == .error }.count
             + audit.droppedFindings.filter { $0.key.severity == .error }.values.reduce(0, +)
@@ -209,7 +235,7 @@ public final class SQLiteSessionsWriter {
         screens.beginArray()
         for screen in audit.screens { screen.write(to: &screens) }
         screens.endArray()
-        writer.row(
+        try emit(
             0,
             [
                 .text(audit.sessionID), .integer(Int64(audit.events)), .optional(audit.firstSeq), .optional(audit.lastSeq),
@@ -220,26 +246,25 @@ public final class SQLiteSessionsWriter {
                 .integer(Int64(audit.findingCount - errors)), .integer(Int64(audit.redeliveries)),
                 .integer(Int64(audit.duplicates)),
             ])
-        audit.forEachStep { step, cursor in
+        try audit.forEachStep { step, cursor in
             var changes = JSONWriter()
             changes.beginArray()
-            for change in cursor.changes { changes.string(change.description) }
+            for change in cursor.condensedChanges { changes.string(change.description) }
             changes.endArray()
-            writer.row(
+            try emit(
                 1,
                 [
                     .text(audit.sessionID), .integer(step.event.seq), .text(step.event.eventID),
                     .text(step.event.name.rawValue), .text(step.event.timestamp.text),
                     .integer(step.event.timestamp.epochMilliseconds), .text(step.event.correlationID),
                     .optional(Self.stack(of: step.event.payload)), .optional(path(of: step.location, in: files)),
-                    .integer(step.location.line), .text(step.event.canonicalJSON), .text(cursor.state.json),
+                    .integer(step.location.line), .text(step.event.canonicalJSON), .text(cursor.condensedState.json),
                     .text(changes.string), .integer(Int64(step.findings.count)),
                 ])
         }
         for (finding, fingerprint) in zip(audit.findings, FindingFingerprint.compute(sessionFindings: audit.findings)) {
-            writer.row(2, findingRow(finding, fingerprint: fingerprint, files: files))
+            try emit(2, findingRow(finding, fingerprint: fingerprint, files: files))
         }
-        return writer.bytes
     }
 
     /// The stack an event names: a stack operation's, or the stack of a screen it views.
@@ -350,7 +375,11 @@ struct RowReader {
 /// `rowid`s) is the sessions' whatever the jobs.
 extension SQLiteSessionsWriter: StreamingFormatter {
     struct Rows: SessionFormat {
-        func bytes(of audit: SessionAudit, files: [String]) -> [UInt8] { SQLiteSessionsWriter.rows(of: audit, files: files) }
+        /// A session held in memory: its steps are never read back, so `rows` cannot throw (a
+        /// session audited from disk is written by `write(session:files:)`).
+        func bytes(of audit: SessionAudit, files: [String]) -> [UInt8] {
+            (try? SQLiteSessionsWriter.rows(of: audit, files: files)) ?? []
+        }
     }
 
     public var sessionFormat: any SessionFormat { Rows() }
@@ -358,4 +387,7 @@ extension SQLiteSessionsWriter: StreamingFormatter {
     public func begin(invalid: [Finding], files: [String]) throws { try insertInvalid(invalid, files: files) }
 
     public func write(_ bytes: [UInt8]) throws { try insert(bytes) }
+
+    /// A session audited from disk, its rows inserted as its steps are read back.
+    public func write(session audit: SessionAudit, files: [String]) throws { try insert(session: audit, files: files) }
 }

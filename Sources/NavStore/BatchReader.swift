@@ -224,41 +224,9 @@ final class ScratchOutput {
 
     deinit { if !isClosed { try? descriptor.close() } }
 
-    /// `FILE<TAB>LINE<TAB>bytes`: a line over the limit keeps its first bytes and is padded
-    /// with spaces to its length, so that the fold reports it as the reading did.
-    @discardableResult
-    static func append(_ line: RawLine, file: Int, to buffer: inout [UInt8]) -> Int {
-        let before = buffer.count
-        appendDecimal(Int64(file), to: &buffer)
-        buffer.append(0x09)
-        appendDecimal(line.number, to: &buffer)
-        if line.ending == .endOfInput { buffer.append(UInt8(ascii: "u")) }
-        buffer.append(0x09)
-        buffer.append(contentsOf: line.bytes)
-        if let length = line.overlongLength, length > line.bytes.count {
-            buffer.append(contentsOf: repeatElement(0x20, count: length - line.bytes.count))
-        }
-        buffer.append(0x0A)
-        return buffer.count - before
-    }
-
-    /// A non-negative number's digits, without making a `String` of it.
-    static func appendDecimal(_ value: Int64, to buffer: inout [UInt8]) {
-        var digits: (UInt64, UInt64, UInt64) = (0, 0, 0)  // room for 24 digits
-        var count = 0
-        var rest = UInt64(max(0, value))
-        withUnsafeMutableBytes(of: &digits) { raw in
-            repeat {
-                raw[23 - count] = UInt8(ascii: "0") + UInt8(rest % 10)
-                rest /= 10
-                count += 1
-            } while rest > 0
-            buffer.append(contentsOf: raw[(24 - count)...])
-        }
-    }
-
     func write(_ line: RawLine, file: Int) throws {
-        ScratchOutput.append(line, file: file, to: &buffer)
+        LocatedLine.append(line, file: file, to: &buffer)
+        buffer.append(0x0A)
         if buffer.count >= 1 << 20 { try drain() }
     }
 

@@ -20,11 +20,7 @@ enum ChunkCodec {
         let before = buffer.count
         var prefix: [UInt8] = []
         prefix.reserveCapacity(24)
-        ScratchOutput.appendDecimal(Int64(file), to: &prefix)
-        prefix.append(0x09)
-        ScratchOutput.appendDecimal(line.number, to: &prefix)
-        if line.ending == .endOfInput { prefix.append(UInt8(ascii: "u")) }
-        prefix.append(0x09)
+        LocatedLine.appendPrefix(of: line, file: file, to: &prefix)
         let headerAt = buffer.count
         buffer.append(raw)
         appendInteger(UInt16(prefix.count), to: &buffer)
@@ -79,6 +75,8 @@ enum ChunkCodec {
                 guard let expanded else { return nil }
                 output.removeSubrange((start + expanded)...)
             }
+            // As `LocatedLine.append` ends a line: reading removes one `\r` before the `\n`.
+            if textCount > 0, output.last == 0x0D { output.append(0x0D) }
             output.append(0x0A)
             index = textAt + textCount
         }

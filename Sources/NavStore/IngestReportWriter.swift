@@ -8,70 +8,80 @@ import NavReport
 public enum IngestWriter {
     public enum Format: Sendable { case text, ndjson, json }
 
-    public static func bytes(_ report: IngestReport, format: Format) -> [UInt8] {
+    /// Writes the batch's changed findings, read back from `store` a session at a time, to
+    /// `output` in pieces.
+    public static func write(
+        _ report: IngestReport, format: Format, store: EventStore, to output: ([UInt8]) throws -> Void
+    ) throws {
+        guard let batch = report.batch else {
+            if format == .text { try output(Array("nothing new: every file was ingested already\n".utf8)) }
+            if format == .json { try output(document(report, arrays: "\"new\":[],\"withdrawn\":[]")) }
+            return
+        }
+        let changes: [(StoredChanges.Change, Int)] = [(.new, report.newFindings), (.withdrawn, report.withdrawnFindings)]
         switch format {
-        case .text: Array(text(report).utf8)
-        case .ndjson: ndjson(report)
-        case .json: json(report)
-        }
-    }
-
-    /// The changed findings grouped by session, under a heading each.
-    static func text(_ report: IngestReport) -> String {
-        guard report.batch != nil else { return "nothing new: every file was ingested already\n" }
-        var parts: [String] = []
-        for (title, findings) in [("new findings", report.newFindings), ("withdrawn findings", report.withdrawnFindings)]
-        where !findings.isEmpty {
-            var sorted = findings
-            sorted.sortForOutput()
-            var groups: [String] = []
-            var start = 0
-            while start < sorted.count {
-                var end = start + 1
-                while end < sorted.count, sorted[end].sessionID.utf8Equals(sorted[start].sessionID) { end += 1 }
-                groups.append(TextWriter.group(sorted[start..<end], files: report.paths, style: TextStyle(color: false)))
-                start = end
+        case .text:
+            guard report.newFindings + report.withdrawnFindings > 0 else {
+                try output(Array("no new findings, none withdrawn\n".utf8))
+                return
             }
-            parts.append("\(title) (\(findings.count)):\n" + groups.joined(separator: "\n"))
-        }
-        return parts.isEmpty ? "no new findings, none withdrawn\n" : parts.joined(separator: "\n")
-    }
-
-    /// One changed finding a line: `{"change":"new"|"withdrawn", …the finding's keys}`.
-    static func ndjson(_ report: IngestReport) -> [UInt8] {
-        var output: [UInt8] = []
-        for (change, findings) in [("new", report.newFindings), ("withdrawn", report.withdrawnFindings)] {
-            var sorted = findings
-            sorted.sortForOutput()
-            for finding in sorted {
-                var writer = JSONWriter()
-                FindingWriter.write(finding, files: report.paths, explain: false, to: &writer)
-                output += Array("{\"change\":\"\(change)\",".utf8)
-                output += writer.bytes.dropFirst()
-                output.append(0x0A)
+            var first = true
+            for (change, count) in changes where count > 0 {
+                let title = change == .new ? "new findings" : "withdrawn findings"
+                try output(Array(((first ? "" : "\n") + "\(title) (\(count)):\n").utf8))
+                first = false
+                var firstGroup = true
+                try StoredChanges.forEachGroup(store, batch: batch, change: change, files: report.paths) { group in
+                    let text = TextWriter.group(group[...], files: report.paths, style: TextStyle(color: false))
+                    try output(Array(((firstGroup ? "" : "\n") + text).utf8))
+                    firstGroup = false
+                }
             }
+        case .ndjson:
+            for (change, _) in changes {
+                try StoredChanges.forEachGroup(store, batch: batch, change: change, files: report.paths) { group in
+                    var lines: [UInt8] = []
+                    for finding in group {
+                        var writer = JSONWriter()
+                        FindingWriter.write(finding, files: report.paths, explain: false, to: &writer)
+                        lines += Array("{\"change\":\"\(change.rawValue)\",".utf8)
+                        lines += writer.bytes.dropFirst()
+                        lines.append(0x0A)
+                    }
+                    try output(lines)
+                }
+            }
+        case .json:
+            var head = JSONWriter()
+            head.beginObject()
+            head.key("summary")
+            writeSummary(report, to: &head)
+            try output(head.bytes)
+            for (change, _) in changes {
+                try output(Array(",\"\(change.rawValue)\":[".utf8))
+                var first = true
+                try StoredChanges.forEachGroup(store, batch: batch, change: change, files: report.paths) { group in
+                    var writer = JSONWriter()
+                    for finding in group {
+                        if !first { writer.raw(",".utf8) }
+                        first = false
+                        FindingWriter.write(finding, files: report.paths, explain: false, to: &writer)
+                    }
+                    try output(writer.bytes)
+                }
+                try output(Array("]".utf8))
+            }
+            try output(Array("}\n".utf8))
         }
-        return output
     }
 
-    /// One document: the batch's counts, then `new` and `withdrawn` arrays of findings.
-    static func json(_ report: IngestReport) -> [UInt8] {
+    /// The JSON document of a batch with no findings to read: its summary and `arrays`.
+    private static func document(_ report: IngestReport, arrays: String) -> [UInt8] {
         var writer = JSONWriter()
         writer.beginObject()
         writer.key("summary")
         writeSummary(report, to: &writer)
-        for (key, findings) in [("new", report.newFindings), ("withdrawn", report.withdrawnFindings)] {
-            var sorted = findings
-            sorted.sortForOutput()
-            writer.key(key)
-            writer.beginArray()
-            for finding in sorted { FindingWriter.write(finding, files: report.paths, explain: false, to: &writer) }
-            writer.endArray()
-        }
-        writer.endObject()
-        var bytes = writer.bytes
-        bytes.append(0x0A)
-        return bytes
+        return writer.bytes + Array(",\(arrays)}\n".utf8)
     }
 
     /// The batch's counts as JSON (`--summary`).
@@ -109,8 +119,8 @@ public enum IngestWriter {
         writer.member("sessions_closed", report.sessionsClosed)
         writer.member("sessions_pruned", report.sessionsPruned)
         writer.member("open_sessions", report.openSessions)
-        writer.member("new_findings", report.newFindings.count)
-        writer.member("withdrawn_findings", report.withdrawnFindings.count)
+        writer.member("new_findings", report.newFindings)
+        writer.member("withdrawn_findings", report.withdrawnFindings)
         writer.member("watermark", report.watermark?.text)
         writer.endObject()
     }
@@ -137,8 +147,8 @@ public enum IngestWriter {
         lines.append(
             "batch \(batch) into \(safe(store)): \(report.lines) new lines (\(report.eventLines) events, \(report.invalidLines) invalid); "
                 + "\(report.sessionsTouched) sessions touched, \(report.sessionsReopened) reopened, \(report.sessionsClosed) closed, "
-                + "\(report.sessionsPruned) pruned, \(report.openSessions) open; \(report.newFindings.count) new findings, "
-                + "\(report.withdrawnFindings.count) withdrawn")
+                + "\(report.sessionsPruned) pruned, \(report.openSessions) open; \(report.newFindings) new findings, "
+                + "\(report.withdrawnFindings) withdrawn")
         return lines.map { "navreplay: \($0)\n" }.joined()
     }
 }

@@ -13,11 +13,14 @@ import NavSQLite
 public struct IngestOptions: Sendable {
     public var maxLineBytes = LineReader.defaultMaxLineBytes
     public var jobs = 0
+    /// `nil`: the audit's default, a quarter of RAM.
     public var memoryLimit: Int?
     public var temporaryDirectory: String?
     public var quarantinePath: String?
     /// A session with no new event for this long, in event time, is closed.
     public var closeAfterMilliseconds: Int64 = IngestOptions.defaultCloseAfter
+    /// The memory limit in force.
+    var limit: Int { memoryLimit ?? AuditConfiguration.defaultMemoryLimit }
     /// Close every open session: the end of the data.
     public var closeAll = false
     /// Drop the events of sessions closed longer ago than this, in event time.
@@ -53,10 +56,15 @@ public struct IngestReport: Sendable {
     /// `nil` when the batch changed nothing (every file ingested already).
     public var batch: Int64?
     public var files: [File] = []
-    /// The store's files, as `newFindings` and `withdrawnFindings` locate their lines.
+    /// The store's files, as the batch's changed findings locate their lines.
     public var paths: [String] = []
-    public var newFindings: [Finding] = []
-    public var withdrawnFindings: [Finding] = []
+    /// How many findings the batch added and withdrew. The findings themselves are in the
+    /// store (`finding_changes`), read back by `StoredChanges`: a batch of many findings is
+    /// never held whole.
+    /// The new findings by severity, for `--fail-on`.
+    public var newBySeverity: [Severity: Int] = [:]
+    public var newFindings: Int { newBySeverity.values.reduce(0, +) }
+    public var withdrawnFindings = 0
     public var lines: Int64 = 0
     public var blankLines: Int64 = 0
     public var eventLines: Int64 = 0
@@ -120,7 +128,7 @@ public enum Ingestion {
         let eventIDs = try ScratchOutput(path: scratch.eventIDs)
         // A sixteenth of the limit for the lines waiting for their chunk (their buffers may hold
         // twice their bytes as they grow); the fold that follows takes the limit itself.
-        let budget = max(4 << 20, (options.memoryLimit ?? AuditConfiguration.defaultMemoryLimit) / 16)
+        let budget = max(4 << 20, options.limit / 16)
         var chunkError: (any Error)?
         let reader = BatchReader(
             maxLineBytes: options.maxLineBytes, takeTornTail: options.closeAll, located: located, eventIDs: eventIDs,
@@ -206,7 +214,9 @@ public enum Ingestion {
         var configuration = AuditConfiguration(
             model: model, maxLineBytes: options.maxLineBytes, quarantinePath: options.quarantinePath, jobs: options.jobs,
             sessionOptions: sessionOptions)
-        if let limit = options.memoryLimit { configuration.memoryLimit = limit }
+        // The store's side of the fold (the connection, the batch's session table, the
+        // folded sessions' rows) holds about a quarter of the limit; the engine takes the rest.
+        configuration.memoryLimit = options.limit - options.limit / 4
         configuration.temporaryDirectory = options.temporaryDirectory
         configuration.locatedPaths = paths
         if let bytes = options.partitionedInputBytes { configuration.tuning.partitionedInputBytes = bytes }

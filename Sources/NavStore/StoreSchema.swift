@@ -4,7 +4,7 @@
 /// ingests, so that the same batches give the same store whatever day they are ingested on.
 enum StoreSchema {
     /// Bumped whenever a table changes meaning; a store of another version is refused.
-    static let version = "1"
+    static let version = "2"
     static let format = "navreplay-store"
 
     static let tables = """
@@ -30,8 +30,11 @@ enum StoreSchema {
           expected TEXT, found TEXT, after_gap INTEGER NOT NULL, event_name TEXT, witness TEXT,
           batch INTEGER NOT NULL, finding TEXT NOT NULL);
         CREATE TABLE finding_changes (
-          batch INTEGER NOT NULL, change TEXT NOT NULL, rule TEXT NOT NULL, severity TEXT NOT NULL,
-          session_id TEXT, app_version TEXT, finding TEXT NOT NULL);
+          batch INTEGER NOT NULL, change TEXT NOT NULL, app_version TEXT,
+          session INTEGER, ordinal INTEGER NOT NULL, rule TEXT NOT NULL, severity TEXT NOT NULL,
+          session_id TEXT, seq INTEGER, event_id TEXT, file TEXT, line INTEGER, message TEXT NOT NULL,
+          expected TEXT, found TEXT, after_gap INTEGER NOT NULL, event_name TEXT, witness TEXT,
+          first_batch INTEGER NOT NULL, finding TEXT NOT NULL);
         CREATE TABLE event_chunks (
           chunk INTEGER PRIMARY KEY, session INTEGER NOT NULL, batch INTEGER NOT NULL, lines INTEGER NOT NULL,
           line_bytes INTEGER NOT NULL, data BLOB NOT NULL);

@@ -23,7 +23,10 @@ extension StoreWriter {
             throw StoreError("Cannot read the temporary file \(path): \(error)")
         }
         defer { try? file.close() }
-        var raw = [UInt8](repeating: 0, count: entriesPerPart * 12)
+        // No larger than the file: a small batch's ids take a small buffer, whatever the budget.
+        let fileBytes = (try? file.seek(offset: 0, from: .end)).map(Int.init) ?? 0
+        _ = try? file.seek(offset: 0, from: .start)
+        var raw = [UInt8](repeating: 0, count: max(12, min(entriesPerPart * 12, fileBytes)))
         while true {
             let count: Int
             do {
@@ -177,7 +180,7 @@ extension StoreWriter {
                 .integer(batch), .integer(Int64(report.files.count)), .integer(report.lines), .integer(report.blankLines),
                 .integer(report.eventLines), .integer(report.invalidLines), .integer(Int64(report.lateEvents.count)),
                 .integer(Int64(report.sessionsTouched)), .integer(Int64(report.sessionsClosed)),
-                .integer(Int64(report.newFindings.count)), .integer(Int64(report.withdrawnFindings.count)),
+                .integer(Int64(report.newFindings)), .integer(Int64(report.withdrawnFindings)),
                 .optional(report.watermark?.text), .optional(report.watermark?.epochMilliseconds), .integer(closedAll ? 1 : 0),
             ])
         }

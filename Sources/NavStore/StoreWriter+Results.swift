@@ -7,7 +7,8 @@ import NavSQLite
 extension StoreWriter {
     /// Writes what the fold found: each folded session's record and findings in place of the
     /// old ones, and the unreadable lines' findings the store does not hold yet; the
-    /// differences go to `finding_changes` and to the report.
+    /// differences go to `finding_changes` (in output order: the unreadable lines', then each
+    /// session's, sessions in `session_id` order), and are counted in the report.
     func apply(
         _ results: FoldedSessions, folded: Set<String>, plan: FoldPlan, batch: Int64,
         files: [String], report: inout IngestReport
@@ -27,10 +28,10 @@ extension StoreWriter {
                         .optional(StoredFindings.path(finding.location, files)), .optional(finding.location?.line),
                     ]))
                 else { continue }
-                try statements.insertFinding.run(
-                    StoredFindings.values(finding, session: nil, ordinal: 0, batch: batch, line: line, files: files))
-                try statements.addChange(batch, "new", finding, appVersion: nil, line: line)
-                report.newFindings.append(finding)
+                let values = StoredFindings.values(finding, session: nil, ordinal: 0, batch: batch, line: line, files: files)
+                try statements.insertFinding.run(values)
+                try statements.addChange(batch, .new, values, appVersion: nil)
+                report.newBySeverity[finding.severity, default: 0] += 1
                 report.invalidLines += 1
             }
             for sessionID in folded.sorted(by: { $0.utf8Precedes($1) }) {
@@ -62,32 +63,38 @@ extension StoreWriter {
         report: inout IngestReport
     ) throws(SQLiteError) {
         // The old findings by their NDJSON line (a multiset: a line may repeat), with the batch
-        // that first reported each.
-        var old: [String: [(batch: Int64, finding: Finding?)]] = [:]
+        // that first reported each and their place in the session.
+        var old: [String: [(batch: Int64, ordinal: Int, finding: Finding?)]] = [:]
         var appVersion = newVersion
         try statements.sessionFindings.forEachRow([.integer(row)]) { stored in
-            old[stored.text(16), default: []].append((stored.integer(15), StoredFindings.finding(stored, fileIndex: fileIndex)))
+            old[stored.text(16), default: []].append(
+                (stored.integer(15), Int(stored.integer(1)), StoredFindings.finding(stored, fileIndex: fileIndex)))
         }
         if appVersion == nil { try statements.appVersion.forEachRow([.integer(row)]) { appVersion = $0.optionalText(0) } }
         try statements.deleteFindings.run([.integer(row)])
         for (ordinal, finding) in audit.findings.enumerated() {
             let line = StoredFindings.line(finding, files: files)
             var firstBatch = batch
+            var isNew = true
             if var earlier = old[line], !earlier.isEmpty {
                 firstBatch = earlier.removeFirst().batch
                 old[line] = earlier
-            } else {
-                try statements.addChange(batch, "new", finding, appVersion: appVersion, line: line)
-                report.newFindings.append(finding)
+                isNew = false
             }
-            try statements.insertFinding.run(
-                StoredFindings.values(finding, session: row, ordinal: ordinal, batch: firstBatch, line: line, files: files))
+            let values = StoredFindings.values(finding, session: row, ordinal: ordinal, batch: firstBatch, line: line, files: files)
+            if isNew {
+                try statements.addChange(batch, .new, values, appVersion: appVersion)
+                report.newBySeverity[finding.severity, default: 0] += 1
+            }
+            try statements.insertFinding.run(values)
         }
         for (line, withdrawn) in old.sorted(by: { $0.key < $1.key }) {
             for entry in withdrawn {
                 guard let finding = entry.finding else { continue }
-                try statements.addChange(batch, "withdrawn", finding, appVersion: appVersion, line: line)
-                report.withdrawnFindings.append(finding)
+                let values = StoredFindings.values(
+                    finding, session: row, ordinal: entry.ordinal, batch: entry.batch, line: line, files: files)
+                try statements.addChange(batch, .withdrawn, values, appVersion: appVersion)
+                report.withdrawnFindings += 1
             }
         }
     }
@@ -127,8 +134,10 @@ extension StoreWriter {
             sessionFindings = try database.prepare("SELECT \(StoredFindings.columns) FROM findings WHERE session = ? ORDER BY ordinal")
             deleteFindings = try database.prepare("DELETE FROM findings WHERE session = ?")
             insertChange = try database.prepare(
-                "INSERT INTO finding_changes (batch, change, rule, severity, session_id, app_version, finding) VALUES (?, ?, ?, ?, ?, ?, ?)"
-            )
+                """
+                INSERT INTO finding_changes (batch, change, app_version, \(StoredChanges.findingColumns))
+                VALUES (\(Array(repeating: "?", count: 20).joined(separator: ", ")))
+                """)
             updateSession = try database.prepare(
                 """
                 UPDATE sessions SET status = ?, app_version = coalesce(?, app_version), events = ?, redeliveries = ?, duplicates = ?,
@@ -142,11 +151,9 @@ extension StoreWriter {
             )
         }
 
-        func addChange(_ batch: Int64, _ change: String, _ finding: Finding, appVersion: String?, line: String) throws(SQLiteError) {
-            try insertChange.run([
-                .integer(batch), .text(change), .text(finding.rule.rawValue), .text(finding.severity.rawValue),
-                .optional(finding.sessionID), .optional(appVersion), .text(line),
-            ])
+        /// A changed finding, as its `findings` row (`values`) with the batch and the change.
+        func addChange(_ batch: Int64, _ change: StoredChanges.Change, _ values: [SQLiteValue], appVersion: String?) throws(SQLiteError) {
+            try insertChange.run([.integer(batch), .text(change.rawValue), .optional(appVersion)] + values)
         }
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 @testable import NavEngine
+import NavInput
 import NavReport
 import NavResults
 import NavTestSupport
@@ -7,10 +8,11 @@ import Testing
 
 /// Located input as a distributed run makes it: several original files, each cut in splits
 /// whose lines are numbered within the split (`locatedLineOffsets` gives each split's place),
-/// shuffled into several physical inputs. Held in memory, partitioned (its inputs mapped), the
-/// partitions spilled or not, it gives the audit of the original files.
+/// shuffled into several physical inputs. Held in memory, partitioned (its inputs mapped, read
+/// in chunks on every core or on one thread), the partitions spilled or not, it gives the audit
+/// of the original files.
 @Suite struct LocatedSplitsTests {
-    @Test(arguments: ["in memory", "partitioned", "partitioned, spilled"])
+    @Test(arguments: ["in memory", "partitioned", "partitioned, one thread", "partitioned, spilled"])
     func splitsNumberedWithinThemselvesGiveTheOriginalLines(_ mode: String) throws {
         let directory = try AuditModesTests.scratch()
         defer { try? FileManager.default.removeItem(at: directory) }
@@ -48,7 +50,11 @@ import Testing
             $0.locatedPaths = listed
             $0.locatedLineOffsets = offsets
             $0.jobs = 2
-            if mode != "in memory" { $0.tuning.partitionedInputBytes = 0 }
+            if mode != "in memory" {
+                $0.tuning.partitionedInputBytes = 0
+                $0.tuning.routingChunkBytes = 4096  // many chunks a file
+            }
+            if mode == "partitioned, one thread" { $0.tuning.routesInParallel = false }
             if mode == "partitioned, spilled" { $0.tuning.partitionMemory = 64 << 10 }
         }
         // The lines read from shuffled inputs reach the quarantine, and the findings without a
@@ -66,5 +72,35 @@ import Testing
         // in the input first met with them), the others copied.
         let storage = result.run.storage
         #expect(mode == "in memory" || (storage.referencedLines > 0 && storage.referencedLines < storage.routedLines))
+    }
+
+    /// A malformed prefix ends its input's reading at that line, read in chunks or on one
+    /// thread: the same error, naming the physical line, and the lines before it audited.
+    @Test func aMalformedPrefixEndsTheInputAtItsLineInChunksAsOnOneThread() throws {
+        let directory = try AuditModesTests.scratch()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let original = try AuditModesTests.replicatedLogs(copies: 2, in: directory)[0]
+        let data = [UInt8](try Data(contentsOf: URL(fileURLWithPath: original)))
+        let originals = data.split(separator: 0x0A).map { String(decoding: $0, as: UTF8.self) }
+        let bad = originals.count * 2 / 3
+        let lines = originals.enumerated().map { index, line in (index == bad ? "0\tx\t" : "0\t\(index + 1)\t") + line }
+        let physical = directory.appendingPathComponent("located.ndjson").path
+        try Data(lines.map { $0 + "\n" }.joined().utf8).write(to: URL(fileURLWithPath: physical))
+        var outcomes: [(findings: [UInt8], run: AuditRun)] = []
+        for parallel in [true, false] {
+            let result = try AuditModesTests.run([physical]) {
+                $0.locatedPaths = [original]
+                $0.jobs = 2
+                $0.tuning.partitionedInputBytes = 0
+                $0.tuning.routingChunkBytes = 4096
+                $0.tuning.routesInParallel = parallel
+            }
+            outcomes.append((result.findings, result.run))
+        }
+        let errors = outcomes.map { $0.run.fileReports.compactMap { $0.error?.message } }
+        #expect(errors[0] == errors[1])
+        #expect(errors[0].first?.contains("line \(bad + 1) is not located input") == true, "\(errors[0])")
+        #expect(outcomes[0].findings == outcomes[1].findings)
+        #expect(outcomes[0].run.counts.lines == Int64(bad) && outcomes[1].run.counts.lines == Int64(bad))
     }
 }

@@ -59,6 +59,24 @@ import Testing
         #expect(stored.status == direct.status)
     }
 
+    /// A first batch closed at once reports as new every finding an audit of its files gives,
+    /// in the audit's order, read back from the store; the JSON document holds the same.
+    @Test func aClosedFirstBatchPrintsTheAuditsFindingsInItsOrder() throws {
+        let directory = try TemporaryDirectory()
+        let broken = Repository.path("SampleLogs/violations")
+        let direct = try navreplay(["audit", "--format", "ndjson", broken])
+        let ndjson = try navreplay(["ingest", "--store", directory.path("a.db"), "--close-all", "--format", "ndjson", broken])
+        let lines = ndjson.stdout.split(separator: "\n").map { "{" + $0.dropFirst(#"{"change":"new","#.count) }
+        #expect(!lines.isEmpty && lines == direct.stdout.split(separator: "\n").map(String.init))
+        let json = try navreplay(["ingest", "--store", directory.path("b.db"), "--close-all", "--format", "json", broken])
+        let document = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any])
+        #expect((document["new"] as? [Any])?.count == lines.count)
+        #expect((document["withdrawn"] as? [Any])?.isEmpty == true)
+        #expect((document["summary"] as? [String: Any])?["new_findings"] as? Int == lines.count)
+        let text = try navreplay(["ingest", "--store", directory.path("c.db"), "--close-all", broken])
+        #expect(text.stdout.hasPrefix("new findings (\(lines.count)):\n"))
+    }
+
     @Test(.enabled(if: IngestCommandTests.sqlite3Available, "no sqlite3 shell (scripts/install-test-deps installs it)"))
     func aSecondIngestWaitsForTheFirstThenGivesUp() throws {
         let directory = try TemporaryDirectory()

@@ -80,6 +80,50 @@ struct StepStatesTests {
         #expect(cursor.state.stacks["tab1"]?.last == "r4999")
     }
 
+    /// `condensedState` and `condensedChanges` are the states and changes with every list
+    /// condensed as findings list names (`ListedNames`), on stacks and modals that grow past it.
+    @Test(arguments: 0..<20)
+    func condensedStatesAreTheWholeOnesListedAsFindingsListNames(seed: UInt64) {
+        var random = SeededRandom(seed: seed)
+        let names = ["a", "b", "c"]
+        var state = NavigationState(flow: "main", tab: "tab1", stacks: ["tab1": [], "tab2": ["a"]], modals: [])
+        var recorded = StepStates(initial: state)
+        for _ in 0..<200 {
+            let stack = Bool.random(using: &random) ? "tab1" : "tab2"
+            switch Int.random(in: 0..<8, using: &random) {
+            case 0, 1, 2, 3:
+                state.stacks[stack, default: []] += (0..<Int.random(in: 1...6, using: &random)).map { _ in
+                    names.randomElement(using: &random)!
+                }
+            case 4:
+                if let count = state.stacks[stack]?.count, count > 0 {
+                    state.stacks[stack]!.removeLast(Int.random(in: 1...count, using: &random))
+                }
+            case 5:
+                // A change in the middle only.
+                if let count = state.stacks[stack]?.count, count > 0 {
+                    state.stacks[stack]![count / 2] = names.randomElement(using: &random)!
+                }
+            case 6: state.modals.append(names.randomElement(using: &random)!)
+            default: if !state.modals.isEmpty { state.modals.removeFirst() }
+            }
+            recorded.record(state)
+        }
+        func condensed(_ state: NavigationState) -> NavigationState {
+            NavigationState(
+                flow: state.flow, tab: state.tab, stacks: state.stacks.mapValues { ListedNames($0).shown },
+                modals: ListedNames(state.modals).shown)
+        }
+        var cursor = recorded.cursor()
+        var deepest = 0
+        while cursor.advance() {
+            #expect(cursor.condensedState == condensed(cursor.state), "seed \(seed), step \(cursor.step)")
+            #expect(cursor.condensedChanges.map(\.description) == cursor.changes.map(\.condensedDescription), "seed \(seed)")
+            cursor.forEachStackDepth { _, depth in deepest = max(deepest, depth) }
+        }
+        #expect(deepest > ListedNames.limit, "seed \(seed): no stack grew past the limit")
+    }
+
     @Test func noStepsWalkNothing() {
         let recorded = StepStates(initial: NavigationState(flow: "main", modals: ["m"]))
         var cursor = recorded.cursor()

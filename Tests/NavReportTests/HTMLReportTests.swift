@@ -57,7 +57,7 @@ import Testing
         events.append(builder.make(.routePush(stack: "onboarding", from: "r38", to: "r39", params: nil)))
         let path = try directory.write("deep.ndjson", ndjson(events))
         let run = try audit([path], recordSteps: true)
-        let html = HTMLReport.html(try ReportData(run: run, worstCount: 1), toolVersion: "test")
+        let html = try HTMLReport.html(try ReportData(run: run, worstCount: 1), toolVersion: "test")
         #expect(
             html.contains(
                 "<div class=\"chg\">onboarding: [r0, r1, r2, r3, … 23 more …, r27, r28, r29, r30, r31, r32, r33, r34, r35, r36, r37, r38] → "
@@ -95,7 +95,7 @@ import Testing
             }, recordSteps: true)
         #expect(run.sessions.count >= 10)
         for worstCount in [0, 3, 50] {
-            let whole = HTMLReport.html(try ReportData(run: run, worstCount: worstCount), toolVersion: "test")
+            let whole = try HTMLReport.html(try ReportData(run: run, worstCount: worstCount), toolVersion: "test")
             var random = SeededRandom(seed: UInt64(worstCount))
             // Counts by label held in memory, or written to temporary files past 300 bytes.
             for (order, labelBudget) in [
@@ -109,7 +109,7 @@ import Testing
                 }
                 var streamed = run
                 streamed.sessions = []
-                let page = HTMLReport.html(try ReportData(run: streamed, sessions: sessions), toolVersion: "test")
+                let page = try HTMLReport.html(try ReportData(run: streamed, sessions: sessions), toolVersion: "test")
                 let same = page == whole
                 #expect(same, "worst \(worstCount), label budget \(labelBudget)")
                 #expect(try FileManager.default.contentsOfDirectory(atPath: scratch.url.path).isEmpty)
@@ -127,7 +127,7 @@ import Testing
                 }
             }, recordSteps: true)
         #expect(run.sessions.contains { !$0.findings.isEmpty })
-        let whole = HTMLReport.html(try ReportData(run: run, worstCount: 3), toolVersion: "test")
+        let whole = try HTMLReport.html(try ReportData(run: run, worstCount: 3), toolVersion: "test")
         for (name, first) in [
             (
                 "no findings at first",
@@ -151,7 +151,7 @@ import Testing
             for audit in run.sessions.reversed() { sessions.replace(first(audit), with: audit) }
             var streamed = run
             streamed.sessions = []
-            let same = HTMLReport.html(try ReportData(run: streamed, sessions: sessions), toolVersion: "test") == whole
+            let same = try HTMLReport.html(try ReportData(run: streamed, sessions: sessions), toolVersion: "test") == whole
             #expect(same, "\(name)")
         }
     }
@@ -190,7 +190,7 @@ import Testing
             builder.make(.screenView(.stack("onboarding", route: hostile), params: nil)),
         ]
         let path = try directory.write("a.ndjson", ndjson(events))
-        let page = HTMLReport.html(try ReportData(run: try audit([path], recordSteps: true)), toolVersion: "test")
+        let page = try HTMLReport.html(try ReportData(run: try audit([path], recordSteps: true)), toolVersion: "test")
         #expect(!page.contains("<script"))
         #expect(!page.contains("<img"))
         #expect(!page.contains("\u{1B}"))
@@ -205,7 +205,7 @@ import Testing
     @Test func aCleanRunSaysSo() throws {
         let directory = try TemporaryDirectory()
         let path = try directory.write("a.ndjson", ndjson(Sessions.clean()))
-        let page = HTMLReport.html(try ReportData(run: try audit([path], recordSteps: true)), toolVersion: "test")
+        let page = try HTMLReport.html(try ReportData(run: try audit([path], recordSteps: true)), toolVersion: "test")
         #expect(page.contains("no findings"))
         #expect(page.contains("No session has a finding."))
     }

@@ -27,7 +27,7 @@ import Testing
         #expect(session.unfolded.count == 1)
 
         var chunks: [[UInt8]] = []
-        ReplayWriter.ndjson(session, files: run.files) { chunks.append($0) }
+        try ReplayWriter.ndjson(session, files: run.files) { chunks.append($0) }
         let lines = chunks.split(separator: [0x0A]).map { $0.flatMap { $0 } }
         #expect(lines.count == 5)
         #expect(chunks.flatMap { $0 } == ReplayWriter.ndjson(session, files: run.files))
@@ -44,7 +44,7 @@ import Testing
         #expect(records[1]["changes"] == .array([.string("onboarding: [] → [welcome]")]))
 
         var texts: [String] = []
-        ReplayWriter.text(session, files: run.files, style: TextStyle(color: false)) { texts.append($0) }
+        try ReplayWriter.text(session, files: run.files, style: TextStyle(color: false)) { texts.append($0) }
         #expect(texts.count == 1 + 5 + 1)  // the title, one per entry, the final state
         #expect(texts.joined() == ReplayWriter.text(session, files: run.files, style: TextStyle(color: false)))
         #expect(texts[2].hasPrefix("  seq 1  route_push      onboarding: [] → [welcome]\n      state: "))

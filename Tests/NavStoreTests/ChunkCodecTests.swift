@@ -30,6 +30,14 @@ import Testing
         #expect(String(decoding: expanded, as: UTF8.self) == "7\t3\t\(event)\n7\t4\tnot json \u{1}\n7\t5u\t{\"torn\":\n")
     }
 
+    /// A line that ends in `\r` (its file held `\r\r\n`, or a torn last line) keeps it: reading
+    /// the located line removes one `\r` before the `\n`, so one more is written.
+    @Test func aLineEndingInACarriageReturnKeepsIt() throws {
+        let chunk = Self.record([("x\r", 3, false), ("{\"torn\":\r", 4, true)], file: 0)
+        let expanded = try #require(ChunkCodec.locatedLines(chunk))
+        #expect(String(decoding: expanded, as: UTF8.self) == "0\t3\tx\r\r\n0\t4u\t{\"torn\":\r\r\n")
+    }
+
     @Test func damagedRecordsAreRefusedNotMisread() {
         let chunk = Self.record([(IngestTests.session("s1")[0].canonicalJSON, 1, false)], file: 0)
         var random = SeededRandom(seed: 31)

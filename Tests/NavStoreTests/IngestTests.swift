@@ -31,6 +31,13 @@ final class StoreBench {
         return try Ingestion.run(store: try StoreFixture.open(path, model: .poc), paths: paths, options: options)
     }
 
+    /// The batch's changed findings of one kind, as `ingest` prints them.
+    func changes(_ report: IngestReport, _ change: StoredChanges.Change) throws -> [Finding] {
+        guard let batch = report.batch else { return [] }
+        let store = try EventStore.openForReading(path: path, toolVersion: StoreFixture.version)
+        return try StoredChanges.findings(store, batch: batch, change: change, files: report.paths)
+    }
+
     func findings() throws -> [Finding] {
         try StoredRun.audit(try EventStore.openForReading(path: path, toolVersion: StoreFixture.version)).findings
     }
@@ -119,9 +126,9 @@ final class StoreBench {
         }
         let night1 = try bench.write("night1.ndjson", first)
         let night2 = try bench.write("night2.ndjson", second)
-        #expect(try bench.ingest([night1]).newFindings.isEmpty)
-        #expect(try bench.ingest([night2]).newFindings.isEmpty)
-        #expect(try bench.ingest([], closeAll: true).newFindings.isEmpty)
+        #expect(try bench.ingest([night1]).newFindings == 0)
+        #expect(try bench.ingest([night2]).newFindings == 0)
+        #expect(try bench.ingest([], closeAll: true).newFindings == 0)
         #expect(try bench.findings().isEmpty)
     }
 
@@ -130,10 +137,11 @@ final class StoreBench {
         let bench = try StoreBench()
         let events = Self.session("s1", pushes: 0)
         let cut = try bench.write("a.ndjson", Array(events.prefix(2)))  // start, command_applied
-        #expect(try bench.ingest([cut]).newFindings.isEmpty)
+        #expect(try bench.ingest([cut]).newFindings == 0)
         // The end of data: the group never switched flows.
         let closing = try bench.ingest([], closeAll: true)
-        #expect(closing.newFindings.map(\.rule).contains(.commandPostcondition))
+        #expect(try bench.changes(closing, .new).map(\.rule).contains(.commandPostcondition))
+        #expect(closing.newFindings == (try bench.changes(closing, .new).count))
     }
 
     @Test func aFilledGapWithdrawsItsFinding() throws {
@@ -141,10 +149,13 @@ final class StoreBench {
         let events = Self.session("s1")
         let first = try bench.write("a.ndjson", events.filter { $0.seq != 3 })
         let report = try bench.ingest([first])
-        #expect(report.newFindings.contains { $0.rule == .seqGap })
+        #expect(try bench.changes(report, .new).contains { $0.rule == .seqGap })
         let late = try bench.write("b.ndjson", events.filter { $0.seq == 3 })
         let filled = try bench.ingest([late])
-        #expect(filled.withdrawnFindings.contains { $0.rule == .seqGap })
+        let withdrawn = try bench.changes(filled, .withdrawn)
+        // The gap, and the state the missing push left wrong.
+        #expect(withdrawn.map(\.rule) == [.seqGap, .stateMismatch], "\(withdrawn)")
+        #expect(filled.withdrawnFindings == 2 && filled.newFindings == 0)
         #expect(try bench.findings().isEmpty)
     }
 
@@ -187,7 +198,8 @@ final class StoreBench {
         var reused = Self.session("s2")
         reused[2].eventID = first[2].eventID
         let report = try bench.ingest([try bench.write("b.ndjson", reused + [first[4]])])
-        #expect(report.newFindings.map(\.rule) == [.eventIDConflict])
+        #expect(try bench.changes(report, .new).map(\.rule) == [.eventIDConflict])
+        #expect(report.newBySeverity[.error] == 1)
         let run = try StoredRun.audit(try EventStore.openForReading(path: bench.path, toolVersion: StoreFixture.version))
         #expect(run.counts.redeliveries == 1)
     }

@@ -1,0 +1,181 @@
+public import NavEvents
+import NavJSON
+public import NavModel
+
+/// The second half of a session audit: the session's folded events, one at a time in content
+/// order, through `NavigationFold`, with the checks between consecutive events (gaps, a missing
+/// or late `session_start`, the clock) and what the audit keeps (findings up to the cap, screens,
+/// steps). `SessionAuditor` drives it over a session held in memory; a session too large for
+/// memory is driven from its sorted lines on disk, one line at a time (`NavPartitions`), and gives
+/// the same audit.
+///
+/// What it holds does not grow with the events, but for what the audit keeps: the findings up to
+/// twice the cap, the screens, and, with `recordSteps`, the steps (or, with `rollingSteps`, the
+/// last step's state only).
+package struct SessionFolding {
+    package let sessionID: String
+    package let options: SessionAuditOptions
+    private var fold: NavigationFold
+    private var audit: SessionAudit
+    private var findings: [Finding] = []
+    private let keptFindingsBound: Int
+    /// With `rollingSteps`: the state after the last step only (for a walk that hands each step on
+    /// as it folds, `StepStates.Cursor` at it).
+    private let rollingSteps: Bool
+    private var previous: (seq: Int64, timestamp: Timestamp, reference: EventReference)?
+    private var firstGapSeq: Int64?
+    private var folded = 0
+    private var first: (seq: Int64, timestamp: Timestamp)?
+
+    /// `rollingSteps`: keep the last step's state only (`lastStep`), not every step's.
+    package init(sessionID: String, model: NavigationModel, options: SessionAuditOptions, rollingSteps: Bool = false) {
+        self.sessionID = sessionID
+        self.options = options
+        self.rollingSteps = rollingSteps
+        fold = NavigationFold(model: model)
+        fold.keepsStates = options.keepStates
+        // The final state is set at the end.
+        audit = SessionAudit(sessionID: sessionID, findings: [], finalState: NavigationState(flow: ""))
+        if options.recordSteps || rollingSteps { audit.states = StepStates(initial: fold.state, rolling: rollingSteps) }
+        // Findings past the cap are counted, not kept: the first `maxFindings` in output order
+        // are kept, and the others dropped as they pile up (at twice the cap), so that a session
+        // of a million findings holds 2 x the cap, not a million. (Later findings can still come
+        // first in output order: a group's postcondition is found at its end.)
+        keptFindingsBound = options.maxFindings < Int.max / 4 ? max(2 * options.maxFindings, 1024) : Int.max
+    }
+
+    /// A finding found before the fold (identity and sequence: `event_id.conflict`,
+    /// `seq.duplicate`), in the order they are found.
+    package mutating func add(_ finding: Finding) {
+        findings.append(finding)
+        if findings.count >= keptFindingsBound { keepFirstFindings() }
+    }
+
+    package mutating func add(contentsOf early: [Finding]) {
+        for finding in early { add(finding) }
+    }
+
+    /// A line not folded (it lost its seq), with its findings, kept with `recordSteps`.
+    package mutating func addUnfolded(_ line: UnfoldedLine) {
+        if options.recordSteps && !rollingSteps { audit.unfolded.append(line) }
+    }
+
+    /// Folds the next event in content order; `endsGroup`: it is the last event of its
+    /// correlation group; `earlyFindings`: the findings found before the fold on its line (they
+    /// were added with `add(_:)`), which its step lists first. Returns the step, with `recordSteps`
+    /// or `rollingSteps`.
+    @discardableResult
+    package mutating func fold(
+        _ event: NavigationEvent, at location: LineLocation, contentIdentity: UInt64?, endsGroup: Bool,
+        earlyFindings: [Finding] = []
+    ) -> ReplayStep? {
+        var eventFindings: [Finding] = []
+        // With `keepStates`: the state before the event, taken at its first note.
+        var stateBefore: NavigationState?
+        func note(
+            _ rule: Rule, _ message: String, witness: EventReference? = nil, expected: JSONValue? = nil,
+            found: JSONValue? = nil
+        ) {
+            let finding = Finding(
+                rule: rule, sessionID: sessionID, seq: event.seq, eventID: event.eventID, location: location,
+                message: message, expected: expected, found: found, witness: witness, eventName: event.name)
+            if options.keepStates, stateBefore == nil { stateBefore = fold.state }  // notes come before the event is applied
+            eventFindings.append(finding)
+        }
+        let previousReference = previous?.reference
+        if let previousSeq = previous?.seq, event.seq > previousSeq + 1 {
+            let missing = event.seq - previousSeq - 1
+            note(
+                .seqGap,
+                "seq \(previousSeq + 1)\(missing > 1 ? "...\(event.seq - 1)" : "") missing: "
+                    + "\(missing) event(s) lost before this one",
+                witness: previousReference, expected: .number(String(previousSeq + 1)),
+                found: .number(String(event.seq)))
+            if firstGapSeq == nil { firstGapSeq = event.seq }
+        }
+        let isStart = event.name == .sessionStart
+        if previous == nil && !(isStart && event.seq == 0) {
+            note(
+                .sessionNoStart,
+                isStart
+                    ? "the session starts with session_start at seq \(event.seq), not 0: earlier events were lost"
+                    : "the session begins with \(event.name.rawValue) at seq \(event.seq), not session_start at seq 0; "
+                        + "folding from the model's initial state")
+        } else if previous != nil && isStart {
+            note(
+                .sessionNoStart, "session_start at seq \(event.seq), after the session began: the state is reset",
+                witness: previousReference)
+        }
+        if let previous, event.timestamp < previous.timestamp {
+            note(
+                .clockRegression,
+                "timestamp \(event.timestamp.text) is earlier than \(previous.timestamp.text) of seq \(previous.seq)",
+                witness: previousReference, expected: .string(previous.timestamp.text),
+                found: .string(event.timestamp.text))
+        }
+        let applied = fold.apply(event, at: location, contentIdentity: contentIdentity)
+        if !applied.isEmpty { eventFindings += applied }
+        if endsGroup {
+            let ended = fold.endGroup(event.correlationID)
+            if !ended.isEmpty { eventFindings += ended }
+        }
+        if let before = stateBefore {
+            // The notes (the first findings of the event) are explained here; the fold
+            // explained its own.
+            let explanation = StateExplanation(before: before, after: fold.state)
+            for index in eventFindings.indices where eventFindings[index].stateAfter == nil {
+                eventFindings[index].explain(explanation)
+            }
+        }
+        if options.recordScreens, let screen = fold.visibleScreen, audit.screens.last != screen {
+            audit.screens.append(screen)
+        }
+        var step: ReplayStep?
+        if options.recordSteps || rollingSteps {
+            step = ReplayStep(event: event, location: location, findings: earlyFindings + eventFindings)
+            if !rollingSteps { audit.steps.append(step!) }
+            audit.states.record(fold.state)
+        }
+        if !eventFindings.isEmpty {
+            findings += eventFindings
+            if findings.count >= keptFindingsBound { keepFirstFindings() }
+        }
+        if first == nil { first = (event.seq, event.timestamp) }
+        previous = (event.seq, event.timestamp, EventReference(event, at: location))
+        folded += 1
+        return step
+    }
+
+    /// With `rollingSteps`: the state after the last step folded, and what it changed.
+    package var lastStep: StepStates.Cursor { audit.states.cursorAtLast() }
+
+    private mutating func keepFirstFindings() {
+        findings.sortForOutput()
+        if findings.count > options.maxFindings {
+            for dropped in findings[options.maxFindings...] { audit.droppedFindings[dropped.rule, default: 0] += 1 }
+            findings.removeSubrange(options.maxFindings...)
+        }
+    }
+
+    /// The audit, once every line is folded or set aside.
+    package consuming func finish(redeliveries: Int, duplicates: Int, eventsPastUntil: Int) -> SessionAudit {
+        if let firstGapSeq {
+            for index in findings.indices where (findings[index].seq ?? -1) >= firstGapSeq {
+                findings[index].afterGap = true
+            }
+        }
+        keepFirstFindings()
+        audit.findings = findings
+        audit.redeliveries = redeliveries
+        audit.duplicates = duplicates
+        audit.events = folded
+        audit.eventsPastUntil = eventsPastUntil
+        audit.firstSeq = first?.seq
+        audit.lastSeq = previous?.seq
+        audit.start = first?.timestamp
+        audit.end = previous?.timestamp
+        audit.finalState = fold.state
+        if rollingSteps { audit.states = SessionAudit.noSteps }
+        return audit
+    }
+}
