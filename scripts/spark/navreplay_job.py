@@ -158,6 +158,8 @@ def build_parser(mode: str) -> argparse.ArgumentParser:
     parser.add_argument("--debug-split-sessions", action="store_true",
                         help="For tests only: route odd splits with another partition count and set no session "
                              "apart, which breaks sessions that span splits (the results must then differ from navreplay's).")
+    parser.add_argument("--debug-plain-lines", action="store_true",
+                        help="For tests and benches: shuffle the located lines as they are, not in shorthand.")
     return parser
 
 
@@ -553,7 +555,7 @@ def make_plan(mode: str, args, files: list[InputFile], models: list[bytes | None
         memory_limit=args.memory_limit, jobs=args.jobs, explicit_model=args.model is not None,
         max_findings=getattr(args, "max_findings_per_session", 10_000), explain=getattr(args, "explain", False),
         sessions=mode == "sessions" or not getattr(args, "no_sessions", False),
-        split_sessions=args.debug_split_sessions, shorthand=os.environ.get("XTEST_SHORT", "1") == "1")
+        split_sessions=args.debug_split_sessions, shorthand=not args.debug_plain_lines)
 
 
 def _models(inputs: Inputs, files: list[InputFile], explicit: str | None) -> tuple[list, list[int]]:
