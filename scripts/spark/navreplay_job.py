@@ -35,6 +35,7 @@ import json
 import os
 import re
 import shlex
+import shutil
 import sys
 import time
 from typing import Iterator
@@ -157,6 +158,8 @@ def build_parser(mode: str) -> argparse.ArgumentParser:
     parser.add_argument("--debug-split-sessions", action="store_true",
                         help="For tests only: route odd splits with another partition count and set no session "
                              "apart, which breaks sessions that span splits (the results must then differ from navreplay's).")
+    parser.add_argument("--debug-plain-lines", action="store_true",
+                        help="For tests and benches: shuffle the located lines as they are, not in shorthand.")
     return parser
 
 
@@ -249,14 +252,7 @@ class Inputs:
             found += [os.path.relpath(os.path.join(root, name), directory) for name in names if _wanted(name)]
         for relative in sorted(found):
             item = self._local_file(_join(shown, relative))
-            components = relative.split("/")[:-1]
-            while item.model_path is None:
-                candidate = _join(_join(shown, "/".join(components)) if components else shown, "model.json")
-                if os.path.isfile(candidate):
-                    item.model_path = candidate
-                if not components:
-                    break
-                components.pop()
+            item.model_path = _nearest_model(shown, relative, lambda candidate: os.path.isfile(_join(shown, candidate)))
             yield item
 
     def _remote_file(self, shown: str, uri: str, size: int, model: str | None = None) -> InputFile:
@@ -304,17 +300,7 @@ class Inputs:
             elif entry.getPath().getName() == "model.json":
                 models.add(relative)
         for relative, full, size in sorted(found):
-            components = relative.split("/")[:-1]
-            model = None
-            while True:
-                candidate = "/".join(components + ["model.json"])
-                if candidate in models:
-                    model = _join(shown, candidate)
-                    break
-                if not components:
-                    break
-                components.pop()
-            yield self._remote_file(_join(shown, relative), full, size, model)
+            yield self._remote_file(_join(shown, relative), full, size, _nearest_model(shown, relative, models.__contains__))
 
     def read_bytes(self, location: str) -> bytes:
         """A whole file through Hadoop's FileSystem on the driver (models, hidden files)."""
@@ -327,6 +313,19 @@ class Inputs:
             return bytes(self.jvm.org.apache.commons.io.IOUtils.toByteArray(stream))
         finally:
             stream.close()
+
+
+def _nearest_model(shown: str, relative: str, exists) -> str | None:
+    """navreplay's rule: the model.json beside a file under a directory argument, else the nearest
+    one above it, up to the argument; ``exists`` tells whether a path relative to it is there."""
+    components = relative.split("/")[:-1]
+    while True:
+        candidate = "/".join(components + ["model.json"])
+        if exists(candidate):
+            return _join(shown, candidate)
+        if not components:
+            return None
+        components.pop()
 
 
 def _hidden(uri: str) -> bool:
@@ -348,6 +347,58 @@ def _under_spark_submit() -> bool:
     return "PYSPARK_GATEWAY_PORT" in os.environ
 
 
+_ARCHIVE: list[str] = []  # a class-data archive this run writes as its JVM exits: [written, final]
+
+
+def _local_java_options(cds: bool) -> list[str]:
+    """The JVM's options in local mode, where it lives as long as the job. Its JIT's second tier
+    (C2) compiled for about as long as the job's tasks ran, on the same cores, for code that runs
+    once: C1 only. Loading and verifying Spark's classes took about 3 s of CPU a run: they come
+    from a class-data archive (CDS) in the user's cache, which the first run writes as its JVM
+    exits (`_finish_archive`)."""
+    options = ["-XX:TieredStopAtLevel=1"]
+    java = os.path.join(os.environ["JAVA_HOME"], "bin", "java") if os.environ.get("JAVA_HOME") else shutil.which("java")
+    if not cds or not java or not os.path.exists(java):
+        return options
+    import hashlib
+    import pyspark
+
+    java = os.path.realpath(java)
+    key = hashlib.sha256(f"{pyspark.__version__} {java} {os.path.getmtime(java)}".encode()).hexdigest()[:16]
+    cache = os.path.join(os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "navreplay")
+    archive = os.path.join(cache, f"spark-classes-{key}.jsa")
+    if os.path.exists(archive):
+        return options + [f"-XX:SharedArchiveFile={archive}", "-XX:+VerifySharedSpaces"]
+    try:
+        os.makedirs(cache, exist_ok=True)
+        for left in os.listdir(cache):  # of runs that failed: their JVMs wrote them as they ended
+            if left.startswith(os.path.basename(archive) + ".") and time.time() - os.path.getmtime(
+                    os.path.join(cache, left)) > 600:
+                os.remove(os.path.join(cache, left))
+    except OSError:
+        return options
+    _ARCHIVE[:] = [f"{archive}.{os.getpid()}", archive]
+    return options + ["-XX:ArchiveClassesAtExit=" + _ARCHIVE[0]]
+
+
+def _finish_archive(spark) -> None:
+    """Ends the JVM (it exits when its standard input closes) so that the archive it writes is
+    complete, and puts the archive in place."""
+    process = getattr(spark.sparkContext._gateway, "proc", None)
+    if not _ARCHIVE or process is None:
+        return
+    try:
+        process.stdin.close()
+        process.wait(timeout=120)
+        if os.path.getsize(_ARCHIVE[0]) > 0:
+            os.replace(*_ARCHIVE)
+    except Exception:  # no archive: the next run writes one
+        pass
+    finally:
+        if os.path.exists(_ARCHIVE[0]):
+            os.remove(_ARCHIVE[0])
+
+
 def _spark_session(spark_args: list[str], master: str | None):
     if _under_spark_submit():
         if spark_args:
@@ -363,12 +414,17 @@ def _spark_session(spark_args: list[str], master: str | None):
 
         if not given("spark.ui.showConsoleProgress"):
             arguments += ["--conf", "spark.ui.showConsoleProgress=false"]
-        # In local mode the JVM lives as long as the job: its JIT's second tier (C2) compiled for
-        # about as long as the job's tasks ran, on the same cores, for code that runs once.
         master_given = arguments[arguments.index("--master") + 1]
+        # In local mode the shuffle never leaves the machine: its files are neither compressed nor
+        # checksummed (about 1 s less of the JVM's CPU for a 1 GB log: LZ4 and Adler-32).
+        for conf in ("spark.shuffle.compress", "spark.shuffle.checksum.enabled"):
+            if master_given.startswith("local") and not given(conf):
+                arguments += ["--conf", f"{conf}=false"]
         if master_given.startswith("local") and "--driver-java-options" not in arguments and not given(
                 "spark.driver.extraJavaOptions"):
-            arguments += ["--driver-java-options", "-XX:TieredStopAtLevel=1"]
+            classes = {"--jars", "--packages", "--driver-class-path"} & set(arguments) or any(
+                given(conf) for conf in ("spark.jars", "spark.jars.packages", "spark.driver.extraClassPath"))
+            arguments += ["--driver-java-options", " ".join(_local_java_options(cds=not classes))]
         os.environ["PYSPARK_SUBMIT_ARGS"] = " ".join(shlex.quote(a) for a in arguments) + " pyspark-shell"
         os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
         os.environ.setdefault("PYSPARK_DRIVER_PYTHON", sys.executable)
@@ -504,7 +560,7 @@ def make_plan(mode: str, args, files: list[InputFile], models: list[bytes | None
         memory_limit=args.memory_limit, jobs=args.jobs, explicit_model=args.model is not None,
         max_findings=getattr(args, "max_findings_per_session", 10_000), explain=getattr(args, "explain", False),
         sessions=mode == "sessions" or not getattr(args, "no_sessions", False),
-        split_sessions=args.debug_split_sessions)
+        split_sessions=args.debug_split_sessions, shorthand=not args.debug_plain_lines)
 
 
 def _models(inputs: Inputs, files: list[InputFile], explicit: str | None) -> tuple[list, list[int]]:
@@ -604,7 +660,7 @@ def _run(mode: str, args, spark_args: list[str], master: str | None) -> int:
         if "sessions" in outputs:
             writes.append(lambda: _write_sessions(frame, output.child("sessions"), sizes["S"]))
         _at_once(writes)
-        frame.unpersist()
+        frame.unpersist(blocking=True)
     else:
         _write_empty(spark, output, outputs)
 
@@ -626,6 +682,7 @@ def _run(mode: str, args, spark_args: list[str], master: str | None) -> int:
               f"{f', {len(plan.shared)} session(s) sharing event ids' if plan.shared else ''}; {elapsed:.1f} s; "
               f"CPU time: {work}; peak memory: {memory}; outputs in {output.location}/", file=sys.stderr)
     spark.stop()
+    _finish_archive(spark)
     if merged["unreadable_files"]:
         return 2
     if args.fail_on == "error" and merged["findings_by_severity"].get("error", 0) > 0:
@@ -642,19 +699,20 @@ PARQUET = ("rule string, severity string, session_id string, seq long, event_id 
 
 def _folded(spark, plan: Plan, shuffled):
     """The reduce: every partition through navreplay, and the sessions set apart folded together;
-    their output blocks as a DataFrame, kept until written (the folds run once)."""
+    their output blocks as a DataFrame, kept on disk until written (the folds run once; the
+    executor's heap, 1 GB by default, holds none of it)."""
     from pyspark import StorageLevel
 
     def fold(index, payloads):
         return tasks.fold_partition(plan, index, payloads) if index < plan.partitions else iter(())
 
     frame = spark.createDataFrame(shuffled.mapPartitionsWithIndex(fold), RESULTS, verifySchema=False)
-    frame = frame.persist(StorageLevel.MEMORY_AND_DISK)
+    frame = frame.persist(StorageLevel.DISK_ONLY)
     if plan.shared:
         apart = frame.where("kind = 'X'").select("partition", "data").rdd.map(lambda row: (row[0], bytes(row[1])))
         together = apart.coalesce(1).mapPartitions(lambda blocks: tasks.fold_set_apart(plan, blocks))
         frame = frame.where("kind != 'X'").union(spark.createDataFrame(together, RESULTS, verifySchema=False))
-        frame = frame.persist(StorageLevel.MEMORY_AND_DISK)
+        frame = frame.persist(StorageLevel.DISK_ONLY)
     return frame
 
 
@@ -706,7 +764,7 @@ def _write_findings(frame, output: OutputDir, size: int) -> None:
 
     frame.sparkSession.sparkContext.setJobDescription("write: findings, findings_parquet")
     ordered = _ordered(_lines(frame, tasks.FINDINGS, 14), [F.col("row")[0]], size).select("row").persist(
-        StorageLevel.MEMORY_AND_DISK)
+        StorageLevel.DISK_ONLY)
     ordered.count()  # sorted once, then both written at once
 
     # The table's columns, as navreplay gives them: texts in hexadecimal, `-` for none.
@@ -722,7 +780,7 @@ def _write_findings(frame, output: OutputDir, size: int) -> None:
     table = ordered.select(*[column(index + 2, name, kind) for index, (name, kind) in enumerate(kinds)])
     _at_once([lambda: ordered.select(F.col("row")[1].alias("value")).write.text(output.child("findings")),
               lambda: table.write.parquet(output.child("findings_parquet"))], "write: findings, findings_parquet")
-    ordered.unpersist()
+    ordered.unpersist(blocking=True)
 
 
 def _at_once(writes: list, description: str | None = None) -> None:

@@ -19,3 +19,12 @@ def navreplay() -> str:
     if not os.access(path, os.X_OK):
         pytest.fail(f"no navreplay binary at {path}: build it (swift build) or set NAVREPLAY")
     return path
+
+
+@pytest.fixture(scope="session", autouse=True)
+def cache_home(tmp_path_factory) -> str:
+    """The jobs' cache directory (XDG_CACHE_HOME): in local mode, the first job writes the JVM's
+    class-data archive there, and the others read it."""
+    path = str(tmp_path_factory.mktemp("cache"))
+    os.environ["XDG_CACHE_HOME"] = path
+    return path

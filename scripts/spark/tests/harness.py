@@ -71,7 +71,7 @@ def single_machine(navreplay: str, arguments: list[str], max_line_bytes: int | N
 
 
 def without_spark(navreplay: str, arguments: list[str], max_line_bytes: int | None = None,
-                  split_size: int = 1 << 27, partitions: int = 3, id_buckets: int = 2) -> Result:
+                  split_size: int = 1 << 27, partitions: int = 3, id_buckets: int = 2, plain_lines: bool = False) -> Result:
     """The job's plan and tasks on local files without Spark: every split routed, the ledger's
     buckets reduced, every partition folded, the outputs merged in the job's order."""
     inputs = job.Inputs.__new__(job.Inputs)  # local paths only: no JVM needed
@@ -79,7 +79,8 @@ def without_spark(navreplay: str, arguments: list[str], max_line_bytes: int | No
     models, file_model = job._models(inputs, files, None)
     options = argparse.Namespace(
         partitions=partitions, partition_size=1, split_size=split_size, max_line_bytes=max_line_bytes or DEFAULT_MAX_LINE_BYTES,
-        memory_limit=64 << 20, jobs=1, model=None, debug_split_sessions=False)
+        memory_limit=64 << 20, jobs=1, model=None, debug_split_sessions=False,
+        debug_plain_lines=plain_lines)
     plan = job.make_plan("audit", options, files, models, file_model, navreplay, False, 1)
     plan.id_buckets = id_buckets
     shuffled: dict[int, list[bytes]] = {}

@@ -108,6 +108,14 @@ def test_the_spark_audit_equals_navreplay_on_a_multi_file_log(audit_run, referen
     assert "corrupt gzip data" in completed.stderr and "no such file" in completed.stderr
 
 
+def test_local_mode_keeps_sparks_classes_in_an_archive_for_the_next_runs(audit_run, cache_home):
+    """A job in local mode leaves the JVM's class-data archive in the cache, complete (the later
+    jobs of this suite read it, and their results are checked as the others')."""
+    archives = os.listdir(os.path.join(cache_home, "navreplay"))
+    assert len(archives) == 1 and archives[0].startswith("spark-classes-") and archives[0].endswith(".jsa"), archives
+    assert os.path.getsize(os.path.join(cache_home, "navreplay", archives[0])) > 1 << 20
+
+
 def test_the_quarantine_holds_every_line_whose_session_cannot_be_read(audit_run):
     output, _ = audit_run
     records = [json.loads(line) for line in read_parts(os.path.join(output, "quarantine")).splitlines()]

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""A seeded multi-file log for the Spark job's tests and benchmark.
+"""A seeded multi-file log for the Spark job's tests.
 
 Copies the sessions of SampleLogs/ (every app directory, with its model.json) N times under new
 session ids, and spreads each app's lines at random over several files, some plain, some gzip
@@ -26,7 +26,7 @@ import re
 import shutil
 from dataclasses import dataclass
 
-REPO = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+REPO = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", ".."))
 SESSION = re.compile(rb'("session_id":")((?:[^"\\]|\\.)*)(")')
 # Over-long lines are built against this limit (the tests pass it as --max-line-bytes).
 DAMAGED_MAX_LINE_BYTES = 4096
