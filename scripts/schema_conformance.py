@@ -7,7 +7,7 @@ Usage:
     scripts/schema_conformance.py --model-schema Schemas/navigation-model.v1.schema.json FILE...
 
 Event mode prints one verdict per non-blank input line, tab-separated, line numbers 1-based
-(blank lines are skipped but counted, as CONTRACT §7 counts them):
+(blank lines are skipped but counted, as docs/events-and-rules.md counts them):
 
     LINE<TAB>valid
     LINE<TAB>invalid<TAB>reason
@@ -38,9 +38,9 @@ except ImportError:  # pragma: no cover - environment problem
     sys.stderr.write("schema_conformance.py needs the 'jsonschema' package (pip install jsonschema)\n")
     sys.exit(2)
 
-# CONTRACT §7: a line whose bytes, without its line end, exceed this is invalid.
+# docs/events-and-rules.md: a line whose bytes, without its line end, exceed this is invalid.
 DEFAULT_MAX_LINE_BYTES = 1_048_576
-# CONTRACT §7: arrays and objects nested more than 64 deep are invalid; the event object is depth 1.
+# docs/events-and-rules.md: arrays and objects nested more than 64 deep are invalid; the event object is depth 1.
 MAX_DEPTH = 64
 
 # Large integers are valid JSON (in unknown fields, say) and must stay exact: lift Python's
@@ -50,11 +50,11 @@ if hasattr(sys, "set_int_max_str_digits"):
 
 
 class TextRuleError(Exception):
-    """A CONTRACT §7 rule about the text of a line that JSON Schema cannot express."""
+    """A docs/events-and-rules.md rule about the text of a line that JSON Schema cannot express."""
 
 
 # ---------------------------------------------------------------------------------------------
-# Text-level rules (CONTRACT §7), applied before the schema.
+# Text-level rules (docs/events-and-rules.md), applied before the schema.
 # ---------------------------------------------------------------------------------------------
 
 def _reject_constant(name):
@@ -104,9 +104,9 @@ def _check_strings_and_depth(value):
 
 
 def parse_strict(raw, check_depth=True):
-    """Parses one JSON text (bytes) under CONTRACT §7's rules; raises TextRuleError.
+    """Parses one JSON text (bytes) under the rules; raises TextRuleError.
 
-    - A UTF-8 byte order mark is rejected (RFC 8259 §8.1: must not be added; CONTRACT §7).
+    - A UTF-8 byte order mark is rejected (RFC 8259 §8.1: must not be added; docs/events-and-rules.md).
     - Invalid UTF-8 is rejected: decoding with errors='strict' refuses overlong forms (C0 AF),
       UTF-8 encoded surrogates (ED A0 80), code points above U+10FFFF and truncated sequences.
     - Anything that is not well-formed RFC 8259 JSON is rejected by json.loads (strict=True also
@@ -171,7 +171,7 @@ def _check_strings_only(value):
 # ---------------------------------------------------------------------------------------------
 
 def _is_integer(_checker, instance):
-    # CONTRACT §7: "a non-integer where an integer is required (1.0 included)". jsonschema's
+    # docs/events-and-rules.md: "a non-integer where an integer is required (1.0 included)". jsonschema's
     # default integer type accepts 1.0 (JSON Schema says a number with a zero fractional part is
     # an integer); here only an integer literal, parsed to a Python int, is one. bool is an int
     # subclass in Python but true/false are not integers.
@@ -212,7 +212,7 @@ _RFC3339 = re.compile(
 
 
 def is_rfc3339_date_time(text):
-    """CONTRACT §7's RFC 3339 date-time: offset required, T/Z in either case, any number of
+    """the RFC 3339 date-time: offset required, T/Z in either case, any number of
     fraction digits, a real calendar date (Feb 29 only in leap years), hour <= 23, minute <= 59,
     second <= 59 (no leap second), offset hours <= 23 and minutes <= 59. Own check (fullmatch,
     ASCII digits), so the verdict does not depend on an optional format package."""
@@ -340,7 +340,7 @@ def _finish(buffer, over, max_bytes):
 
 
 def is_blank(line):
-    # CONTRACT §7: a blank line is empty or only spaces, tabs and "\r".
+    # docs/events-and-rules.md: a blank line is empty or only spaces, tabs and "\r".
     return line.strip(b" \t\r") == b""
 
 

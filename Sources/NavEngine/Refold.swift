@@ -83,7 +83,7 @@ func refoldSession(
     return job.refolded(key, previous: previous, audit)
 }
 
-/// Folds again the sessions that share event ids (CONTRACT §7): the first fold kept no line,
+/// Folds again the sessions that share event ids (docs/events-and-rules.md): the first fold kept no line,
 /// so they are read again, by two runs over the same inputs that read only them: one gathers
 /// the owners of the shared ids, the other folds those sessions with the owners known
 /// (`RefoldRequest`). Their output is made by the asking run's sink.

@@ -26,7 +26,7 @@ public struct EventDecodingError: Error, Sendable, Equatable, CustomStringConver
 /// A line that decoded into an event, with the hashes that identify it (`StableHash`).
 public struct DecodedEvent: Sendable {
     public var event: NavigationEvent
-    /// The whole JSON value: equal for an identical redelivery (CONTRACT §7, Identity).
+    /// The whole JSON value: equal for an identical redelivery (docs/events-and-rules.md, Identity).
     public var identity: UInt64
     /// The value less `event_id`, `seq` and `timestamp`: equal for an analytics duplicate.
     public var contentIdentity: UInt64
@@ -36,7 +36,7 @@ public struct DecodedEvent: Sendable {
     public var correlationIDHash: UInt64 = 0
 }
 
-/// Decodes one NDJSON line into a `NavigationEvent`, strictly, per CONTRACT §2, §3 and §7.
+/// Decodes one NDJSON line into a `NavigationEvent`, strictly, per docs/events-and-rules.md.
 ///
 /// This is a byte-level decoder specialised for the event schema rather than Foundation's
 /// `JSONDecoder`: Foundation cannot reject duplicate keys or tell `1.0` from `1`, and it reads

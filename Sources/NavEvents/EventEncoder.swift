@@ -3,7 +3,7 @@ import NavModel
 
 extension NavigationEvent {
     /// Writes the event in canonical form: one compact JSON object, the envelope first in
-    /// CONTRACT §2 order, then the payload fields in §3 order, optional fields only when set.
+    /// docs/events-and-rules.md order, then the payload fields in their documented order, optional fields only when set.
     /// Decoding the canonical form gives back an equal event.
     public func write(to writer: inout JSONWriter) {
         writer.beginObject()

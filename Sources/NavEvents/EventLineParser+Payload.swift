@@ -59,7 +59,7 @@ extension EventLineParser {
         return StableHash.objectHash(memberSum: sum, count: entries.count)
     }
 
-    /// A restored state (CONTRACT §7): `flow`, `tab` (may be null), `stacks`, `modals`.
+    /// A restored state (docs/events-and-rules.md): `flow`, `tab` (may be null), `stacks`, `modals`.
     mutating func parseSnapshot() throws(EventDecodingError) -> UInt64 {
         let name = EventField.snapshot.wireName
         guard scanner.peekFast() == UInt8(ascii: "{") else {

@@ -5,7 +5,7 @@
 #endif
 public import NavJSON
 
-/// The event names of contract v1 (CONTRACT §3). Raw values are the wire names and never change.
+/// The event names of contract v1 (docs/events-and-rules.md). Raw values are the wire names and never change.
 public enum EventName: String, Sendable, CaseIterable, Hashable {
     /// A session begins, from the model's initial state or a restored snapshot.
     case sessionStart = "session_start"

@@ -1,6 +1,6 @@
 public import NavModel
 
-/// One navigation event of contract v1: the envelope of CONTRACT §2 and the payload of §3.
+/// One navigation event of contract v1: its envelope and payload (docs/events-and-rules.md).
 public struct NavigationEvent: Sendable, Hashable {
     public static let schemaVersion = 1
 
@@ -20,7 +20,7 @@ public struct NavigationEvent: Sendable, Hashable {
 
     public var name: EventName { payload.name }
 
-    /// What happened, with the fields each event carries (CONTRACT §3).
+    /// What happened, with the fields each event carries (docs/events-and-rules.md).
     public enum Payload: Sendable, Hashable {
         case sessionStart(snapshot: NavigationState?)
         case routePush(stack: String, from: String?, to: String, params: RouteParams?)

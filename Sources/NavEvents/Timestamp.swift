@@ -69,7 +69,7 @@ public struct Timestamp: Sendable, Hashable, Comparable, CustomStringConvertible
         self.init(text: text, epochSeconds: seconds, attoseconds: UInt64(millis) * 1_000_000_000_000_000)
     }
 
-    /// Parses RFC 3339 `date-time` (CONTRACT §7): `T`/`Z` in either case, any number of fraction
+    /// Parses RFC 3339 `date-time` (docs/events-and-rules.md): `T`/`Z` in either case, any number of fraction
     /// digits, a real calendar date, no leap second, an offset that is `Z` or `±HH:MM`.
     public static func parse(_ bytes: UnsafeBufferPointer<UInt8>) -> Timestamp? {
         // YYYY-MM-DDTHH:MM:SS is 19 bytes, then fraction and offset.

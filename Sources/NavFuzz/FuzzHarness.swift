@@ -24,7 +24,7 @@ public import NavResults
 /// 3. audits it with `AuditEngine` (decoder, grouping, `SessionAuditor` fold) with one job, with
 ///    two, partitioned as a large input is (with a quarantine), and as `validate` (no fold):
 ///    they must agree on the lines, the findings and the quarantine;
-/// 4. checks CONTRACT §7's identity `lines = blank + invalid + redeliveries + duplicates +
+/// 4. checks the identity `lines = blank + invalid + redeliveries + duplicates +
 ///    events`, and (for plain input) each count against the naive split and an independent
 ///    decode of each line;
 /// 5. writes every output format (`Output.all`) and parses each with an independent parser

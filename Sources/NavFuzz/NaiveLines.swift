@@ -1,4 +1,4 @@
-/// A deliberately simple, independent re-statement of CONTRACT §1 and §7's line rules, used as
+/// A deliberately simple, independent re-statement of docs/events-and-rules.md's line rules, used as
 /// the oracle the streaming `LineReader` and the audit's counts are checked against.
 ///
 /// It holds the whole input and splits it with the plainest code possible: lines end at `\n`;

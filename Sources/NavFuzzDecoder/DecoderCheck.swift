@@ -10,7 +10,7 @@ public import NavJSON
 ///    `JSONDifference` (the one list of allowed differences) explains it.
 /// 2. The event decoder never accepts what is not JSON, and never calls JSON "not valid JSON".
 /// 3. A valid event: its identity hashes are those of the JSON value (`JSONValue.stableHash`,
-///    CONTRACT §7's identity: key order, whitespace and escapes do not matter), and the same
+///    the identity: key order, whitespace and escapes do not matter), and the same
 ///    value written again with its members in reverse order decodes to the same event with the
 ///    same hashes; its canonical form (`canonicalJSON`) decodes to the same event and is a fixed
 ///    point; decoding through a string cache gives the same event; Foundation reads the same

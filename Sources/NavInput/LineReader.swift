@@ -32,7 +32,7 @@ public struct RawLine {
     /// progress line count them).
     public var inputBytes: Int64 { Int64(overlongLength ?? bytes.count) + 1 }
 
-    /// Empty, or only spaces, tabs and `\r` (CONTRACT §7).
+    /// Empty, or only spaces, tabs and `\r` (docs/events-and-rules.md).
     public var isBlank: Bool {
         for byte in bytes where byte != 0x20 && byte != 0x09 && byte != 0x0D { return false }
         return true

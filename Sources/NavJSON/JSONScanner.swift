@@ -15,7 +15,7 @@ public struct JSONScanner {
     /// The offset of the next unread byte.
     public var position: Int
 
-    /// The deepest nesting allowed, counting the outermost value as depth 1 (CONTRACT §7: 64).
+    /// The deepest nesting allowed, counting the outermost value as depth 1 (docs/events-and-rules.md: 64).
     public static let maximumDepth = 64
 
     public init(_ bytes: UnsafeBufferPointer<UInt8>, position: Int = 0) {
@@ -424,7 +424,7 @@ public struct JSONScanner {
         withDecodedBytes(of: token) { StableHash.string($0) }
     }
 
-    /// The identity hash of a number: numbers compare by their JSON text (CONTRACT §7).
+    /// The identity hash of a number: numbers compare by their JSON text (docs/events-and-rules.md).
     @inline(__always)
     public func hashNumber(_ token: NumberToken) -> UInt64 {
         StableHash.number(UnsafeBufferPointer(rebasing: bytes[token.start..<token.end]))

@@ -1,4 +1,4 @@
-/// A generic JSON value, read strictly (CONTRACT §7) by `JSONScanner`.
+/// A generic JSON value, read strictly (docs/events-and-rules.md) by `JSONScanner`.
 ///
 /// Used for small documents only (model files, snapshots, test fixtures); event lines go
 /// through the specialised `EventDecoder`. Objects keep their members in document order and

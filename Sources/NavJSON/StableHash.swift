@@ -1,6 +1,6 @@
 /// A deterministic 64-bit identity hash of JSON values.
 ///
-/// CONTRACT §7: two lines are the same event when they are the same JSON value; key order and
+/// docs/events-and-rules.md: two lines are the same event when they are the same JSON value; key order and
 /// whitespace do not matter, strings compare by their decoded content and numbers by their text.
 /// The scanner computes this hash while it validates, so deduplication needs no second pass and
 /// no canonical copy of the line. Object members combine by wrapping addition, so their order

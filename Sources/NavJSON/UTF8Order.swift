@@ -29,7 +29,7 @@ extension String {
 
     /// Whether this string and `other` are the same UTF-8 bytes. `==` takes canonically
     /// equivalent strings as equal (`"caf\u{E9}"` and `"cafe\u{301}"`), but ids are sequences
-    /// of scalars (CONTRACT §2): two such ids are two sessions, as they are to every byte hash.
+    /// of scalars (docs/events-and-rules.md): two such ids are two sessions, as they are to every byte hash.
     public func utf8Equals(_ other: String) -> Bool {
         let contiguous = utf8.withContiguousStorageIfAvailable { left in
             other.utf8.withContiguousStorageIfAvailable { right in

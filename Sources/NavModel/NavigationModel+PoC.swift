@@ -1,5 +1,5 @@
 extension NavigationModel {
-    /// The model file of the PoC router (seed 001), exactly as CONTRACT §4 gives it: the
+    /// The model file of the PoC router (seed 001), exactly as the event contract gives it: the
     /// default model of an audit. It declares no deep links, so a `deep_link` group is checked
     /// only as its command (`pocWithDeepLinksJSON` adds them).
     public static let pocJSON = """
@@ -51,7 +51,7 @@ extension NavigationModel {
             }
             """
 
-    /// The built-in default model: the PoC router of seed 001, as CONTRACT §4 gives it.
+    /// The built-in default model: the PoC router of seed 001, as the event contract gives it.
     public static let poc = builtIn(pocJSON)
 
     /// The PoC model with its router's deep links (`pocWithDeepLinksJSON`).

@@ -1,5 +1,5 @@
 /// What the fold needs to know about an app's navigation: its flows, tabs, stacks, routes,
-/// modals and commands (CONTRACT §4).
+/// modals and commands (docs/events-and-rules.md).
 ///
 /// Load one with `NavigationModel.load(json:)`, or use `NavigationModel.poc`, the PoC router of
 /// seed 001, which is the default. Every reference inside the model (a flow's stack, a command's

@@ -1,6 +1,6 @@
 public import NavJSON
 
-/// The router state that a log folds back into (CONTRACT §3).
+/// The router state that a log folds back into (docs/events-and-rules.md).
 ///
 /// `stacks` holds the route names above each stack's root, bottom first (an empty stack shows
 /// its root screen); `modals` lists the presented modals, the last one on top.
@@ -26,7 +26,7 @@ public struct NavigationState: Sendable, Hashable {
         stacks[stack]?.count ?? 0
     }
 
-    /// Writes the state as in CONTRACT §3, with stacks in name order.
+    /// Writes the state as in docs/events-and-rules.md, with stacks in name order.
     public func write(to writer: inout JSONWriter) {
         writer.beginObject()
         writer.member("flow", flow)
@@ -82,7 +82,7 @@ public enum Screen: Sendable, Hashable {
 
 extension NavigationModel {
     /// The visible screen in a state: the top modal, else the top of the active stack; `nil`
-    /// when there is neither (CONTRACT §7, Modals).
+    /// when there is neither (docs/events-and-rules.md, Modals).
     ///
     /// A top modal that owns a stack (`modals.<name>.stack`) shows its stack's top route once
     /// routes are pushed on it (`.stack(stack, route:)`), and itself while the stack is empty.

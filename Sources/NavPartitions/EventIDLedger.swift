@@ -12,7 +12,7 @@ package import NavResults
 import NavRuns
 
 /// Which sessions share an event id with another session, for audits whose sessions fold apart
-/// (partitions, pre-grouped input): CONTRACT §7 makes every occurrence of an id after the first,
+/// (partitions, pre-grouped input): docs/events-and-rules.md makes every occurrence of an id after the first,
 /// in (`session_id`, `seq`) order, an `event_id.conflict`, across sessions too.
 ///
 /// Each folded session records the hash of every line's event id with the hash of its session,

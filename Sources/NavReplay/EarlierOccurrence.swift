@@ -1,7 +1,7 @@
 import NavEvents
 import NavJSON
 
-/// The first occurrence of an event id in an earlier session. CONTRACT §7 (Identity) orders an
+/// The first occurrence of an event id in an earlier session. docs/events-and-rules.md (Identity) orders an
 /// id's occurrences by (`session_id`, `seq`): every occurrence after the first is an
 /// `event_id.conflict`, so every occurrence of that id in a later session is one (its
 /// `session_id` differs, so its content does).

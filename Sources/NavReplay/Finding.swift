@@ -99,7 +99,7 @@ public struct Finding: Sendable {
         self.eventName = eventName
     }
 
-    /// The order of CONTRACT §7: session-less findings first by location, then by session,
+    /// The order of docs/events-and-rules.md: session-less findings first by location, then by session,
     /// seq and rule. Ties keep the order the fold reported them in (sort stably).
     public static func precedes(_ lhs: Finding, _ rhs: Finding) -> Bool {
         switch (lhs.sessionID, rhs.sessionID) {

@@ -123,7 +123,7 @@ extension NavigationFold {
         openGroups[id] = group
     }
 
-    /// Ends a correlation group: checks each of its commands' postconditions (CONTRACT §7).
+    /// Ends a correlation group: checks each of its commands' postconditions (docs/events-and-rules.md).
     ///
     /// Offline, the auditor calls it after the group's highest `seq`; a live router calls it
     /// when it has emitted everything for one action.
@@ -156,7 +156,7 @@ extension NavigationFold {
         }
     }
 
-    /// The postconditions of a group's commands that do not hold at its end (CONTRACT §7).
+    /// The postconditions of a group's commands that do not hold at its end (docs/events-and-rules.md).
     func commandFindings(of group: GroupTracker, correlationID: String) -> [(finding: Finding, before: CondensedState?)] {
         var findings: [(finding: Finding, before: CondensedState?)] = []
         for command in group.pendingCommands {

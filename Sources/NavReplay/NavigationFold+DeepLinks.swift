@@ -93,7 +93,7 @@ extension NavigationFold {
         }
     }
 
-    /// Lands the steps an event carries out (CONTRACT extension, seed 002: a deep link's steps
+    /// Lands the steps an event carries out (a model-language extension, seed 002: a deep link's steps
     /// land in the declared order). An event that carries out a step at or after the next one
     /// lands it; the steps it skips must already hold. Other events of the group (the command's
     /// resets, dismissals, flow and tab switches) are not steps and are passed over.

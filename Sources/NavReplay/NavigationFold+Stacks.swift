@@ -176,7 +176,7 @@ extension NavigationFold {
         }
     }
 
-    /// Checks a claimed top route of a stack; on a mismatch, adopts it (CONTRACT §7, resync).
+    /// Checks a claimed top route of a stack; on a mismatch, adopts it (docs/events-and-rules.md, resync).
     /// `afterPop`: a pop's `to_route`, after the pop; `witness` is then the event that left the
     /// stack as the pop found it.
     mutating func checkTop(

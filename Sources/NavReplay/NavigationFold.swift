@@ -3,7 +3,7 @@ import NavJSON
 public import NavModel
 
 /// The pure fold: applies one session's events, in `seq` order, to a `NavigationState` and
-/// reports every navigation rule they break (CONTRACT §3, §5, §7).
+/// reports every navigation rule they break (docs/events-and-rules.md).
 ///
 /// It has no clock, no files and no randomness: everything comes from the events and the
 /// model, so the same events always give the same state and findings. `SessionAuditor` drives

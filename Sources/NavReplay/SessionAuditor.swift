@@ -30,7 +30,7 @@ public struct SessionAuditOptions: Sendable {
     /// Record the visible screens of each session (`sessions`); an audit does not print them.
     public var recordScreens = true
     /// The owners of event ids that several sessions share, by the ids' `StableHash`: each id's
-    /// first occurrence, in the first session (in `session_id` order) that has it (CONTRACT §7,
+    /// first occurrence, in the first session (in `session_id` order) that has it (docs/events-and-rules.md,
     /// Identity). In any other session, every occurrence of such an id is an
     /// `event_id.conflict`. Found by `EarlierOccurrence.resolve`; one map serves every session
     /// of an app (an owner is never a conflict in its own session).
@@ -165,7 +165,7 @@ extension SessionAudit {
 
 /// Audits one whole session: removes redeliveries, settles duplicate seqs and conflicting
 /// event ids, orders by `seq`, reports gaps, missing starts and clock regressions, and folds
-/// the rest with `NavigationFold` (CONTRACT §7, Identity and Sequence).
+/// the rest with `NavigationFold` (docs/events-and-rules.md, Identity and Sequence).
 ///
 /// The result does not depend on the order of `lines`: every tie is broken by content
 /// (seq, timestamp, event id) and then by location, which the caller numbers in path order.

@@ -206,7 +206,7 @@ struct InputOptions: ParsableArguments {
         }
         // Models are numbered in the order of their paths (UTF-8 bytes), not of the arguments:
         // two sessions with one id under two models are ordered by model, so the output stays
-        // the same bytes whatever order the inputs are given in (CONTRACT §6).
+        // the same bytes whatever order the inputs are given in (docs/outputs.md).
         var paths: [String] = []
         for file in files { if let path = file.modelPath, !paths.contains(where: { $0.utf8Equals(path) }) { paths.append(path) } }
         paths.sort { $0.utf8Precedes($1) }
@@ -525,7 +525,7 @@ final class OutputFile: OrderedOutput {
     }
 }
 
-/// The exit status of CONTRACT §6.
+/// The exit status of docs/outputs.md.
 func exitStatus(_ run: AuditRun, failOn: FailOn) -> ExitCode {
     if !run.inputErrors.isEmpty { return ExitCode(2) }
     // The counts by rule hold every finding: those written (or kept) and those past

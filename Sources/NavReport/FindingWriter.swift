@@ -5,7 +5,7 @@ public import NavReplay
 public import NavResults
 import NavInput
 
-/// Writes findings in the machine formats: one NDJSON object per finding (CONTRACT §6) and
+/// Writes findings in the machine formats: one NDJSON object per finding (docs/outputs.md) and
 /// the JSON document of `--format json`.
 public enum FindingWriter {
     /// Writes one finding as a JSON object: `rule, severity, session_id, seq, event_id, file,
@@ -108,7 +108,7 @@ public enum FindingWriter {
     }
 }
 
-/// The audit summary (CONTRACT §7): counts that always add up, and findings by rule.
+/// The audit summary (docs/events-and-rules.md): counts that always add up, and findings by rule.
 public enum SummaryWriter {
     public static func write(_ run: AuditRun, to writer: inout JSONWriter) {
         let counts = run.counts

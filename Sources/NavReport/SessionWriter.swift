@@ -4,7 +4,7 @@ import NavModel
 public import NavReplay
 public import NavResults
 
-/// One record per session (CONTRACT §6): `session_id, events, first_seq, last_seq, start, end,
+/// One record per session (docs/outputs.md): `session_id, events, first_seq, last_seq, start, end,
 /// duration_ms, final_state, screens, findings`.
 public enum SessionWriter {
     public static func write(_ audit: SessionAudit, to writer: inout JSONWriter) {
@@ -194,7 +194,7 @@ public enum ReplayWriter {
                 what = style.dim("(not folded: \(safe(FindingWriter.path(location, files) ?? "-")):\(location.line))")
             }
             var lines = "  seq \(event.seq)  \(event.name.rawValue.padding(toLength: 15)) \(what)\n"
-            // The whole state after the event (CONTRACT §6), under what changed.
+            // The whole state after the event (docs/outputs.md), under what changed.
             if case .step(_, let state, _) = entry { lines += "      " + style.dim("state: \(safe(state.json))") + "\n" }
             for finding in findings {
                 lines += "      \(style.severity(finding.severity)) \(finding.rule.rawValue): \(safe(finding.message))\n"

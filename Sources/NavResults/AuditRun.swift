@@ -20,7 +20,7 @@ public struct InputFileReport: Sendable {
     }
 }
 
-/// The counts of CONTRACT §7's summary: `lines = blank_lines + invalid_lines + redeliveries +
+/// The counts of the summary: `lines = blank_lines + invalid_lines + redeliveries +
 /// duplicates + events`, always.
 public struct AuditCounts: Sendable, Equatable {
     public var files = 0
@@ -87,7 +87,7 @@ public struct AuditRun: Sendable {
         self.counts = counts
     }
 
-    /// Every finding in output order (CONTRACT §7): unreadable lines first, then by session.
+    /// Every finding in output order (docs/events-and-rules.md): unreadable lines first, then by session.
     public var findings: [Finding] {
         invalidFindings + sessions.flatMap(\.findings)
     }

@@ -1,7 +1,7 @@
 public import NavReplay
 
 /// Where an audit's sessions go as they fold, instead of into `AuditRun.sessions`: the last
-/// stage of the engine's pipeline. Either kind sees CONTRACT §7's order: the unreadable lines
+/// stage of the engine's pipeline. Either kind sees the order: the unreadable lines
 /// first (`begin`), then the sessions.
 ///
 /// Both kinds split their work as a push-based engine's sink does: what runs on the fold jobs is
@@ -47,7 +47,7 @@ public protocol SessionFormat: Sendable {
 /// written. Each fold job adds its sessions to a local state of its own (`SessionFolder`); the
 /// run combines each job's state into the accumulator's, in no particular order, and the
 /// caller finalizes it. A session folded again (its event ids shared with other sessions
-/// resolved, CONTRACT §7) replaces its first audit, which was added before.
+/// resolved, docs/events-and-rules.md) replaces its first audit, which was added before.
 public protocol SessionAccumulator: AnyObject {
     associatedtype Folder: SessionFolder
     /// What every fold job runs.

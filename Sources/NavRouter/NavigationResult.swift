@@ -23,7 +23,7 @@ public enum NavigationResult: Sendable, Hashable {
     }
 }
 
-/// Why the router refused a request: the rule of the model (CONTRACT §5) that it would break.
+/// Why the router refused a request: the rule of the model (docs/events-and-rules.md) that it would break.
 ///
 /// The router checks, before it writes anything, what `navreplay` checks afterwards; a refused
 /// request leaves no trace in the log, so a valid app produces a log without findings.

@@ -120,7 +120,7 @@ extension NavigationRouter {
         }
     }
 
-    /// Dismisses a modal, and every modal above it (CONTRACT §7): one `modal_dismiss`.
+    /// Dismisses a modal, and every modal above it (docs/events-and-rules.md): one `modal_dismiss`.
     @discardableResult
     public func dismiss(_ modal: String) -> NavigationResult {
         perform { (draft: inout TransitionDraft) throws(NavigationRefusal) in

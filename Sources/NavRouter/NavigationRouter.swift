@@ -61,7 +61,7 @@ public final class NavigationRouter {
     /// Whether events are folded live (see the type's documentation).
     public let liveChecks: Bool
 
-    /// The current navigation state (CONTRACT §3).
+    /// The current navigation state (docs/events-and-rules.md).
     public private(set) var state: NavigationState
     /// The `seq` the next event gets.
     public private(set) var nextSeq: Int64 = 0

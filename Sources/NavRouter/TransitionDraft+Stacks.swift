@@ -141,7 +141,7 @@ extension TransitionDraft {
         try pop(depth - 1, on: stack)
     }
 
-    /// Seed 000 `replaceLast`; on an empty stack it pushes (CONTRACT §7). Replacing the top
+    /// Seed 000 `replaceLast`; on an empty stack it pushes (docs/events-and-rules.md). Replacing the top
     /// with the same route and parameters is a no-op.
     mutating func replaceLast(_ route: String, on name: String?, params routeParams: RouteParams?) throws(NavigationRefusal) {
         let (stack, spec) = try resolve(name)

@@ -8,7 +8,7 @@ import NavReplay
 /// Every router operation runs on a draft. A check that fails throws before the router writes
 /// anything, so a refused request leaves no event and no state change; a draft that completes
 /// is committed whole, its events under one correlation id. The checks are the rules'
-/// checks in NavReplay's `Rules/`, which `NavigationFold` applies offline (CONTRACT §5, §7):
+/// checks in NavReplay's `Rules/`, which `NavigationFold` applies offline (docs/events-and-rules.md):
 /// the draft maps what they return to its refusals, so that a router that commits only drafts
 /// writes logs without findings.
 struct TransitionDraft {
@@ -146,7 +146,7 @@ struct TransitionDraft {
         if let stack = model.modals[modal]?.stack { set(stack, routes: [], params: []) }
     }
 
-    /// Dismisses the modal and every modal above it (CONTRACT §7, Modals), with one event.
+    /// Dismisses the modal and every modal above it (docs/events-and-rules.md, Modals), with one event.
     /// Their own stacks go with them.
     mutating func dismiss(_ modal: String) throws(NavigationRefusal) {
         if ModalNotPresented.check(dismissing: modal, presented: state.modals) != nil { throw .modalNotPresented(modal) }
@@ -276,7 +276,7 @@ struct TransitionDraft {
         }
     }
 
-    /// Whether the state now satisfies what the command must leave behind (CONTRACT §7).
+    /// Whether the state now satisfies what the command must leave behind (docs/events-and-rules.md).
     func satisfies(command name: String) -> Bool {
         guard let spec = CommandUnknown.check(name, model: model) else { return false }
         let broken = CommandPostcondition.check(

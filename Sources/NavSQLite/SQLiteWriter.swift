@@ -16,7 +16,7 @@ public import NavResults
 ///   `exit_screen`, `findings, errors, warnings, redeliveries, duplicates`.
 /// - `events`: one row a folded event: `session_id, seq, event_id, event_name, timestamp,
 ///   timestamp_ms, correlation_id, stack, file, line, event` (the canonical JSON line),
-///   `state_after` (JSON, CONTRACT §3), `changes` (JSON array of text), `findings` (count).
+///   `state_after` (JSON, docs/events-and-rules.md), `changes` (JSON array of text), `findings` (count).
 ///   `state_after` and `changes` list long stacks and modals as findings do (`ListedNames`):
 ///   a row's size does not grow with a stack's depth (`sessions.final_state` is whole).
 /// - `findings`: one row a finding: `rule, severity, session_id, seq, event_id, file, line,

@@ -15,7 +15,7 @@ import Testing
 /// A seeded property test over mutated valid lines: bit flips, truncation, field deletion, type
 /// swaps, key reordering and duplication. Whatever the mutation, nothing crashes, each line is
 /// either a valid event or exactly one `schema.invalid` finding on that line, and the counts
-/// balance (CONTRACT §7). Mutations with a known outcome are checked for it: reordered keys stay
+/// balance (docs/events-and-rules.md). Mutations with a known outcome are checked for it: reordered keys stay
 /// the same event; a deleted, retyped or duplicated envelope field is invalid and named.
 @Suite struct MutationPropertyTests {
     /// Valid lines of every event kind: the conformance corpus and a sample log.

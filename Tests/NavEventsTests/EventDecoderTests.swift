@@ -21,7 +21,7 @@ private func rejection(_ text: String) -> EventDecodingError? {
     return nil
 }
 
-/// One bad-input class of CONTRACT §5 `schema.invalid`, with the field its message must name.
+/// One bad-input class of docs/events-and-rules.md `schema.invalid`, with the field its message must name.
 struct BadLine: CustomTestStringConvertible, Sendable {
     var id: String
     var bytes: [UInt8]

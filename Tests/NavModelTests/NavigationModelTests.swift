@@ -17,7 +17,7 @@ import Testing
     }
 
     @Test func theBuiltInModelIsTheContractsDefaultExactly() throws {
-        // CONTRACT §4 gives the default model's file; the contract is beside a checkout of
+        // docs/events-and-rules.md gives the default model's file; the contract is beside a checkout of
         // the project's workspace, not in the project, so this runs only where it is.
         let contract = Repository.root.deletingLastPathComponent().appendingPathComponent("shared/CONTRACT.md")
         guard let text = try? String(contentsOf: contract, encoding: .utf8) else { return }
@@ -85,7 +85,7 @@ import Testing
         }
     }
 
-    /// Integers in a model follow the events' rule (CONTRACT §7: `1.0` is not an integer), and
+    /// Integers in a model follow the events' rule (docs/events-and-rules.md: `1.0` is not an integer), and
     /// the message says why, as JSON Schema's `integer` would accept them.
     @Test(arguments: [
         (

@@ -19,7 +19,7 @@ import Testing
         var copy = 0
         var chunk = ""
         while written < 40 << 20 {
-            // Event ids too: a copy that kept them would be a conflict (CONTRACT §7).
+            // Event ids too: a copy that kept them would be a conflict (docs/events-and-rules.md).
             chunk += sample.replacingOccurrences(of: "\"session_id\":\"s-", with: "\"session_id\":\"c\(copy)-s-")
                 .replacingOccurrences(of: "\"event_id\":\"", with: "\"event_id\":\"c\(copy)-")
             copy += 1

@@ -31,7 +31,7 @@ struct Summary {
 
     subscript(key: String) -> Int { (json[key] as? NSNumber)?.intValue ?? -1 }
 
-    /// CONTRACT §7: `lines = blank_lines + invalid_lines + redeliveries + duplicates + events`.
+    /// docs/events-and-rules.md: `lines = blank_lines + invalid_lines + redeliveries + duplicates + events`.
     var isBalanced: Bool {
         self["lines"] == self["blank_lines"] + self["invalid_lines"] + self["redeliveries"] + self["duplicates"] + self["events"]
     }

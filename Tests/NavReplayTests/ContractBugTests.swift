@@ -9,7 +9,7 @@ import Testing
 /// is fixed, and then they move to the suite of their rule.
 @Suite("Contract disagreements")
 struct ContractBugTests {
-    /// CONTRACT §5: "After a `state.mismatch` the fold adopts the event's claimed value (flow, tab,
+    /// docs/events-and-rules.md: "After a `state.mismatch` the fold adopts the event's claimed value (flow, tab,
     /// top route) so that one lost event yields one finding, not a cascade." §7: "To adopt a claimed
     /// top route R of a stack: if R is `null`, empty the stack".
     ///
@@ -48,7 +48,7 @@ struct ContractBugTests {
         #expect(mismatch.witness?.seq == 1)
     }
 
-    /// CONTRACT §7: "A group is the events of one session that share a `correlation_id`; it ends at
+    /// docs/events-and-rules.md: "A group is the events of one session that share a `correlation_id`; it ends at
     /// its highest `seq`. ... `command.postcondition` is ... checked at the group's end."
     ///
     /// With `untilSeq` (`replay --until-seq`), the group below ends at seq 3, after the cut, so its

@@ -5,7 +5,7 @@ import NavModel
 import NavReplay
 import Testing
 
-/// CONTRACT §7, Identity: an event id's occurrences are ordered by (`session_id`, `seq`), and
+/// docs/events-and-rules.md, Identity: an event id's occurrences are ordered by (`session_id`, `seq`), and
 /// every one after the first is an `event_id.conflict`, in another session too.
 @Suite("event_id.conflict across sessions")
 struct CrossSessionConflictTests {

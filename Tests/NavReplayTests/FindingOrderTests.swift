@@ -4,7 +4,7 @@ import NavModel
 import NavReplay
 import Testing
 
-/// Findings come out by seq, then rule id (CONTRACT §6, §7 "Output"), whatever order the fold
+/// Findings come out by seq, then rule id (docs/events-and-rules.md, "Output order"), whatever order the fold
 /// raised them in; and the fold can be driven directly, one event at a time.
 @Suite("Finding order and the fold")
 struct FindingOrderTests {

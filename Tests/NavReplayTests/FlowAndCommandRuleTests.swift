@@ -6,7 +6,7 @@ import Testing
 
 /// Flows, tabs and commands: `flow.without_command`, `flow.unknown`, `command.unknown`,
 /// `command.postcondition`, `tab.invalid`, and the `state.mismatch` of `from_flow`, `from_tab`
-/// and a command's `to_flow` (CONTRACT §5, §7 "Correlation groups").
+/// and a command's `to_flow` (docs/events-and-rules.md, "Correlation groups").
 @Suite("Flow, tab and command rules")
 struct FlowAndCommandRuleTests {
     // MARK: flow.without_command
@@ -330,7 +330,7 @@ struct FlowAndCommandRuleTests {
     }
 
     @Test func deepLinkStepsAreCheckedOnlyWithAModelThatDeclaresTheLinks() throws {
-        // CONTRACT §4's default model declares no deep links: a resolved link whose command
+        // the default model declares no deep links: a resolved link whose command
         // holds is clean. The PoC router's own model (`NavigationModel.pocWithDeepLinks`) says that
         // `tab1/list` pushes `list`, so the same group misses a step there.
         var log = SessionLog.started()

@@ -6,7 +6,7 @@ import Testing
 
 /// Modals, screen views and analytics duplicates: `modal.not_allowed`, `modal.already_presented`,
 /// `modal.not_presented`, `screen.not_visible` and its resync, `analytics.duplicate`
-/// (CONTRACT §5, §7 "Modals", "Adopting a claimed value", "Correlation groups").
+/// (docs/events-and-rules.md, "Modals", "Adopting a claimed value", "Correlation groups").
 @Suite("Modal, screen and analytics rules")
 struct ModalAndScreenRuleTests {
     /// Seed 003: pages with widget overlays, one widget at a time.

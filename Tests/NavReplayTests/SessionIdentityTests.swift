@@ -5,7 +5,7 @@ import NavReplay
 import NavTestSupport
 import Testing
 
-/// CONTRACT §7, Identity: redeliveries, `event_id.conflict`, `seq.duplicate`, and independence
+/// docs/events-and-rules.md, Identity: redeliveries, `event_id.conflict`, `seq.duplicate`, and independence
 /// from the order of the input lines.
 @Suite("Session identity")
 struct SessionIdentityTests {

@@ -4,7 +4,7 @@ import NavModel
 import NavReplay
 import Testing
 
-/// CONTRACT §7, Sequence: `seq.gap` and `after_gap`, `session.no_start`, `clock.regression`.
+/// docs/events-and-rules.md, Sequence: `seq.gap` and `after_gap`, `session.no_start`, `clock.regression`.
 @Suite("Session sequence")
 struct SessionSequenceTests {
     @Test func aCompleteSessionHasNoFindings() throws {

@@ -6,7 +6,7 @@ import Testing
 
 /// A `session_start` snapshot is checked with `flow.unknown`, `tab.invalid`, `stack.unknown`,
 /// `route.unknown`, `route.singleton`, `modal.already_presented` and `modal.not_allowed`, then
-/// adopted (CONTRACT §7, Sequence).
+/// adopted (docs/events-and-rules.md, Sequence).
 @Suite("Snapshot rules")
 struct SnapshotRuleTests {
     struct Snapshot: CustomTestStringConvertible, Sendable {

@@ -4,7 +4,7 @@ import NavModel
 import NavReplay
 import Testing
 
-/// Stack operations (CONTRACT §3, §7 "Stack operations" and "Order of checks in one stack
+/// Stack operations (docs/events-and-rules.md, "Stack operations" and "Order of checks in one stack
 /// event"): `state.mismatch` and resync, `stack.unknown`, `stack.not_owned`, `route.unknown`,
 /// `route.singleton`, `route.position`, `stack.out_of_range`.
 @Suite("Stack rules")
