@@ -167,16 +167,7 @@ extension EventLineParser {
             let stack = try require(fields.stack, .stack)
             let from = try requireNullable(fields.fromRoute, .fromRoute)
             let to = try requireNullable(fields.toRoute, .toRoute)
-            let amount: NavigationEvent.PopAmount
-            switch (fields.count, fields.toRoot) {
-            case (nil, true?): amount = .toRoot
-            case (_?, true?):
-                throw EventDecodingError(field: "count", message: "route_pop has exactly one of count and to_root: true")
-            case (let count?, _): amount = .count(count)
-            case (nil, _):
-                throw EventDecodingError(field: "count", message: "missing (route_pop needs count or to_root: true)")
-            }
-            payload = .routePop(stack: stack, from: from, to: to, amount: amount)
+            payload = .routePop(stack: stack, from: from, to: to, amount: try popAmount())
         case .routeReplace:
             payload = .routeReplace(
                 stack: try require(fields.stack, .stack), from: try requireNullable(fields.fromRoute, .fromRoute),
@@ -204,23 +195,43 @@ extension EventLineParser {
         case .modalDismiss:
             payload = .modalDismiss(modal: try require(fields.modal, .modal))
         case .screenView:
-            switch (fields.stack, fields.modal) {
-            case (let stack?, nil):
-                payload = .screenView(
-                    .stack(text(stack), route: try requireNullable(fields.toRoute, .toRoute)), params: fields.routeParams.take())
-            case (nil, let modal?):
-                if case .some(.some) = fields.toRoute {
-                    throw EventDecodingError(field: "to_route", message: "must be absent or null on a screen_view of a modal")
-                }
-                payload = .screenView(.modal(text(modal)), params: fields.routeParams.take())
-            case (_?, _?):
-                throw EventDecodingError(field: "modal", message: "screen_view has exactly one of stack and modal")
-            case (nil, nil):
-                throw EventDecodingError(field: "stack", message: "missing (screen_view needs stack or modal)")
-            }
+            payload = .screenView(try screen(), params: fields.routeParams.take())
         case .deepLink:
             payload = .deepLink(url: try require(fields.url, .url), outcome: try require(fields.outcome, .outcome))
         }
         return payload
+    }
+
+    /// `route_pop`'s amount: exactly one of `count` and `to_root: true`.
+    @inline(__always)
+    func popAmount() throws(EventDecodingError) -> NavigationEvent.PopAmount {
+        switch (fields.count, fields.toRoot) {
+        case (nil, true?): return .toRoot
+        case (_?, true?):
+            throw EventDecodingError(field: "count", message: "route_pop has exactly one of count and to_root: true")
+        case (let count?, _): return .count(count)
+        case (nil, _):
+            throw EventDecodingError(field: "count", message: "missing (route_pop needs count or to_root: true)")
+        }
+    }
+
+    /// `screen_view`'s screen: exactly one of `stack` (with its `to_route`, which may be null)
+    /// and `modal`.
+    @inline(__always)
+    func screen() throws(EventDecodingError) -> NavigationEvent.ScreenClaim {
+        switch (fields.stack, fields.modal) {
+        case (let stack?, nil):
+            guard let route = fields.toRoute else { throw missing(.toRoute, for: .screenView) }
+            return .stack(text(stack), route: route.map { text($0) })
+        case (nil, let modal?):
+            if case .some(.some) = fields.toRoute {
+                throw EventDecodingError(field: "to_route", message: "must be absent or null on a screen_view of a modal")
+            }
+            return .modal(text(modal))
+        case (_?, _?):
+            throw EventDecodingError(field: "modal", message: "screen_view has exactly one of stack and modal")
+        case (nil, nil):
+            throw EventDecodingError(field: "stack", message: "missing (screen_view needs stack or modal)")
+        }
     }
 }
