@@ -73,9 +73,13 @@ extension EventLineParser {
             fields.toRoot = literal == .true
             return literal == .true ? StableHash.trueHash : StableHash.falseHash
         case .style:
-            return try parseStyle()
+            let (style, hash): (ModalStyle, UInt64) = try parseChoice(field, "sheet, cover, overlay")
+            fields.style = style
+            return hash
         case .outcome:
-            return try parseOutcome()
+            let (outcome, hash): (DeepLinkOutcome, UInt64) = try parseChoice(field, "resolved, fallback")
+            fields.outcome = outcome
+            return hash
         case .routeParams:
             return try parseRouteParams()
         case .snapshot:
@@ -132,32 +136,19 @@ extension EventLineParser {
         return scanner.plainHash(of: token)
     }
 
-    /// `style`: sheet, cover or overlay.
+    /// A field whose string is one of `T`'s raw values (`style`, `outcome`), listed in `choices`.
     @inline(__always)
-    mutating func parseStyle() throws(EventDecodingError) -> UInt64 {
-        let field = EventField.style
+    mutating func parseChoice<T: RawRepresentable<String>>(
+        _ field: EventField, _ choices: String
+    ) throws(EventDecodingError) -> (
+        T, UInt64
+    ) {
         let found = try string(field)
         let value = scanner.plainString(of: found.token)
-        guard let style = ModalStyle(rawValue: value) else {
-            throw EventDecodingError(
-                field: field.wireName, message: "\(JSONWriter.quoted(value)) is not one of sheet, cover, overlay")
+        guard let choice = T(rawValue: value) else {
+            throw EventDecodingError(field: field.wireName, message: "\(JSONWriter.quoted(value)) is not one of \(choices)")
         }
-        fields.style = style
-        return found.hash
-    }
-
-    /// `outcome`: resolved or fallback.
-    @inline(__always)
-    mutating func parseOutcome() throws(EventDecodingError) -> UInt64 {
-        let field = EventField.outcome
-        let found = try string(field)
-        let value = scanner.plainString(of: found.token)
-        guard let outcome = DeepLinkOutcome(rawValue: value) else {
-            throw EventDecodingError(
-                field: field.wireName, message: "\(JSONWriter.quoted(value)) is not one of resolved, fallback")
-        }
-        fields.outcome = outcome
-        return found.hash
+        return (choice, found.hash)
     }
 
     mutating func string(_ field: EventField, nonEmpty: Bool = true) throws(EventDecodingError) -> TextField {
