@@ -5,17 +5,6 @@
 // information stays in the form valgrind reads (clang's own objects would bring DWARF 5).
 // An incremental build does not notice an edit here: touch the Swift files that call it.
 
-/// Asks the processor to start loading `count` bytes at `address` into the cache: Swift has no
-/// prefetch of its own. Used for the lines of a mapped input that a partition references, which
-/// lie far apart in the file (each one a cache and TLB miss otherwise).
-static inline void navreplay_prefetch(const void *address, long count) {
-    const char *bytes = (const char *)address;
-    for (long offset = 0; offset < count; offset += 64) {
-        __builtin_prefetch(bytes + offset, 0, 0);
-    }
-}
-
-
 /// Gives the heap's free pages back to the system where the C library can (glibc's
 /// `malloc_trim`): between two phases of one run, so that the second does not find the first's
 /// freed buffers still counted in the process's memory.

@@ -81,10 +81,6 @@ package struct AuditTuning: Sendable {
     /// the next is read: large enough to amortise the hand-off.
     package var batchBytes = AuditTuning.defaultBatchBytes
     package static let defaultBatchBytes = 4 << 20
-    /// How many bytes of partitions may stay in memory before all go to files; `nil` is the
-    /// memory limit less what folding needs and the mapped inputs when every input is mapped
-    /// (the partitions then hold references), else none.
-    package var partitionMemory: Int?
     /// Route a mapped input's lines on every core, a chunk of the file each (`ChunkRouter`);
     /// `false` reads it on one thread, as other inputs are read.
     package var routesInParallel = true
@@ -102,6 +98,33 @@ package struct AuditTuning: Sendable {
     package var outputBudget: Int?
 
     package init() {}
+
+    /// The environment variable that turns the engine's mechanisms off one by one, so that
+    /// `scripts/bench --mechanisms` can measure what each earns in the same run. Not a user's
+    /// setting: an audit's outputs do not depend on it.
+    package static let environmentVariable = "NAVREPLAY_TUNING"
+
+    /// Applies `key=value` pairs, comma-separated: `shorthand=always|never`,
+    /// `routing=serial|parallel`.
+    package mutating func apply(overrides text: String) throws(TuningError) {
+        for pair in text.split(separator: ",") where !pair.isEmpty {
+            switch pair {
+            case "shorthand=always": shorthandFromBytes = 0
+            case "shorthand=never": shorthandFromBytes = .max
+            case "routing=serial": routesInParallel = false
+            case "routing=parallel": routesInParallel = true
+            default: throw TuningError(pair: String(pair))
+            }
+        }
+    }
+}
+
+/// A pair of `NAVREPLAY_TUNING` the engine does not know.
+package struct TuningError: Error, CustomStringConvertible {
+    package var pair: String
+    package var description: String {
+        "\(AuditTuning.environmentVariable): '\(pair)' is not one of shorthand=always|never, routing=serial|parallel"
+    }
 }
 
 /// One file to audit and the model (an index into the run's models) its sessions fold with.

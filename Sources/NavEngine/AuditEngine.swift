@@ -119,7 +119,6 @@ extension AuditPipeline {
         if case .validate = mode { run.foldedSessions = false }
         if let spilling = collector as? SpillingCollector {
             run.storage.partitioned = spilling.partitioned
-            run.storage.partitionsInMemory = spilling.partitionsStayedInMemory
             run.storage.routedLines = spilling.routedLines
             run.storage.referencedLines = spilling.referencedLines
             run.storage.shortenedLines = spilling.shortenedLines

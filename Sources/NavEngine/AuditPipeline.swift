@@ -126,7 +126,7 @@ final class AuditPipeline {
             models: plan.models, options: configuration.sessionOptions, jobs: configuration.jobs,
             memoryLimit: configuration.memoryLimit, temporaryDirectory: configuration.temporaryDirectory,
             estimatedInputBytes: InputSize.estimate(plan.physical, gzipRatio: 12),
-            partitionedInputBytes: configuration.tuning.partitionedInputBytes, partitionMemory: configuration.tuning.partitionMemory)
+            partitionedInputBytes: configuration.tuning.partitionedInputBytes)
         collecting.refolding = mode.refolding
         if case .oneSession = mode {
             collecting.othersLedger = EventIDLedger(

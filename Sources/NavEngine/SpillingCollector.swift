@@ -24,7 +24,6 @@ final class SpillingCollector: SessionCollector {
     private let temporaryDirectory: String?
     private let estimatedInputBytes: Int64
     private let partitionedInputBytes: Int64
-    private let partitionMemory: Int?
     private var held: [SessionKey: [SessionLine]] = [:]
     /// Set when this collector folds sessions again for another run (`Refold`): they go there.
     var refolding: RefoldRequest?
@@ -37,10 +36,9 @@ final class SpillingCollector: SessionCollector {
 
     init(
         models: [NavigationModel], options: SessionAuditOptions, jobs: Int, memoryLimit: Int, temporaryDirectory: String?,
-        estimatedInputBytes: Int64, partitionedInputBytes: Int64 = 32 << 20, partitionMemory: Int? = nil
+        estimatedInputBytes: Int64, partitionedInputBytes: Int64 = 32 << 20
     ) throws {
         self.partitionedInputBytes = partitionedInputBytes
-        self.partitionMemory = partitionMemory
         self.models = models
         self.options = options
         self.jobs = max(1, jobs > 0 ? jobs : System.coreCount)
@@ -49,9 +47,8 @@ final class SpillingCollector: SessionCollector {
         self.estimatedInputBytes = estimatedInputBytes
     }
 
-    /// Whether lines went to partitions, and whether those stayed in memory to the end.
+    /// Whether lines went to partitions.
     var partitioned: Bool { spill != nil }
-    private(set) var partitionsStayedInMemory = false
 
     /// A run that failed before `finish` (which removes them) leaves no partitions either.
     deinit { spill?.remove() }
@@ -92,7 +89,6 @@ final class SpillingCollector: SessionCollector {
         routedFiles = files
         self.quarantine = quarantine
         self.mapped = byOriginalFile ? Array(repeating: nil, count: files.count) : mapped
-        mappedBytes = mapped.reduce(0) { $0 + Int64($1?.bytes.count ?? 0) }
     }
 
     /// Whether a line of original file `file`, read from `input`, may be referenced: yes when
@@ -114,7 +110,6 @@ final class SpillingCollector: SessionCollector {
     private(set) var routedLines: Int64 = 0
     private(set) var referencedLines: Int64 = 0
     private(set) var shortenedLines: Int64 = 0
-    private var mappedBytes: Int64 = 0
 
     /// Takes a line of a mapped input by reference; it is decoded in place when its partition
     /// folds.
@@ -276,25 +271,7 @@ final class SpillingCollector: SessionCollector {
 
     private func spillHeld() throws {
         if spill == nil {
-            var plan = self.plan
-            // Partitions of references alone (every input mapped) stay in memory while the
-            // budget holds them: a 1 GB log's are 110 MB, spared the kernel's copy in and out
-            // of the page cache. Copied lines go to files: kept in memory, they cost more (the
-            // kernel zeroing fresh pages: 6.9 to 7.9 s on a 1 GB log, files 5.2 to 6.6 s).
-            let fitting = max(0, memoryLimit - plan.reserve - Int(mappedBytes))
-            let allMapped = mappedBytes > 0 && mappedBytes >= estimatedInputBytes
-            var budget = partitionMemory ?? (allMapped && mappedBytes / 4 <= Int64(fitting) ? fitting : 0)
-            // Buffers kept in memory are a huge page each when a quarter of the budget allows,
-            // and at most half the budget in all whatever it is.
-            let hugeBuffers = plan.count * (2 << 20)
-            if budget > 0, hugeBuffers <= budget / 4 {
-                plan.bufferBytes = (2 << 20) - 1024
-                budget -= hugeBuffers
-            } else if budget > 0 {
-                plan.bufferBytes = min(plan.bufferBytes, max(4096, budget / plan.count / 2))
-            }
-            spill = try SpillPartitions(
-                count: plan.count, directory: temporaryDirectory, bufferBytes: plan.bufferBytes, memoryBudget: budget)
+            spill = try SpillPartitions(count: plan.count, directory: temporaryDirectory, bufferBytes: plan.bufferBytes)
         }
         guard let spill else { return }
         for (key, lines) in held {
@@ -317,7 +294,6 @@ final class SpillingCollector: SessionCollector {
         defer { spill.remove() }
         try spillHeld()
         try spill.closeWriters()
-        partitionsStayedInMemory = spill.inMemory
         try readingQuarantine?.close()
         let workers = min(jobs, spill.count)
         let counter = FoldCounter(partitions: spill.count, report: progress)

@@ -73,26 +73,17 @@ package final class SpillPartitions: @unchecked Sendable {
     package var directory: String { files.directory }
     private var writers: [SpillFileWriter]
     private let bufferBytes: Int
-    /// Whether the partitions are still kept in memory (full buffers kept, not written).
-    package private(set) var inMemory: Bool
-    /// How many bytes of buffers the partitions may keep in memory before all go to files.
-    private let memoryBudget: Int
-    private var keptBytes = 0
-    /// After `closeWriters()`, each partition's buffers when they stayed in memory.
-    private var resident: [Locked<[ByteBuffer]>] = []
 
-    /// `memoryBudget`: bytes of buffers the partitions may keep in memory; past it, every
-    /// partition goes to its file (0: files from the start).
-    package init(count: Int, directory: String?, bufferBytes: Int, memoryBudget: Int = 0) throws {
+    /// Partitions go to files in the page cache: kept in memory instead, a 1 GB or 4 GB log's
+    /// references folded no faster and raised the peak (`scripts/bench --mechanisms`).
+    package init(count: Int, directory: String?, bufferBytes: Int) throws {
         self.count = count
         self.bufferBytes = bufferBytes
-        self.memoryBudget = memoryBudget
-        inMemory = memoryBudget > 0
         files = try ScratchFileSet(in: directory, count: count, kinds: ["part-", "out-", "bad-"])
         writers = []
         do {
             for partition in 0..<count {
-                writers.append(try SpillFileWriter(path: path(partition), bufferBytes: bufferBytes, createNow: !inMemory))
+                writers.append(try SpillFileWriter(path: path(partition), bufferBytes: bufferBytes))
             }
         } catch {
             remove()
@@ -130,7 +121,7 @@ package final class SpillPartitions: @unchecked Sendable {
         buffer.append(form)
         buffer.append(SpillPartitions.tag(sessionHash: sessionHash))
         buffer.append(UnsafeRawBufferPointer(bytes))
-        if writer.isFull { try flush(writer) }
+        if writer.isFull { try writer.flush() }
     }
 
     /// Writes a reference to a line of a mapped input (form 4): its offset and length.
@@ -138,7 +129,7 @@ package final class SpillPartitions: @unchecked Sendable {
         let writer = writers[Int(sessionHash % UInt64(count))]
         SpillPartitions.appendReference(
             to: writer.buffer, sessionHash: sessionHash, model: model, location: location, offset: offset, length: length)
-        if writer.isFull { try flush(writer) }
+        if writer.isFull { try writer.flush() }
     }
 
     /// A reference record (form 4), `4 + referenceBytes` bytes; its line number is at
@@ -163,39 +154,9 @@ package final class SpillPartitions: @unchecked Sendable {
     package static let referenceLineOffset = 4 + 4 + 4
 
     /// Appends a buffer of whole records (a chunk's references) to a partition, after what it
-    /// holds: kept in memory while the budget allows, else written.
+    /// holds.
     package func append(records: ByteBuffer, to partition: Int) throws {
-        let writer = writers[partition]
-        if inMemory {
-            // What `keep` adds: these records, and the writer's buffer if it holds any.
-            if keptBytes + records.capacity + (writer.buffer.count > 0 ? writer.buffer.capacity : 0) <= memoryBudget {
-                keptBytes += writer.keep(records)
-                return
-            }
-            try leaveMemory()
-        }
-        try writer.write(records: records)
-    }
-
-    /// A full buffer: kept in memory while the budget allows, else written (and, the first
-    /// time, every partition's kept buffers with it).
-    private func flush(_ writer: SpillFileWriter) throws {
-        if inMemory {
-            if keptBytes + writer.buffer.capacity <= memoryBudget {
-                keptBytes += writer.keepBuffer()
-                return
-            }
-            try leaveMemory()
-        }
-        try writer.flush()
-    }
-
-    /// Past the memory budget: every partition's kept buffers go to its file, and from now on
-    /// full buffers are written.
-    private func leaveMemory() throws {
-        inMemory = false
-        keptBytes = 0
-        for writer in writers { try writer.writeKept() }
+        try writers[partition].write(records: records)
     }
 
     /// Writes one line to its session's partition: in `SpillCodec`'s binary form, or else as
@@ -227,7 +188,7 @@ package final class SpillPartitions: @unchecked Sendable {
             }
         }
         buffer.patch(UInt32(buffer.count - start - 4), at: start)
-        if writer.isFull { try flush(writer) }
+        if writer.isFull { try writer.flush() }
     }
 
     /// How many partitions may be open at once: up to 4,096 (64 GB of input in 16 MB
@@ -259,15 +220,9 @@ package final class SpillPartitions: @unchecked Sendable {
     package static let referenceBytes = headerBytes + 8 + 4
     /// The four hashes that follow the header of a decoded line (forms 0 and 1).
     package static let hashBytes = 8 * 4
-    /// How many references ahead a mapped line is prefetched.
-    package static let prefetchDistance = 4
 
     package func closeWriters() throws {
-        if inMemory {
-            resident = writers.map { Locked($0.takeAll()) }
-        } else {
-            for writer in writers { try writer.close() }
-        }
+        for writer in writers { try writer.close() }
         writers = []
     }
 
@@ -288,22 +243,9 @@ package final class SpillPartitions: @unchecked Sendable {
         partition: Int, files: [String], mapped: [MappedInput?] = [], keepQuarantine: Bool, buffer bytes: inout [UInt8],
         long: LongSessions? = nil, fold: (SessionKey, inout [SessionLine]) throws -> Void
     ) throws -> [Finding] {
-        let kept =
-            resident.isEmpty
-            ? nil
-            : resident[partition].withLock { buffers in
-                defer { buffers = [] }
-                return buffers
-            }
         let decoder = PartitionDecoder(corrupt: corrupt(partition), files: files, mapped: mapped, keepQuarantine: keepQuarantine)
         var starts: [UnsafePointer<UInt8>] = []
-        if let kept {
-            // Each kept buffer ends at a record's end.
-            try withExtendedLifetime(kept) {
-                for chunk in kept where !records(in: chunk.byteBuffer, into: &starts) { throw corrupt(partition) }
-                try foldAll(starts, decoder, long: long, fold: fold)
-            }
-        } else if let long, Self.size(of: path(partition)) > long.readLimit {
+        if let long, Self.size(of: path(partition)) > long.readLimit {
             try readInPieces(partition, decoder, long, buffer: &bytes, fold: fold)
         } else {
             try LineReader.readWholeFile(path(partition), into: &bytes)
@@ -362,14 +304,6 @@ package final class SpillPartitions: @unchecked Sendable {
             lines.reserveCapacity(members.count)
             var key: SessionKey?
             for position in members.indices {
-                // The mapped lines a few records on are loaded meanwhile: they lie far apart.
-                let ahead = position + SpillPartitions.prefetchDistance
-                if ahead < members.endIndex {
-                    let next = record(members[ahead])
-                    if next.form == 4, let line = decoder.mappedLine(next) {
-                        navreplay_prefetch(line.baseAddress!, min(512, line.count))
-                    }
-                }
                 let current = record(members[position])
                 let location = current.location
                 guard let decoded = try decoder.decode(current, location: location) else { continue }
@@ -434,7 +368,6 @@ package final class SpillPartitions: @unchecked Sendable {
     package func remove() {
         for writer in writers { writer.discard() }
         writers = []
-        resident = []
         files.remove()
     }
 }

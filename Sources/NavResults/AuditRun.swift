@@ -66,9 +66,8 @@ public struct AuditRun: Sendable {
         /// Inputs read through a memory mapping (their routed lines were references; a validation
         /// checked their lines in place).
         public var mappedInputs = 0
-        /// Whether sessions were partitioned, and whether the partitions stayed in memory.
+        /// Whether sessions were partitioned.
         public var partitioned = false
-        public var partitionsInMemory = false
         /// Lines routed to their partition by their session alone (decoded when it folded),
         /// those of them routed as references to a mapped input, and those copied in
         /// shorthand (`LineShorthand`).

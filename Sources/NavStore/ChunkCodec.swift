@@ -17,16 +17,17 @@ enum ChunkCodec {
     /// Appends the line's record; returns the bytes appended.
     @discardableResult
     static func append(_ line: RawLine, file: Int, to buffer: inout [UInt8]) -> Int {
-        let before = buffer.count
-        var prefix: [UInt8] = []
-        prefix.reserveCapacity(24)
-        LocatedLine.appendPrefix(of: line, file: file, to: &prefix)
         let headerAt = buffer.count
         buffer.append(raw)
-        appendInteger(UInt16(prefix.count), to: &buffer)
+        appendInteger(UInt16(0), to: &buffer)  // the prefix's length, set below
         appendInteger(UInt32(line.bytes.count), to: &buffer)
-        buffer.append(contentsOf: prefix)
+        // In place, not through an array of its own: that would be an allocation a line.
+        LocatedLine.appendPrefix(of: line, file: file, to: &buffer)
         let textAt = buffer.count
+        withUnsafeBytes(of: UInt16(textAt - headerAt - 7).littleEndian) { bytes in
+            buffer[headerAt + 1] = bytes[0]
+            buffer[headerAt + 2] = bytes[1]
+        }
         buffer.append(contentsOf: repeatElement(0, count: line.bytes.count))
         let shortened = buffer.withUnsafeMutableBufferPointer { out in
             LineShorthand.shorten(line.bytes, into: out.baseAddress! + textAt)
@@ -42,7 +43,7 @@ enum ChunkCodec {
                 _ = UnsafeMutableBufferPointer(rebasing: out[textAt...]).initialize(from: line.bytes)
             }
         }
-        return buffer.count - before
+        return buffer.count - headerAt
     }
 
     /// The chunk's lines as located input (`FILE<TAB>LINE<TAB>line`, one a line), or `nil` when

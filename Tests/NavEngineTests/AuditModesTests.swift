@@ -226,19 +226,16 @@ import NavPartitions
         #expect(
             reference.run.invalidFindings.filter { reference.run.path(of: $0.location) == trickyPath }.count == 3,
             "over-long, a string seq, torn")
-        var inMemory = AuditRun.Storage()
-        inMemory.mappedInputs = paths.count
-        inMemory.partitioned = true
-        inMemory.partitionsInMemory = true
+        var mapped = AuditRun.Storage()
+        mapped.mappedInputs = paths.count
+        mapped.partitioned = true
         // Routed: every line whose session_id the scanner finds (about all of them); of those,
         // referenced: all but the torn last line, which the reader assembled.
         let routed = try audit { $0.tuning.partitionedInputBytes = 0 }.run.storage.routedLines
         #expect(routed > (reference.run.counts.lines - reference.run.counts.blankLines) * 9 / 10)
-        inMemory.routedLines = routed
-        inMemory.referencedLines = routed - 1
-        var leftMemory = inMemory
-        leftMemory.partitionsInMemory = false
-        var copied = leftMemory
+        mapped.routedLines = routed
+        mapped.referencedLines = routed - 1
+        var copied = mapped
         copied.mappedInputs = 0
         copied.referencedLines = 0
         // In shorthand: all but the torn last line (kept as it is, with no line end).
@@ -246,22 +243,14 @@ import NavPartitions
         shortened.shortenedLines = routed - 1
         let variants: [(String, AuditRun.Storage, (inout AuditConfiguration) -> Void)] = [
             (
-                "mapped, partitions in memory", inMemory,
+                "mapped", mapped,
                 {
                     $0.tuning.partitionedInputBytes = 0
                     $0.jobs = 2
                 }
             ),
             (
-                "mapped, partitions leave memory", leftMemory,
-                {
-                    $0.tuning.partitionedInputBytes = 0
-                    $0.tuning.partitionMemory = 64 << 10
-                    $0.jobs = 2
-                }
-            ),
-            (
-                "mapped, one job", inMemory,
+                "mapped, one job", mapped,
                 {
                     $0.tuning.partitionedInputBytes = 0
                     $0.jobs = 1
@@ -270,7 +259,7 @@ import NavPartitions
             // Routed in chunks of 4 KiB (one line can be most of one), on 2 jobs and on 1, in
             // and out of memory; and on the reading thread alone.
             (
-                "mapped, small chunks", inMemory,
+                "mapped, small chunks", mapped,
                 {
                     $0.tuning.partitionedInputBytes = 0
                     $0.tuning.routingChunkBytes = 4096
@@ -278,7 +267,7 @@ import NavPartitions
                 }
             ),
             (
-                "mapped, small chunks, one job", inMemory,
+                "mapped, small chunks, one job", mapped,
                 {
                     $0.tuning.partitionedInputBytes = 0
                     $0.tuning.routingChunkBytes = 4096
@@ -286,16 +275,7 @@ import NavPartitions
                 }
             ),
             (
-                "mapped, small chunks, partitions leave memory", leftMemory,
-                {
-                    $0.tuning.partitionedInputBytes = 0
-                    $0.tuning.routingChunkBytes = 4096
-                    $0.tuning.partitionMemory = 64 << 10
-                    $0.jobs = 2
-                }
-            ),
-            (
-                "mapped, routed serially", inMemory,
+                "mapped, routed serially", mapped,
                 {
                     $0.tuning.partitionedInputBytes = 0
                     $0.tuning.routesInParallel = false
@@ -349,7 +329,7 @@ import NavPartitions
             $0.maxLineBytes = 2048
             $0.jobs = 2
         }
-        #expect(streamed.run.storage == inMemory)
+        #expect(streamed.run.storage == mapped)
         let sameStreamed = streamed.findings == collected.findings
         #expect(sameStreamed)
     }

@@ -12,7 +12,7 @@ import Testing
 /// in chunks on every core or on one thread), the partitions spilled or not, it gives the audit
 /// of the original files.
 @Suite struct LocatedSplitsTests {
-    @Test(arguments: ["in memory", "partitioned", "partitioned, one thread", "partitioned, spilled"])
+    @Test(arguments: ["in memory", "partitioned", "partitioned, one thread"])
     func splitsNumberedWithinThemselvesGiveTheOriginalLines(_ mode: String) throws {
         let directory = try AuditModesTests.scratch()
         defer { try? FileManager.default.removeItem(at: directory) }
@@ -55,7 +55,6 @@ import Testing
                 $0.tuning.routingChunkBytes = 4096  // many chunks a file
             }
             if mode == "partitioned, one thread" { $0.tuning.routesInParallel = false }
-            if mode == "partitioned, spilled" { $0.tuning.partitionMemory = 64 << 10 }
         }
         // The lines read from shuffled inputs reach the quarantine, and the findings without a
         // session, in the order they were read (a distributed run sorts them): compared as sets.
