@@ -19,6 +19,8 @@ public struct NavigationFold: Sendable {
     let stacks: StackTable
     /// The state, in the fold's working form (see `FoldState`).
     var working: FoldState
+    /// The symbols of the names the state holds: the model's, and the session's own.
+    var symbols: SessionSymbols
     /// `model.flows[working.flow]`, kept with the flow: most events ask what the flow owns.
     var flowSpec: FlowSpec?
     /// The model's initial state, in working form: a session_start without a snapshot resets to it.
@@ -30,7 +32,7 @@ public struct NavigationFold: Sendable {
     let hasRouteBoundModals: Bool
 
     /// The state after the events applied so far.
-    public var state: NavigationState { working.state(stacks) }
+    public var state: NavigationState { working.state(stacks, symbols) }
 
     /// Whether findings carry the state before and after their event (for explanations).
     /// An audit that writes only the contract's keys turns it off: a session's findings are held
@@ -62,6 +64,7 @@ public struct NavigationFold: Sendable {
         stacks = model.stackTable
         initialState = FoldState(initialOf: model, table: stacks)
         working = initialState
+        symbols = SessionSymbols(model.symbolTable)
         flowSpec = model.flows[working.flow]
         stackWitness = Array(repeating: nil, count: stacks.count)
         usesPresentationKeys = model.usesPresentationKeys
@@ -71,7 +74,7 @@ public struct NavigationFold: Sendable {
     /// Starts from a given state (e.g. a router restored from a snapshot).
     public init(model: NavigationModel, state: NavigationState) {
         self.init(model: model)
-        working = FoldState(state, table: stacks)
+        working = FoldState(state, table: stacks, symbols: &symbols)
         flowSpec = model.flows[working.flow]
     }
 
@@ -180,7 +183,7 @@ public struct NavigationFold: Sendable {
             #if DEBUG
                 assert(before == debugBefore, "a state change came before the event's first finding")
             #endif
-            let explanation = StateExplanation(before: before.state(stacks), after: state)
+            let explanation = StateExplanation(before: before.state(stacks, symbols), after: state)
             for index in findings.indices { findings[index].explain(explanation) }
         }
         pending = []
