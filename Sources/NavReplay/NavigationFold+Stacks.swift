@@ -43,12 +43,13 @@ extension NavigationFold {
 
     // MARK: Stack operations
 
+    /// `number`: the stack's number, `nil` when the model does not declare it.
     mutating func applyStackOperation(
-        _ payload: NavigationEvent.Payload, reference: EventReference
+        _ payload: NavigationEvent.Payload, number: Int?, reference: EventReference
     ) {
         guard let stack = payload.stack else { return }
         // 1. Declared: otherwise nothing else is checked and the event is not applied.
-        guard let number = stacks.number(of: stack) else {
+        guard let number else {
             report(StackUnknown.violation(of: stack, operation: payload.name))
             return
         }

@@ -130,7 +130,10 @@ public struct NavigationFold: Sendable {
         isApplying = true
         selectGroup(event.correlationID)
 
-        let undeclaredStack = event.payload.stack.map { stacks.number(of: $0) == nil } ?? false
+        // The event's stack, resolved once: its number, `nil` for a name the model does not declare.
+        let stack = event.payload.stack
+        let stackNumber = stack.flatMap { stacks.number(of: $0) }
+        let undeclaredStack = stack != nil && stackNumber == nil
         if let contentIdentity, !undeclaredStack {
             let earlier = latestGroup.contentIdentities[contentIdentity]
             if let violation = AnalyticsDuplicate.check(event.name, earlier: earlier, correlationID: event.correlationID) {
@@ -157,7 +160,7 @@ public struct NavigationFold: Sendable {
         case .sessionStart(let snapshot):
             start(from: snapshot, reference: reference)
         case .routePush, .routePop, .routeReplace, .routePopTo, .routeInsert, .routeRemove:
-            applyStackOperation(event.payload, reference: reference)
+            applyStackOperation(event.payload, number: stackNumber, reference: reference)
         case .flowSwitch(let from, let to):
             applyFlowSwitch(from: from, to: to, event: event, reference: reference)
         case .tabSwitch(let from, let to):
