@@ -10,18 +10,20 @@ public struct NavigationModel: Sendable, Equatable {
     public var initial: InitialState
     /// Flows by name; `flowNames` keeps the file's order.
     public var flows: [String: FlowSpec]
-    public var flowNames: [String]
+    public var flowNames: [String] { didSet { refreshStackTable() } }
     /// Stacks by name; `stackNames` keeps the file's order.
     public var stacks: [String: StackSpec] { didSet { refreshStackTable() } }
     public var stackNames: [String] { didSet { refreshStackTable() } }
     public var modals: [String: ModalSpec] { didSet { refreshStackTable() } }
     public var modalNames: [String] { didSet { refreshStackTable() } }
     public var commands: [String: CommandSpec]
-    public var commandNames: [String]
+    public var commandNames: [String] { didSet { refreshStackTable() } }
     /// Deep links the router resolves (a NavReplay extension of the v1 model; optional).
     public var deepLinks: DeepLinkTable
     /// The stacks by number, derived from the declarations above and kept with them.
     package private(set) var stackTable: StackTable
+    /// Every declared name as a symbol, derived from the declarations above and kept with them.
+    package private(set) var symbolTable: SymbolTable
 
     init(
         modelVersion: Int, name: String, initial: InitialState, flows: [String: FlowSpec], flowNames: [String],
@@ -40,11 +42,14 @@ public struct NavigationModel: Sendable, Equatable {
         self.commands = commands
         self.commandNames = commandNames
         self.deepLinks = deepLinks
-        stackTable = StackTable(stacks: stacks, stackNames: stackNames, modals: modals, modalNames: modalNames)
+        let stackTable = StackTable(stacks: stacks, stackNames: stackNames, modals: modals, modalNames: modalNames)
+        self.stackTable = stackTable
+        symbolTable = SymbolTable(flowNames: flowNames, stacks: stackTable, modalNames: modalNames, commandNames: commandNames)
     }
 
     private mutating func refreshStackTable() {
         stackTable = StackTable(stacks: stacks, stackNames: stackNames, modals: modals, modalNames: modalNames)
+        symbolTable = SymbolTable(flowNames: flowNames, stacks: stackTable, modalNames: modalNames, commandNames: commandNames)
     }
 
     /// Equal declarations (the stack table is derived from them).
@@ -346,6 +351,9 @@ package final class StackTable: Sendable {
     /// Whether each stack compares routes by value (`identity: value`), and whether any does.
     package let valueIdentity: [Bool]
     package let anyValueIdentity: Bool
+    /// Whether a route enters each stack with no check but `route.unknown`: no singletons, no
+    /// positions, no `max_depth` (the fold then reads nothing else of its spec).
+    package let plainEntry: [Bool]
     private let numbers: [String: Int]
 
     init(
@@ -383,6 +391,7 @@ package final class StackTable: Sendable {
         self.owningModals = owningModals
         valueIdentity = specs.map { $0.identity == .value }
         anyValueIdentity = valueIdentity.contains(true)
+        plainEntry = specs.map { $0.singletons.isEmpty && $0.positions.isEmpty && $0.maxDepth == nil }
     }
 
     package var count: Int { names.count }

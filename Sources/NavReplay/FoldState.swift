@@ -3,15 +3,15 @@ import NavJSON
 import NavModel
 
 /// `NavigationState` in the fold's working form: the routes of the model's stacks in an array
-/// indexed by stack number, so that an event reaches its stack without hashing names (the
-/// String-keyed dictionaries were a fifth of the fold's profile). `state(_:)` builds the
-/// public form only when it is asked for: findings, steps, the end of a session.
+/// indexed by stack number, each route a symbol (`SessionSymbols`), so that an event reaches its
+/// stack without hashing names and compares routes as integers. `state(_:_:)` builds the public
+/// form only when it is asked for: findings, steps, the end of a session.
 struct FoldState: Sendable, Equatable {
     var flow: String
     var tab: String?
     var modals: [String]
     /// The routes of each model stack, by number; empty where the state does not list it.
-    var routes: [[String]]
+    var routes: [[Symbol]]
     /// Whether the state lists each model stack (every state does, but one given to
     /// `NavigationFold.init(model:state:)`, which may leave some out).
     var listed: [Bool]
@@ -21,7 +21,7 @@ struct FoldState: Sendable, Equatable {
     /// value (`identity: value`); empty for the others. `syncParams(_:)` keeps the lengths.
     var params: [[RouteParams?]]
 
-    init(_ state: NavigationState, table: StackTable) {
+    init(_ state: NavigationState, table: StackTable, symbols: inout SessionSymbols) {
         flow = state.flow
         tab = state.tab
         modals = state.modals
@@ -31,7 +31,7 @@ struct FoldState: Sendable, Equatable {
         params = Array(repeating: [], count: table.count)
         for (name, stackRoutes) in state.stacks {
             if let number = table.number(of: name) {
-                routes[number] = stackRoutes
+                routes[number] = stackRoutes.map { symbols.intern($0) }
                 listed[number] = true
             } else {
                 otherStacks[name] = stackRoutes
@@ -53,26 +53,46 @@ struct FoldState: Sendable, Equatable {
         }
     }
 
-    func state(_ table: StackTable) -> NavigationState {
+    func state(_ table: StackTable, _ symbols: SessionSymbols) -> NavigationState {
         var stacks = otherStacks
         stacks.reserveCapacity(otherStacks.count + table.count)
-        for number in routes.indices where listed[number] { stacks[table.names[number]] = routes[number] }
+        for number in routes.indices where listed[number] { stacks[table.names[number]] = symbols.names(routes[number]) }
         return NavigationState(flow: flow, tab: tab, stacks: stacks, modals: modals)
     }
 
-    /// A stack's routes; `nil` when the state does not list it.
-    func routes(of stack: String, in table: StackTable) -> [String]? {
-        if let number = table.number(of: stack) { return listed[number] ? routes[number] : nil }
+    /// A stack's routes by name; `nil` when the state does not list it.
+    func routeNames(of stack: String, in table: StackTable, _ symbols: SessionSymbols) -> [String]? {
+        if let number = table.number(of: stack) { return listed[number] ? symbols.names(routes[number]) : nil }
         return otherStacks[stack]
     }
 
-    mutating func setRoutes(_ newRoutes: [String], of stack: String, in table: StackTable) {
+    /// A stack's top route by name; `nil` when it is empty or the state does not list it.
+    func top(of stack: String, in table: StackTable, _ symbols: SessionSymbols) -> String? {
+        if let number = table.number(of: stack) { return listed[number] ? routes[number].last.map(symbols.name) : nil }
+        return otherStacks[stack]?.last
+    }
+
+    /// Whether the top route of stack `number` is `route` (`nil`: the stack is empty).
+    func topIs(_ route: String?, number: Int, _ symbols: SessionSymbols) -> Bool {
+        guard let top = routes[number].last else { return route == nil }
+        guard let route else { return false }
+        return symbols.name(top) == route
+    }
+
+    /// A stack's depth; 0 when the state does not list it.
+    func depth(of stack: String, in table: StackTable) -> Int {
+        if let number = table.number(of: stack) { return listed[number] ? routes[number].count : 0 }
+        return otherStacks[stack]?.count ?? 0
+    }
+
+    /// Empties a stack.
+    mutating func empty(_ stack: String, in table: StackTable) {
         if let number = table.number(of: stack) {
-            routes[number] = newRoutes
+            routes[number].removeAll()
             listed[number] = true
             if table.valueIdentity[number] { syncParams(number) }
         } else {
-            otherStacks[stack] = newRoutes
+            otherStacks[stack] = []
         }
     }
 }
@@ -90,7 +110,7 @@ extension FoldState {
     }
 
     /// Whether a route with these parameters stands in `range` of a value-identity stack.
-    func holds(_ route: String, params value: RouteParams?, number: Int, in range: Range<Int>) -> Bool {
+    func holds(_ route: Symbol, params value: RouteParams?, number: Int, in range: Range<Int>) -> Bool {
         let value = value.flatMap { $0.isEmpty ? nil : $0 }
         return range.contains { routes[number][$0] == route && (params[number][$0].flatMap { $0.isEmpty ? nil : $0 }) == value }
     }

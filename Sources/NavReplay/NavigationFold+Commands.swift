@@ -32,7 +32,7 @@ extension NavigationFold {
         mutating func noteEmptyResets(in state: FoldState, _ table: StackTable, emptied: [String]) {
             var seenEmpty: [String] = []
             for stack in resetsAwaitingEmpty.keys
-            where (state.routes(of: stack, in: table)?.isEmpty ?? true) || emptied.contains(stack) {
+            where state.depth(of: stack, in: table) == 0 || emptied.contains(stack) {
                 seenEmpty.append(stack)
             }
             for stack in seenEmpty {
@@ -58,7 +58,7 @@ extension NavigationFold {
         /// Each stack's routes at the last switch, up to its last position bound to flows (the
         /// routes above are never compared): a whole copy of a deep stack per open group grew
         /// with depth x groups.
-        var stacksAtSwitch: [[String]]
+        var stacksAtSwitch: [[Symbol]]
     }
 
     struct PendingCommand: Sendable {
@@ -181,11 +181,13 @@ extension NavigationFold {
         var findings: [(finding: Finding, before: CondensedState?)] = []
         for stack in flowSpec?.ownedStacks ?? [] {
             guard let number = stacks.number(of: stack) else { continue }
-            let routes = working.routes[number]
+            guard !stacks.specs[number].positions.isEmpty else { continue }
+            let routes = symbols.names(working.routes[number])
             let atSwitch = flowSwitch.stacksAtSwitch[number]
             for requirement in RoutePosition.check(stack: routes, spec: stacks.specs[number], flow: working.flow, flowBoundOnly: true) {
                 let route = routes[requirement.index]
-                guard requirement.index < atSwitch.count, atSwitch[requirement.index] == route else { continue }
+                guard requirement.index < atSwitch.count, atSwitch[requirement.index] == working.routes[number][requirement.index]
+                else { continue }
                 let violation = RoutePosition.violation(
                     afterSwitch: requirement, route: route, stack: stack, flow: working.flow, correlationID: correlationID)
                 findings.append(
@@ -197,7 +199,7 @@ extension NavigationFold {
 
     /// Each stack's routes up to its last position bound to flows: what
     /// `checkFlowBoundPositions` compares at a group's end.
-    func routesAtSwitch() -> [[String]] {
+    func routesAtSwitch() -> [[Symbol]] {
         working.routes.indices.map { number in
             let bound = stacks.specs[number].positions.lazy.filter { $0.flows != nil }.map { $0.index + 1 }.max() ?? 0
             return Array(working.routes[number].prefix(bound))

@@ -12,7 +12,7 @@ extension NavigationFold {
         }
         let problem = ModalNotAllowed.check(
             presenting: modal, style: style, flow: working.flow, tab: working.tab, presented: working.modals, model: model,
-            top: { working.routes(of: $0, in: stacks)?.last })
+            top: { working.top(of: $0, in: stacks, symbols) })
         if let problem {
             report(
                 ModalNotAllowed.violation(
@@ -43,7 +43,7 @@ extension NavigationFold {
     mutating func checkModalsOnTheirRoutes(after stack: String) {
         let off = ModalNotAllowed.modalsOffTheirRoutes(
             covering: stack, flow: working.flow, tab: working.tab, presented: working.modals, model: model,
-            top: { working.routes(of: $0, in: stacks)?.last })
+            top: { working.top(of: $0, in: stacks, symbols) })
         for (modal, route) in off {
             report(ModalNotAllowed.violation(offRoutes: modal, stack: stack, route: route, model: model))
         }

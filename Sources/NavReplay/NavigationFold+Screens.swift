@@ -27,10 +27,11 @@ extension NavigationFold {
                 working.modals.removeAll()
             }
             if let route {
-                if let index = working.routes[number].lastIndex(of: route) {
+                let symbol = symbols.intern(route)
+                if let index = working.routes[number].lastIndex(of: symbol) {
                     working.routes[number].removeSubrange((index + 1)...)
                 } else {
-                    working.routes[number].append(route)
+                    working.routes[number].append(symbol)
                 }
             } else {
                 working.routes[number].removeAll()

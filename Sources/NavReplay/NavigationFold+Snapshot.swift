@@ -18,7 +18,7 @@ extension NavigationFold {
     mutating func heldStateBefore() -> CondensedState? {
         guard keepsStates else { return nil }
         captureStateBefore()
-        return CondensedState((stateBefore ?? working).state(stacks))
+        return CondensedState((stateBefore ?? working).state(stacks, symbols))
     }
 
     /// With `keepsStates`: the state now, as a group holds it until it ends.
@@ -67,7 +67,7 @@ extension NavigationFold {
             if let problem = StackNotOwned.check(restoring: number, routes: routes, modals: snapshot.modals, model: model) {
                 report(StackNotOwned.violation(problem, restoring: stack, modals: snapshot.modals))
             }
-            restored.routes[number] = routes
+            restored.routes[number] = routes.map { symbols.intern($0) }
             restored.listed[number] = true
             stackWitness[number] = reference
         }

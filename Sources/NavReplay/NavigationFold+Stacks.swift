@@ -8,17 +8,17 @@ import NavModel
 extension NavigationFold {
     // MARK: Stacks by name
 
-    /// A stack's routes; `nil` when the state does not list it.
+    /// A stack's routes by name; `nil` when the state does not list it.
     func routes(of stack: String) -> [String]? {
-        working.routes(of: stack, in: stacks)
+        working.routeNames(of: stack, in: stacks, symbols)
     }
 
     func top(of stack: String) -> String? {
-        routes(of: stack)?.last
+        working.top(of: stack, in: stacks, symbols)
     }
 
     func depth(of stack: String) -> Int {
-        routes(of: stack)?.count ?? 0
+        working.depth(of: stack, in: stacks)
     }
 
     func witness(of stack: String) -> EventReference? {
@@ -36,19 +36,20 @@ extension NavigationFold {
 
     /// Empties a stack (a modal's own, when its modal comes or goes).
     mutating func empty(_ stack: String, reference: EventReference) {
-        working.setRoutes([], of: stack, in: stacks)
+        working.empty(stack, in: stacks)
         setWitness(reference, of: stack)
         emptiedDuringEvent.append(stack)
     }
 
     // MARK: Stack operations
 
+    /// `number`: the stack's number, `nil` when the model does not declare it.
     mutating func applyStackOperation(
-        _ payload: NavigationEvent.Payload, reference: EventReference
+        _ payload: NavigationEvent.Payload, number: Int?, reference: EventReference
     ) {
         guard let stack = payload.stack else { return }
         // 1. Declared: otherwise nothing else is checked and the event is not applied.
-        guard let number = stacks.number(of: stack) else {
+        guard let number else {
             report(StackUnknown.violation(of: stack, operation: payload.name))
             return
         }
@@ -110,8 +111,8 @@ extension NavigationFold {
         switch payload {
         case .routePush(_, _, let route, let params):
             let count = working.routes[number].count
-            checkEntering(route, params: params, number: number, below: 0..<count, index: count, depthAfter: count + 1)
-            working.routes[number].append(route)
+            let symbol = checkEntering(route, params: params, number: number, below: 0..<count, index: count, depthAfter: count + 1)
+            working.routes[number].append(symbol)
             if stacks.valueIdentity[number] { working.params[number].append(params) }
         case .routePop(_, _, let to, let amount):
             let depth = working.routes[number].count
@@ -126,7 +127,9 @@ extension NavigationFold {
                 removed = Int(min(max(count, 0), Int64(depth)))
             }
             // Step 5 reports a wrong to_route after the change: keep the state before it first.
-            if to != (removed < depth ? working.routes[number][depth - removed - 1] : nil) { captureStateBefore() }
+            if !(removed < depth ? to.map { symbols.name(working.routes[number][depth - removed - 1]) == $0 } ?? false : to == nil) {
+                captureStateBefore()
+            }
             // Emptied stacks keep their storage: the next push would allocate it again.
             if removed == depth {
                 working.routes[number].removeAll(keepingCapacity: true)
@@ -136,23 +139,25 @@ extension NavigationFold {
         case .routeReplace(_, _, let route, let params):
             // No copy of the stack is kept across the change: it made every replace copy it.
             let count = working.routes[number].count
-            checkEntering(
+            let symbol = checkEntering(
                 route, params: params, number: number, below: 0..<max(count - 1, 0), index: max(count - 1, 0), depthAfter: max(count, 1))
             if count == 0 {
-                working.routes[number].append(route)
+                working.routes[number].append(symbol)
                 if stacks.valueIdentity[number] { working.params[number].append(params) }
             } else {
-                working.routes[number][count - 1] = route
+                working.routes[number][count - 1] = symbol
                 if stacks.valueIdentity[number] { working.params[number][count - 1] = params }
             }
         case .routePopTo(_, _, let target):
             if let target {
                 let first = stacks.specs[number].popTo == .first
-                let index = first ? working.routes[number].firstIndex(of: target) : working.routes[number].lastIndex(of: target)
+                let symbol = symbols.existing(target)
+                let index =
+                    symbol.flatMap { first ? working.routes[number].firstIndex(of: $0) : working.routes[number].lastIndex(of: $0) }
                 if let index {
                     working.routes[number].removeSubrange((index + 1)...)
                 } else if let violation = StackOutOfRange.check(
-                    poppingTo: target, found: false, stack: stack, routes: working.routes[number])
+                    poppingTo: target, found: false, stack: stack, routes: symbols.names(working.routes[number]))
                 {
                     report(violation)
                 }
@@ -163,14 +168,15 @@ extension NavigationFold {
             let count = working.routes[number].count
             if let violation = StackOutOfRange.check(inserting: index, stack: stack, count: count) { report(violation) }
             let at = Int(min(max(index, 0), Int64(count)))
-            checkEntering(route, params: params, number: number, below: 0..<count, index: at, depthAfter: count + 1)
-            working.routes[number].insert(route, at: at)
+            let symbol = checkEntering(route, params: params, number: number, below: 0..<count, index: at, depthAfter: count + 1)
+            working.routes[number].insert(symbol, at: at)
             if stacks.valueIdentity[number] { working.params[number].insert(params, at: at) }
         case .routeRemove(_, let route):
+            guard let symbol = symbols.existing(route) else { break }  // never interned: no stack holds it
             if stacks.valueIdentity[number] {
-                working.params[number] = zip(working.routes[number], working.params[number]).filter { $0.0 != route }.map(\.1)
+                working.params[number] = zip(working.routes[number], working.params[number]).filter { $0.0 != symbol }.map(\.1)
             }
-            working.routes[number].removeAll { $0 == route }
+            working.routes[number].removeAll { $0 == symbol }
         default:
             break
         }
@@ -182,8 +188,8 @@ extension NavigationFold {
     mutating func checkTop(
         of number: Int, claimed: String?, field: String, afterPop: Bool = false, witness: EventReference? = nil
     ) {
-        let top = working.routes[number].last
-        guard claimed != top else { return }  // the usual case, before the check's arguments are built
+        guard !working.topIs(claimed, number: number, symbols) else { return }  // the usual case, before the check's arguments are built
+        let top = working.routes[number].last.map(symbols.name)
         let stack = stacks.names[number]
         guard
             let violation = StateMismatch.check(
@@ -192,10 +198,11 @@ extension NavigationFold {
         else { return }
         report(violation)
         if let claimed {
-            if let index = working.routes[number].lastIndex(of: claimed) {
+            let symbol = symbols.intern(claimed)
+            if let index = working.routes[number].lastIndex(of: symbol) {
                 working.routes[number].removeSubrange((index + 1)...)
             } else {
-                working.routes[number].append(claimed)
+                working.routes[number].append(symbol)
             }
         } else {
             working.routes[number].removeAll()
@@ -206,16 +213,23 @@ extension NavigationFold {
     }
 
     /// The checks where a route enters a stack: declared, singleton (among the routes at
-    /// `below`), position, depth.
+    /// `below`), position, depth. Returns the route's symbol.
     mutating func checkEntering(
         _ route: String, params: RouteParams?, number: Int, below: Range<Int>, index: Int, depthAfter: Int
-    ) {
+    ) -> Symbol {
+        let (symbol, declared) = symbols.route(route, number: number, in: stacks)
+        if !declared, let violation = RouteUnknown.check(route, stack: stacks.names[number], number: number, model: model) {
+            report(violation)
+        }
+        // Most stacks have no other check: their spec is not even read (a copy of it per push).
+        if stacks.plainEntry[number] { return symbol }
         let stack = stacks.names[number]
         let spec = stacks.specs[number]
-        if let violation = RouteUnknown.check(route, stack: stack, number: number, model: model) { report(violation) }
-        if let violation = RouteSingleton.check(
-            route, params: params, stack: stack, spec: spec, routes: working.routes[number], params: working.params[number],
-            below: below)
+        // The check's own guard, before the stack's names are made.
+        if !spec.singletons.isEmpty, spec.singletons.contains(route),
+            let violation = RouteSingleton.check(
+                route, params: params, stack: stack, spec: spec, routes: symbols.names(working.routes[number]),
+                params: working.params[number], below: below)
         {
             report(violation)
         }
@@ -223,6 +237,7 @@ extension NavigationFold {
         if let violation = StackOutOfRange.check(entering: route, stack: stack, spec: spec, depthAfter: depthAfter) {
             report(violation)
         }
+        return symbol
     }
 
     mutating func checkPosition(stack: String, spec: StackSpec, route: String, index: Int, flow: String) {

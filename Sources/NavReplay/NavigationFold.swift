@@ -19,6 +19,8 @@ public struct NavigationFold: Sendable {
     let stacks: StackTable
     /// The state, in the fold's working form (see `FoldState`).
     var working: FoldState
+    /// The symbols of the names the state holds: the model's, and the session's own.
+    var symbols: SessionSymbols
     /// `model.flows[working.flow]`, kept with the flow: most events ask what the flow owns.
     var flowSpec: FlowSpec?
     /// The model's initial state, in working form: a session_start without a snapshot resets to it.
@@ -30,7 +32,7 @@ public struct NavigationFold: Sendable {
     let hasRouteBoundModals: Bool
 
     /// The state after the events applied so far.
-    public var state: NavigationState { working.state(stacks) }
+    public var state: NavigationState { working.state(stacks, symbols) }
 
     /// Whether findings carry the state before and after their event (for explanations).
     /// An audit that writes only the contract's keys turns it off: a session's findings are held
@@ -62,6 +64,7 @@ public struct NavigationFold: Sendable {
         stacks = model.stackTable
         initialState = FoldState(initialOf: model, table: stacks)
         working = initialState
+        symbols = SessionSymbols(model.symbolTable)
         flowSpec = model.flows[working.flow]
         stackWitness = Array(repeating: nil, count: stacks.count)
         usesPresentationKeys = model.usesPresentationKeys
@@ -71,7 +74,7 @@ public struct NavigationFold: Sendable {
     /// Starts from a given state (e.g. a router restored from a snapshot).
     public init(model: NavigationModel, state: NavigationState) {
         self.init(model: model)
-        working = FoldState(state, table: stacks)
+        working = FoldState(state, table: stacks, symbols: &symbols)
         flowSpec = model.flows[working.flow]
     }
 
@@ -127,7 +130,10 @@ public struct NavigationFold: Sendable {
         isApplying = true
         selectGroup(event.correlationID)
 
-        let undeclaredStack = event.payload.stack.map { stacks.number(of: $0) == nil } ?? false
+        // The event's stack, resolved once: its number, `nil` for a name the model does not declare.
+        let stack = event.payload.stack
+        let stackNumber = stack.flatMap { stacks.number(of: $0) }
+        let undeclaredStack = stack != nil && stackNumber == nil
         if let contentIdentity, !undeclaredStack {
             let earlier = latestGroup.contentIdentities[contentIdentity]
             if let violation = AnalyticsDuplicate.check(event.name, earlier: earlier, correlationID: event.correlationID) {
@@ -154,7 +160,7 @@ public struct NavigationFold: Sendable {
         case .sessionStart(let snapshot):
             start(from: snapshot, reference: reference)
         case .routePush, .routePop, .routeReplace, .routePopTo, .routeInsert, .routeRemove:
-            applyStackOperation(event.payload, reference: reference)
+            applyStackOperation(event.payload, number: stackNumber, reference: reference)
         case .flowSwitch(let from, let to):
             applyFlowSwitch(from: from, to: to, event: event, reference: reference)
         case .tabSwitch(let from, let to):
@@ -180,7 +186,7 @@ public struct NavigationFold: Sendable {
             #if DEBUG
                 assert(before == debugBefore, "a state change came before the event's first finding")
             #endif
-            let explanation = StateExplanation(before: before.state(stacks), after: state)
+            let explanation = StateExplanation(before: before.state(stacks, symbols), after: state)
             for index in findings.indices { findings[index].explain(explanation) }
         }
         pending = []
