@@ -222,11 +222,11 @@ final class SpillingCollector: SessionCollector {
 
     /// How the partitions are laid out, from the inputs' size and the memory limit.
     private struct PartitionPlan {
-        var count: Int
-        var perPartition: Int64
-        var bufferBytes: Int
+        let count: Int
+        let perPartition: Int64
+        let bufferBytes: Int
         /// What folding needs besides the partitions: `jobs` partitions decoded, the buffers.
-        var reserve: Int
+        let reserve: Int
     }
 
     private var plan: PartitionPlan {

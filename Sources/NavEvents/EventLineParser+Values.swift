@@ -73,11 +73,11 @@ extension EventLineParser {
             fields.toRoot = literal == .true
             return literal == .true ? StableHash.trueHash : StableHash.falseHash
         case .style:
-            let (style, hash): (ModalStyle, UInt64) = try parseChoice(field, "sheet, cover, overlay")
+            let (style, hash): (ModalStyle, UInt64) = try parseChoice(field)
             fields.style = style
             return hash
         case .outcome:
-            let (outcome, hash): (DeepLinkOutcome, UInt64) = try parseChoice(field, "resolved, fallback")
+            let (outcome, hash): (DeepLinkOutcome, UInt64) = try parseChoice(field)
             fields.outcome = outcome
             return hash
         case .routeParams:
@@ -136,16 +136,17 @@ extension EventLineParser {
         return scanner.plainHash(of: token)
     }
 
-    /// A field whose string is one of `T`'s raw values (`style`, `outcome`), listed in `choices`.
+    /// A field whose string is one of `T`'s raw values (`style`, `outcome`).
     @inline(__always)
-    mutating func parseChoice<T: RawRepresentable<String>>(
-        _ field: EventField, _ choices: String
+    mutating func parseChoice<T: RawRepresentable<String> & CaseIterable>(
+        _ field: EventField
     ) throws(EventDecodingError) -> (
         T, UInt64
     ) {
         let found = try string(field)
         let value = scanner.plainString(of: found.token)
         guard let choice = T(rawValue: value) else {
+            let choices = T.allCases.map(\.rawValue).joined(separator: ", ")
             throw EventDecodingError(field: field.wireName, message: "\(JSONWriter.quoted(value)) is not one of \(choices)")
         }
         return (choice, found.hash)

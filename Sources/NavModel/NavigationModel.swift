@@ -10,14 +10,14 @@ public struct NavigationModel: Sendable, Equatable {
     public var initial: InitialState
     /// Flows by name; `flowNames` keeps the file's order.
     public var flows: [String: FlowSpec]
-    public var flowNames: [String] { didSet { refreshStackTable() } }
+    public var flowNames: [String] { didSet { refreshDerivedTables() } }
     /// Stacks by name; `stackNames` keeps the file's order.
-    public var stacks: [String: StackSpec] { didSet { refreshStackTable() } }
-    public var stackNames: [String] { didSet { refreshStackTable() } }
-    public var modals: [String: ModalSpec] { didSet { refreshStackTable() } }
-    public var modalNames: [String] { didSet { refreshStackTable() } }
+    public var stacks: [String: StackSpec] { didSet { refreshDerivedTables() } }
+    public var stackNames: [String] { didSet { refreshDerivedTables() } }
+    public var modals: [String: ModalSpec] { didSet { refreshDerivedTables() } }
+    public var modalNames: [String] { didSet { refreshDerivedTables() } }
     public var commands: [String: CommandSpec]
-    public var commandNames: [String] { didSet { refreshStackTable() } }
+    public var commandNames: [String] { didSet { refreshDerivedTables() } }
     /// Deep links the router resolves (a NavReplay extension of the v1 model; optional).
     public var deepLinks: DeepLinkTable
     /// The stacks by number, derived from the declarations above and kept with them.
@@ -47,7 +47,8 @@ public struct NavigationModel: Sendable, Equatable {
         symbolTable = SymbolTable(flowNames: flowNames, stacks: stackTable, modalNames: modalNames, commandNames: commandNames)
     }
 
-    private mutating func refreshStackTable() {
+    /// The stack and symbol tables, again from the declarations.
+    private mutating func refreshDerivedTables() {
         stackTable = StackTable(stacks: stacks, stackNames: stackNames, modals: modals, modalNames: modalNames)
         symbolTable = SymbolTable(flowNames: flowNames, stacks: stackTable, modalNames: modalNames, commandNames: commandNames)
     }

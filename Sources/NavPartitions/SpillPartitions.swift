@@ -74,8 +74,9 @@ package final class SpillPartitions: @unchecked Sendable {
     private var writers: [SpillFileWriter]
     private let bufferBytes: Int
 
-    /// Partitions go to files in the page cache: kept in memory instead, a 1 GB or 4 GB log's
-    /// references folded no faster and raised the peak (`scripts/bench --mechanisms`).
+    /// Partitions go to files, which stay in the page cache: buffers kept in memory instead fold a
+    /// 1 GB or 4 GB log's references no faster and raise the peak (BENCHMARKS.md, the engine's
+    /// mechanisms).
     package init(count: Int, directory: String?, bufferBytes: Int) throws {
         self.count = count
         self.bufferBytes = bufferBytes

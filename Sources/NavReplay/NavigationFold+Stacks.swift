@@ -127,9 +127,8 @@ extension NavigationFold {
                 removed = Int(min(max(count, 0), Int64(depth)))
             }
             // Step 5 reports a wrong to_route after the change: keep the state before it first.
-            if !(removed < depth ? to.map { symbols.name(working.routes[number][depth - removed - 1]) == $0 } ?? false : to == nil) {
-                captureStateBefore()
-            }
+            let topAfter = removed < depth ? symbols.name(working.routes[number][depth - removed - 1]) : nil
+            if topAfter != to { captureStateBefore() }
             // Emptied stacks keep their storage: the next push would allocate it again.
             if removed == depth {
                 working.routes[number].removeAll(keepingCapacity: true)
@@ -225,8 +224,7 @@ extension NavigationFold {
         if stacks.plainEntry[number] { return symbol }
         let stack = stacks.names[number]
         let spec = stacks.specs[number]
-        // The check's own guard, before the stack's names are made.
-        if !spec.singletons.isEmpty, spec.singletons.contains(route),
+        if RouteSingleton.applies(to: route, spec: spec),
             let violation = RouteSingleton.check(
                 route, params: params, stack: stack, spec: spec, routes: symbols.names(working.routes[number]),
                 params: working.params[number], below: below)

@@ -36,9 +36,7 @@ public enum RouteSingleton {
         _ route: String, params: RouteParams?, stack: String, spec: StackSpec, routes: [String], params list: [RouteParams?],
         below: Range<Int>
     ) -> Violation? {
-        // Most stacks have no singletons: then neither a hash nor a search of the stack (a search
-        // at every push made a deep stack quadratic).
-        guard !spec.singletons.isEmpty, spec.singletons.contains(route) else { return nil }
+        guard applies(to: route, spec: spec) else { return nil }
         let held: Bool
         if spec.identity == .value {
             held = below.contains { sameRoute(routes, list, at: $0, route, params, spec) }
@@ -53,6 +51,13 @@ public enum RouteSingleton {
             "singleton route \(Phrase.quoted(route)) \(what)is already in stack \(Phrase.quoted(stack)) "
                 + "(\(listed.joined(separator: " › "))); open it once: pop back to it instead",
             expected: listed.json, found: .string(route), setBy: .stack(stack))
+    }
+
+    /// Whether the rule concerns `route` at all: whether it is one of the stack's singletons. Most
+    /// stacks have none: then neither a hash nor a search of the stack (a search at every push
+    /// made a deep stack quadratic). The fold asks first, before it makes the stack's names.
+    public static func applies(to route: String, spec: StackSpec) -> Bool {
+        !spec.singletons.isEmpty && spec.singletons.contains(route)
     }
 
     /// Whether the route at `index` of a stack's `routes` (and `list` of parameters) is `route`:
