@@ -13,13 +13,13 @@ public enum EventName: String, Sendable, CaseIterable, Hashable {
     case routePush = "route_push"
     /// Routes are popped from a stack: a count, or all of them (`to_root`).
     case routePop = "route_pop"
-    /// The top route of a stack is replaced (seed 000 `replaceLast`).
+    /// The top route of a stack is replaced (the space hub's `replaceLast`).
     case routeReplace = "route_replace"
-    /// A stack is popped until a route is on top (seed 000 `popTo`).
+    /// A stack is popped until a route is on top (the space hub's `popTo`).
     case routePopTo = "route_pop_to"
     /// A route is inserted at an index of a stack.
     case routeInsert = "route_insert"
-    /// Every occurrence of a route is removed from a stack (seed 000 `remove`).
+    /// Every occurrence of a route is removed from a stack (the space hub's `remove`).
     case routeRemove = "route_remove"
     /// The active flow changes; only inside a command's or deep link's correlation group.
     case flowSwitch = "flow_switch"

@@ -1,4 +1,5 @@
-/// How the router turns a deep link URL into a command and routes (seed 001 §7.11, seed 002).
+/// How the router turns a deep link URL into a command and routes (the PoC router's and the modular
+/// tabs system's deep links).
 ///
 /// A NavReplay extension of the v1 model file (`deep_links`, optional). A pattern is matched
 /// against the URL's host and path segments (`poc://tab2/post/42` is `tab2/post/42`); a segment

@@ -1,4 +1,4 @@
-/// A deep link URL split the way the model's deep link table matches it (seed 001 §7.11).
+/// A deep link URL split the way the model's deep link table matches it.
 ///
 /// `poc://tab2/post/42?ref=mail#top` has scheme `poc` and segments `["tab2", "post", "42"]`:
 /// the host and the path segments, empty segments skipped, each percent-decoded; the query

@@ -1,5 +1,5 @@
 extension NavigationModel {
-    /// The model file of the PoC router (seed 001), exactly as the event contract gives it: the
+    /// The model file of the PoC router, exactly as docs/events-and-rules.md gives it: the
     /// default model of an audit. It declares no deep links, so a `deep_link` group is checked
     /// only as its command (`pocWithDeepLinksJSON` adds them).
     public static let pocJSON = """
@@ -28,7 +28,7 @@ extension NavigationModel {
         }
         """
 
-    /// The PoC model plus the deep links of its router (seed 001 §7.11): what the sample
+    /// The PoC model plus the deep links of its router: what the sample
     /// router resolves URLs with, and, written to a file for `--model`, what an audit also
     /// checks each link against (its command applied, its steps landed): `pocJSON` with one
     /// more member before its closing brace (`pocJSON` ends with `\n}`).
@@ -51,7 +51,7 @@ extension NavigationModel {
             }
             """
 
-    /// The built-in default model: the PoC router of seed 001, as the event contract gives it.
+    /// The built-in default model: the PoC router's, as docs/events-and-rules.md gives it.
     public static let poc = builtIn(pocJSON)
 
     /// The PoC model with its router's deep links (`pocWithDeepLinksJSON`).

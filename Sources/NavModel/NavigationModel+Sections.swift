@@ -93,7 +93,7 @@ extension ModelReader {
             default:
                 throw ModelError(path: path, message: "a flow has exactly one of \"stack\" and \"tabs\"")
             }
-            // Several flows may own one stack (seed 000: one path, whatever the space's kind).
+            // Several flows may own one stack (the space hub: one path, whatever the space's kind).
             let maxModals = try fields["max_modals"].map { (value) throws(ModelError) in
                 try integer(value, path + ".max_modals", minimum: 0)
             }
@@ -200,7 +200,7 @@ extension ModelReader {
                         }
                     } else {
                         // A flow without tabs keeps the tab selected for when a tabbed flow is
-                        // entered, as `initial.tab` does (seed 001's logout selects tab1).
+                        // entered, as `initial.tab` does (the PoC app's logout selects tab1).
                         guard flowNames.contains(where: { flows[$0]?.tabs?.contains(tabName) ?? false }) else {
                             throw ModelError(path: path + ".tab", message: "unknown tab \"\(tabName)\" (no flow has it)")
                         }

@@ -1,8 +1,8 @@
 /// What the fold needs to know about an app's navigation: its flows, tabs, stacks, routes,
 /// modals and commands (docs/events-and-rules.md).
 ///
-/// Load one with `NavigationModel.load(json:)`, or use `NavigationModel.poc`, the PoC router of
-/// seed 001, which is the default. Every reference inside the model (a flow's stack, a command's
+/// Load one with `NavigationModel.load(json:)`, or use `NavigationModel.poc`, the PoC router's
+/// model, which is the default. Every reference inside the model (a flow's stack, a command's
 /// tab, a modal's flows) is checked when it is loaded, so the fold can trust it.
 public struct NavigationModel: Sendable, Equatable {
     public var modelVersion: Int
@@ -146,7 +146,7 @@ public struct FlowSpec: Sendable, Equatable {
     }
 
     public var kind: Kind
-    /// At most this many modals at once in this flow (seed 003: one widget at a time).
+    /// At most this many modals at once in this flow (pages with widgets: one widget at a time).
     public var maxModals: Int?
     /// How modals are presented in this flow (model language 1.1; `.stacked` in a v1 model).
     public var presentation: Presentation
@@ -161,9 +161,9 @@ public struct FlowSpec: Sendable, Equatable {
     public enum Presentation: String, Sendable, Equatable, CaseIterable {
         /// Each modal goes over everything shown (the v1 model).
         case stacked
-        /// Seed 002's coordinators: every stack shown (the flow's, a modal's own) is a context
-        /// with one modal slot, a sheet or a cover; a second modal in one context is ignored by
-        /// the app, and a stack does not pop while its context shows a modal.
+        /// The modular tabs system's coordinators: every stack shown (the flow's, a modal's own) is
+        /// a context with one modal slot, a sheet or a cover; a second modal in one context is
+        /// ignored by the app, and a stack does not pop while its context shows a modal.
         case contexts
     }
 
@@ -184,9 +184,9 @@ public struct FlowSpec: Sendable, Equatable {
 public struct StackSpec: Sendable, Equatable {
     /// The routes the stack accepts, in file order; `nil` accepts any route name.
     public var routes: [String]?
-    /// Routes that may stand at most once in the stack (seed 000's `openOnce`).
+    /// Routes that may stand at most once in the stack (the space hub's `openOnce`).
     public var singletons: Set<String>
-    /// Positional requirements: the route at an index must be one of a set (seed 000: the screen
+    /// Positional requirements: the route at an index must be one of a set (the space hub: the screen
     /// just above the space hub depends on the space's kind).
     public var positions: [PositionRequirement]
     /// What makes two routes of this stack the same (model language 1.1; `.name` in a v1 model).
@@ -194,9 +194,9 @@ public struct StackSpec: Sendable, Equatable {
     /// Which occurrence `route_pop_to` goes back to (model language 1.1; `.last` in a v1 model).
     public var popTo: PopToMatch
     /// Whether a pop of any count is normal here: it clamps without `stack.out_of_range`
-    /// (seed 001 contract 5.2: `pop(2)` on every screen).
+    /// (the PoC app pops two from every screen).
     public var clampedPops: Bool
-    /// At most this many routes above the root (seed 004: the sheet slot holds one view).
+    /// At most this many routes above the root (the registry system's sheet slot holds one view).
     public var maxDepth: Int?
 
     public init(
@@ -217,16 +217,16 @@ public struct StackSpec: Sendable, Equatable {
     public enum RouteIdentity: String, Sendable, Equatable, CaseIterable {
         /// The route name (the v1 model): two chats with different ids are one route.
         case name
-        /// The name with its `route_params` (seed 000's `HomePath` compares whole values): a
+        /// The name with its `route_params` (the space hub's `HomePath` compares whole values): a
         /// singleton stands at most once per value.
         case value
     }
 
     /// Which occurrence of a route `route_pop_to` goes back to.
     public enum PopToMatch: String, Sendable, Equatable, CaseIterable {
-        /// The topmost (the v1 model; seed 001 §7.6 searches from the top).
+        /// The topmost (the v1 model; the PoC router's return to a screen searches from the top).
         case last
-        /// The first from the root (seed 000's `HomePath.popTo`: `firstIndex`).
+        /// The first from the root (the space hub's `HomePath.popTo`: `firstIndex`).
         case first
     }
 
@@ -241,7 +241,7 @@ public struct StackSpec: Sendable, Equatable {
 /// while one of `flows` is active, or always when `flows` is `nil`.
 ///
 /// An empty `oneOf` keeps the position empty: no route may stand there. With `flows`, the
-/// requirement can follow the app's mode: seed 000's space hub requires the widgets screen just
+/// requirement can follow the app's mode: the space hub requires the widgets screen just
 /// above the hub in a data space and the space chat in a chat space
 /// (`{"index": 0, "one_of": ["widgets"], "flows": ["dataSpace"]}`).
 public struct PositionRequirement: Sendable, Equatable {
@@ -269,7 +269,7 @@ public struct PositionRequirement: Sendable, Equatable {
 
 /// A modal: the flows it may be presented in (`nil`: every flow), the styles it may be
 /// presented with (`nil`: any), and the stack it owns, if it carries its own navigation
-/// (seed 002's sheets and covers with their own `NavigationStack`).
+/// (the modular tabs system's sheets and covers with their own `NavigationStack`).
 ///
 /// A modal's stack can be operated on only while the modal is presented; it starts empty when
 /// the modal is presented and is emptied when the modal is dismissed. While it holds routes and
@@ -285,7 +285,7 @@ public struct ModalSpec: Sendable, Equatable {
     /// must also have no modal above it yet.
     public var from: [String]?
     /// The routes this modal may be presented on: the top route of the stack it covers
-    /// (model language 1.1; seed 003: a page overlays only its own widgets). `nil`: any.
+    /// (model language 1.1; pages with widgets: a page overlays only its own widgets). `nil`: any.
     public var routes: [String]?
     /// Where pushes without a named stack go while this modal is on top (model language 1.1).
     public var pushes: PushPlacement?
@@ -306,7 +306,7 @@ public struct ModalSpec: Sendable, Equatable {
     public enum PushPlacement: String, Sendable, Equatable, CaseIterable {
         /// On the modal's own stack (the default for a modal that has one).
         case ownStack = "own_stack"
-        /// On the stack below the modal (seed 004: a `.push` lands on the main path, behind
+        /// On the stack below the modal (the registry system: a `.push` lands on the main path, behind
         /// the sheet, whose slot holds one view).
         case below
     }
@@ -326,7 +326,7 @@ public struct ModalSpec: Sendable, Equatable {
     }
 }
 
-/// A typed cross-flow command and what it must leave behind (seed 001 contract 5.5).
+/// A typed cross-flow command and the valid state it must leave behind.
 public struct CommandSpec: Sendable, Equatable {
     public var flow: String
     public var tab: String?

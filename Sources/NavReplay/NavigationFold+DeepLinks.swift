@@ -62,7 +62,7 @@ extension NavigationFold {
 
     mutating func applyDeepLink(_ url: String, outcome: DeepLinkOutcome, event: NavigationEvent, reference: EventReference) {
         latestGroup.authorizesFlowSwitch = true
-        // Seed 001 §7.11: a link maps to a command plus its route payload (the steps); an
+        // A deep link maps to a command plus its route payload (the steps); an
         // unsupported one falls back to the safe root (`fallback_command`). A resolved URL no
         // pattern matches is not checked (the model's table may be incomplete).
         if outcome == .resolved, let segments = DeepLinkURL(url)?.segments,
@@ -93,10 +93,11 @@ extension NavigationFold {
         }
     }
 
-    /// Lands the steps an event carries out (a model-language extension, seed 002: a deep link's steps
-    /// land in the declared order). An event that carries out a step at or after the next one
-    /// lands it; the steps it skips must already hold. Other events of the group (the command's
-    /// resets, dismissals, flow and tab switches) are not steps and are passed over.
+    /// Lands the steps an event carries out (a model-language extension, from the modular tabs
+    /// system: a deep link's steps land in the declared order). An event that carries out a step at
+    /// or after the next one lands it; the steps it skips must already hold. Other events of the
+    /// group (the command's resets, dismissals, flow and tab switches) are not steps and are passed
+    /// over.
     func advance(_ link: inout PendingLink, on key: StepKey) {
         let steps = link.link.steps
         if let late = link.skipped.sorted().first(where: { link.stepKeys[$0] == key }) {

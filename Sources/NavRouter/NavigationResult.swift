@@ -68,7 +68,7 @@ public enum NavigationRefusal: Error, Sendable, Hashable, CustomStringConvertibl
     /// The model does not allow this presentation style for the modal (`modal.not_allowed`).
     case modalStyleNotAllowed(String, style: String)
     /// A smart dismiss or a close with nothing to dismiss: no modal above the context, an empty
-    /// stack, and a context that is not presented (seed 002: flagged, never logged).
+    /// stack, and a context that is not presented (the modular tabs system flags it, never logs it).
     case nothingToDismiss
     /// A transaction's body threw an error of its own (its description): nothing was applied.
     case abandoned(String)
@@ -86,7 +86,7 @@ public enum NavigationRefusal: Error, Sendable, Hashable, CustomStringConvertibl
     case commandPostcondition(command: String)
     /// A deep link URL that cannot be logged (an empty string).
     case emptyURL
-    /// The stack holds at most `maxDepth` routes (`stack.out_of_range`; seed 004's sheet slot
+    /// The stack holds at most `maxDepth` routes (`stack.out_of_range`; the registry system's sheet slot
     /// holds one view).
     case stackFull(stack: String, maxDepth: Int)
     /// The stack's context shows `modal`, in a flow that presents by context: the app's
@@ -167,7 +167,7 @@ public enum RestoreResult: Sendable, Hashable {
     /// The snapshot was valid; the session starts from it.
     case restored
     /// The snapshot was invalid (the reason is the first problem found); the session starts
-    /// from the model's initial state, the safe root of seed 001 §7.12.
+    /// from the model's initial state, the safe root that state restoration falls back to.
     case fellBack(NavigationRefusal)
     /// The session had already started; nothing was written.
     case refused(NavigationRefusal)
@@ -194,7 +194,7 @@ public enum DeepLinkFallbackReason: Sendable, Hashable {
     case refused(NavigationRefusal)
 }
 
-/// The global success screen's primary action (seed 001 §3.4).
+/// The global success screen's primary action, mapped to a cross-flow command or none.
 public enum SuccessAction: Sendable, Hashable {
     /// Just close the success screen.
     case dismiss
@@ -202,7 +202,7 @@ public enum SuccessAction: Sendable, Hashable {
     case command(String)
 }
 
-/// What the global success screen shows (seed 001 §3.6).
+/// What the global success screen shows: a title, a message and its primary button.
 public struct SuccessPayload: Sendable, Hashable {
     public var title: String
     public var message: String
@@ -217,8 +217,8 @@ public struct SuccessPayload: Sendable, Hashable {
     }
 }
 
-/// Where a smart dismiss or a close starts (seed 002: each coordinator dismisses from its own
-/// context).
+/// Where a smart dismiss or a close starts (in the modular tabs system, each coordinator dismisses
+/// from its own context).
 public enum NavigationContext: Sendable, Hashable {
     /// The visible context: the top modal, else the flow's stack.
     case visible

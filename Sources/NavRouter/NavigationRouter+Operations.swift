@@ -1,7 +1,7 @@
 public import NavEvents
 import NavModel
 
-// MARK: Stack operations (seed 001 §4.2, seed 000 HomePath)
+// MARK: Stack operations (the PoC's flow routing, the space hub's HomePath)
 
 extension NavigationRouter {
     /// Pushes a route on a stack (the active one by default): `route_push`.
@@ -15,7 +15,7 @@ extension NavigationRouter {
         }
     }
 
-    /// Pops `count` routes (seed 001 contract 5.2): `min(max(count, 0), depth)` of them.
+    /// Pops `count` routes, clamped to the stack's depth: `min(max(count, 0), depth)` of them.
     ///
     /// With nothing to pop (`count` ≤ 0, or an empty stack) it is `.unchanged`; otherwise it
     /// writes `route_pop` with `count` as requested, so a clamped pop stays visible in the log
@@ -36,11 +36,12 @@ extension NavigationRouter {
         }
     }
 
-    /// Pops back to the last occurrence of a route (seed 000 `popTo`, seed 001 §7.6), or the
-    /// first with the stack's `pop_to: first`; with `identity: value`, the route with these
-    /// parameters: `route_pop_to` (or `route_pop {count}` when `route_pop_to`, which names no
-    /// parameters, would land elsewhere). `.unchanged` when the route is not in the stack or
-    /// already on top; refused while the stack's context shows a modal (`presentation: contexts`).
+    /// Pops back to the last occurrence of a route (the space hub's `popTo`, the PoC's return to a
+    /// screen), or the first with the stack's `pop_to: first`; with `identity: value`, the route
+    /// with these parameters: `route_pop_to` (or `route_pop {count}` when `route_pop_to`, which
+    /// names no parameters, would land elsewhere). `.unchanged` when the route is not in the stack
+    /// or already on top; refused while the stack's context shows a modal
+    /// (`presentation: contexts`).
     @discardableResult
     public func popTo(_ route: String, params: RouteParams? = nil, on stack: String? = nil) -> NavigationResult {
         perform { (draft: inout TransitionDraft) throws(NavigationRefusal) in
@@ -48,7 +49,7 @@ extension NavigationRouter {
         }
     }
 
-    /// Keeps only the first route above the root (seed 000 `popToFirstOpened`): `route_pop`
+    /// Keeps only the first route above the root (the space hub's `popToFirstOpened`): `route_pop`
     /// with `count` = depth - 1. `.unchanged` at depth 0 or 1.
     @discardableResult
     public func popToFirstOpened(on stack: String? = nil) -> NavigationResult {
@@ -57,7 +58,7 @@ extension NavigationRouter {
         }
     }
 
-    /// Replaces the top route (seed 000 `replaceLast`): `route_replace`; on an empty stack it
+    /// Replaces the top route (the space hub's `replaceLast`): `route_replace`; on an empty stack it
     /// pushes. `.unchanged` when the top already is that route with those parameters.
     @discardableResult
     public func replaceLast(_ route: String, on stack: String? = nil, params: RouteParams? = nil) -> NavigationResult {
@@ -78,7 +79,7 @@ extension NavigationRouter {
         }
     }
 
-    /// Removes every occurrence of a route (seed 000 `remove`), with `identity: value` every
+    /// Removes every occurrence of a route (the space hub's `remove`), with `identity: value` every
     /// occurrence with these parameters: `route_remove` (or, when the stack also holds the
     /// route with other parameters, a pop and the pushes of the routes kept). `.unchanged` when
     /// it is not in the stack; refused when it would shift a route into a position the model
@@ -90,7 +91,7 @@ extension NavigationRouter {
         }
     }
 
-    /// Opens a route once (seed 000 `openOnce`): pops back to it if it is in the stack (with
+    /// Opens a route once (the space hub's `openOnce`): pops back to it if it is in the stack (with
     /// `identity: value`, with these parameters) (`route_pop_to`, or `.unchanged` when it is on
     /// top), else pushes it (`route_push`).
     @discardableResult
@@ -136,12 +137,12 @@ extension NavigationRouter {
         }
     }
 
-    /// Seed 002's smart dismiss, from a coordinator's context (the visible one by default):
-    /// first the sheet or cover that context presented (`modal_dismiss` of the modal just above
-    /// it, which takes those above it along), else a pop of the context's own stack
+    /// The modular tabs system's smart dismiss, from a coordinator's context (the visible one by
+    /// default): first the sheet or cover that context presented (`modal_dismiss` of the modal just
+    /// above it, which takes those above it along), else a pop of the context's own stack
     /// (`route_pop {count: 1}`), else the context itself is dismissed by its parent
-    /// (`modal_dismiss` of the context's modal). A modal without its own stack has nothing to
-    /// pop: it is dismissed.
+    /// (`modal_dismiss` of the context's modal). A modal without its own stack has nothing to pop:
+    /// it is dismissed.
     ///
     /// Refused with `.nothingToDismiss` at the root of the base stack with no modal presented,
     /// so that a dismiss with nothing to dismiss never reaches the log.
@@ -152,8 +153,8 @@ extension NavigationRouter {
         }
     }
 
-    /// Seed 002's `close`: dismisses the whole modal flow the context is in, the modal with its
-    /// own stack and every modal above it, in one `modal_dismiss`. Refused with
+    /// The modular tabs system's `close`: dismisses the whole modal flow the context is in, the
+    /// modal with its own stack and every modal above it, in one `modal_dismiss`. Refused with
     /// `.nothingToDismiss` from the base context.
     @discardableResult
     public func close(from context: NavigationContext = .visible) -> NavigationResult {
@@ -168,7 +169,7 @@ extension NavigationRouter {
     /// visible screen is logged once at the end, and either every operation is applied or, if
     /// one is refused, none is and nothing is written.
     ///
-    /// Seed 000's `showScreen` in another space is one: rebuild the path for the space, then
+    /// The space hub's `showScreen` in another space is one: rebuild the path for the space, then
     /// open the screen.
     ///
     /// ```swift
@@ -196,7 +197,7 @@ extension NavigationRouter {
         }
     }
 
-    // MARK: The global success screen (seed 001 §3.6, contract 5.4)
+    // MARK: The global success screen
 
     /// Shows the global success screen: sets the payload and presents `successModal`.
     ///
@@ -213,7 +214,7 @@ extension NavigationRouter {
         }
     }
 
-    /// The success screen's primary button (contract 5.4): clears the payload first
+    /// The success screen's primary button: clears the payload first
     /// (`modal_dismiss` of the success modal), then, if the action maps to a command, applies
     /// it; `.dismiss` applies none. One action: one correlation group.
     ///
@@ -229,7 +230,7 @@ extension NavigationRouter {
         }
     }
 
-    // MARK: Commands (seed 001 §4.3)
+    // MARK: Cross-flow commands
 
     /// Applies a cross-flow command of the model, the only way the flow changes:
     /// `command_applied`, `route_pop {to_root}` for each non-empty stack it resets,
@@ -245,7 +246,7 @@ extension NavigationRouter {
         }
     }
 
-    // MARK: Deep links (seed 001 §7.11)
+    // MARK: Deep links
 
     /// Opens a deep link through the model's deep link table, in one correlation group that
     /// starts with `deep_link`.

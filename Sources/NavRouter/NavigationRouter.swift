@@ -2,7 +2,7 @@ public import NavEvents
 public import NavModel
 public import NavReplay
 
-/// The app-side router of seed 001 (`AppRouter`), generalised by a `NavigationModel`: it
+/// The app-side router of the PoC (its `AppRouter`), generalised by a `NavigationModel`: it
 /// holds the navigation state, carries out every navigation operation, and writes each
 /// transition as contract v1 events to a sink, at the moment it decides it.
 ///
@@ -41,7 +41,7 @@ public import NavReplay
 /// context already shows one, or that does not overlay the route shown (`routes`). Requests with nothing
 /// to do (popping an empty stack, `pop(0)`, popping to a route not in the stack, selecting the
 /// selected tab) return `.unchanged` and write nothing. `pop(n)` with `n` above the depth is
-/// not refused: it clamps (seed 001 contract 5.2) and logs `count` as requested, which
+/// not refused: it clamps to the stack's depth and logs `count` as requested, which
 /// `navreplay` reports as a `stack.out_of_range` warning unless the stack declares
 /// `clamped_pops`. The modals bound to a page (`modals.<name>.routes`) go with it: an operation
 /// that takes the page off the top dismisses them first, in the same action.
@@ -56,7 +56,7 @@ public final class NavigationRouter {
     public let sessionID: String
     public let appVersion: String
     public let platform: String?
-    /// The modal that shows the global success screen (seed 001 §7.8).
+    /// The modal that shows the global success screen, which any flow can open.
     public let successModal: String
     /// Whether events are folded live (see the type's documentation).
     public let liveChecks: Bool
@@ -85,7 +85,7 @@ public final class NavigationRouter {
     /// Creates a router in the model's initial state; call `start()` or `restore(from:)` next.
     ///
     /// - Parameters:
-    ///   - model: the app's navigation model; the PoC of seed 001, with its deep links, by default.
+    ///   - model: the app's navigation model; the PoC router's, with its deep links, by default.
     ///   - sessionID: the session id (1-128 characters, no control characters); a new id from
     ///     `makeID` by default.
     ///   - appVersion: written on every event (`session_start` requires it).
@@ -133,7 +133,7 @@ public final class NavigationRouter {
         draft().routeParams(of: stack)
     }
 
-    /// The state to persist for restoration (seed 001 §7.12); route parameters are not kept.
+    /// The state to persist for state restoration; route parameters are not kept.
     public func snapshot() -> NavigationState {
         state
     }
@@ -148,7 +148,7 @@ public final class NavigationRouter {
         return .applied
     }
 
-    /// Starts the session from a persisted snapshot (seed 001 §7.12).
+    /// Starts the session from a persisted snapshot (state restoration).
     ///
     /// The snapshot is checked against the model (declared flow, tab, stacks, routes and
     /// modals, singletons once, modals allowed in its flow and within `max_modals`). A valid

@@ -2,7 +2,7 @@ import NavEvents
 import NavModel
 import NavReplay
 
-// MARK: Stack operations (seed 001 §4.2, seed 000 HomePath)
+// MARK: Stack operations (the PoC's flow routing, the space hub's HomePath)
 
 extension TransitionDraft {
     /// The checks where a route enters a stack (push, replace, insert): declared, not a second
@@ -46,7 +46,7 @@ extension TransitionDraft {
     }
 
     /// In a flow that presents by context, a stack whose context shows a modal does not pop
-    /// (seed 002: the coordinator's `pop()` does nothing then).
+    /// (the modular tabs system's coordinator's `pop()` does nothing then).
     func checkNotCovered(_ stack: String) throws(NavigationRefusal) {
         if case .covered(let modal)? = StackNotOwned.check(
             popping: stack, flow: state.flow, flowSpec: model.flows[state.flow], presented: state.modals, model: model)
@@ -56,7 +56,7 @@ extension TransitionDraft {
     }
 
     /// Before a stack's top changes to `newTop`: dismisses the modals bound to routes
-    /// (`modals.<name>.routes`) that cover the stack and do not overlay `newTop` (seed 003: a
+    /// (`modals.<name>.routes`) that cover the stack and do not overlay `newTop` (pages with widgets: a
     /// page's widgets go with the page), with those above them.
     mutating func dismissModalsLeaving(_ stack: String, newTop: String?) throws(NavigationRefusal) {
         let off = ModalNotAllowed.modalsOffTheirRoutes(
@@ -80,7 +80,7 @@ extension TransitionDraft {
         set(stack, routes: routes, params: list)
     }
 
-    /// Seed 001 contract 5.2: pops `min(max(n, 0), depth)`; the event carries `n` as requested.
+    /// Pops clamp to the stack's depth: `min(max(n, 0), depth)`; the event carries `n` as requested.
     mutating func pop(_ count: Int, on name: String?) throws(NavigationRefusal) {
         let (stack, _) = try resolve(name)
         var routes = routes(of: stack)
@@ -105,9 +105,9 @@ extension TransitionDraft {
         set(stack, routes: [], params: [])
     }
 
-    /// Seed 000 `popTo`, seed 001 §7.6: back to the last occurrence of the route, or the first
-    /// with `pop_to: first`; with `identity: value`, of the route with these parameters. A
-    /// no-op when it is not in the stack or already on top.
+    /// The space hub's `popTo`, the PoC's return to a screen: back to the last occurrence of the
+    /// route, or the first with `pop_to: first`; with `identity: value`, of the route with these
+    /// parameters. A no-op when it is not in the stack or already on top.
     ///
     /// `route_pop_to` names a route without parameters, and the fold goes back to its first or
     /// last occurrence by name: when that is not the route meant (two chats, the second one
@@ -133,7 +133,7 @@ extension TransitionDraft {
         set(stack, routes: routes, params: list)
     }
 
-    /// Seed 000 `popToFirstOpened`: keeps the first route above the root.
+    /// The space hub's `popToFirstOpened`: keeps the first route above the root.
     mutating func popToFirstOpened(on name: String?) throws(NavigationRefusal) {
         let (stack, _) = try resolve(name)
         let depth = routes(of: stack).count
@@ -141,8 +141,8 @@ extension TransitionDraft {
         try pop(depth - 1, on: stack)
     }
 
-    /// Seed 000 `replaceLast`; on an empty stack it pushes (docs/events-and-rules.md). Replacing the top
-    /// with the same route and parameters is a no-op.
+    /// The space hub's `replaceLast`; on an empty stack it pushes (docs/events-and-rules.md).
+    /// Replacing the top with the same route and parameters is a no-op.
     mutating func replaceLast(_ route: String, on name: String?, params routeParams: RouteParams?) throws(NavigationRefusal) {
         let (stack, spec) = try resolve(name)
         try checkParams(routeParams)
@@ -164,7 +164,7 @@ extension TransitionDraft {
         set(stack, routes: routes, params: list)
     }
 
-    /// Seed 000 `insert`: index 0 is just above the root; `depth` appends. Outside `0...depth`
+    /// The space hub's `insert`: index 0 is just above the root; `depth` appends. Outside `0...depth`
     /// it is refused (the fold would clamp it and warn), and so is a shift that moves a route
     /// out of a required position.
     mutating func insert(
@@ -188,7 +188,7 @@ extension TransitionDraft {
         set(stack, routes: routes, params: list)
     }
 
-    /// Seed 000 `remove`: every occurrence (with `identity: value`, every occurrence with these
+    /// The space hub's `remove`: every occurrence (with `identity: value`, every occurrence with these
     /// parameters); a no-op when it is not in the stack; refused when it would move a route
     /// into a position the model forbids.
     ///
@@ -220,7 +220,7 @@ extension TransitionDraft {
         set(stack, routes: kept.map { routes[$0] }, params: kept.map { list[$0] })
     }
 
-    /// Seed 000 `openOnce`: back to the route if it is in the stack (by name, or by value with
+    /// The space hub's `openOnce`: back to the route if it is in the stack (by name, or by value with
     /// `identity: value`), else push it.
     mutating func openOnce(_ route: String, on name: String?, params routeParams: RouteParams?) throws(NavigationRefusal) {
         let (stack, spec) = try resolve(name)

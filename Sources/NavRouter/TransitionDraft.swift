@@ -86,9 +86,9 @@ struct TransitionDraft {
         }
     }
 
-    /// One action writes each event once (seed 001 §7.9, `analytics.duplicate`): a transaction
-    /// or a deep link that would write the same event twice (pushing a route on itself twice,
-    /// popping one of two equal routes twice) is refused.
+    /// One action writes each event once (no duplicate analytics events, `analytics.duplicate`): a
+    /// transaction or a deep link that would write the same event twice (pushing a route on itself
+    /// twice, popping one of two equal routes twice) is refused.
     func checkNoRepeatedEvent() throws(NavigationRefusal) {
         if let repeated = AnalyticsDuplicate.check(group: payloads) { throw .repeatedEvent(repeated.rawValue) }
     }
@@ -182,9 +182,9 @@ struct TransitionDraft {
         }
     }
 
-    /// Seed 002's smart dismiss from a context: the sheet or cover it presented first (the modal
-    /// just above it, with those above that), then a pop of its own stack, then the dismissal
-    /// of the context itself (its parent dismisses it). Nothing of these: refused.
+    /// The modular tabs system's smart dismiss from a context: the sheet or cover it presented
+    /// first (the modal just above it, with those above that), then a pop of its own stack, then
+    /// the dismissal of the context itself (its parent dismisses it). Nothing of these: refused.
     mutating func smartDismiss(from context: NavigationContext) throws(NavigationRefusal) {
         let level = try level(of: context)
         let above = (level ?? -1) + 1
@@ -202,11 +202,11 @@ struct TransitionDraft {
         try dismiss(state.modals[level])
     }
 
-    /// Seed 002's `close`: dismisses the whole modal flow the context is in (the modal, its
-    /// stack and everything above it). At the base there is nothing to close: refused.
+    /// The modular tabs system's `close`: dismisses the whole modal flow the context is in (the
+    /// modal, its stack and everything above it). At the base there is nothing to close: refused.
     ///
-    /// In a flow that presents by context, `close` at the base is what seed 002's coordinator
-    /// does when no parent dismisses it: a pop to the root of the base stack.
+    /// In a flow that presents by context, `close` at the base is what the modular tabs system's
+    /// coordinator does when no parent dismisses it: a pop to the root of the base stack.
     mutating func close(from context: NavigationContext) throws(NavigationRefusal) {
         guard let level = try level(of: context) else {
             guard model.flows[state.flow]?.presentation == .contexts,
@@ -220,7 +220,7 @@ struct TransitionDraft {
 
     // MARK: Commands
 
-    /// The cross-flow command handler (seed 001 §4.3, contract 5.5): the only place flows
+    /// The cross-flow command handler, which applies typed cross-flow commands: the only place flows
     /// change. In order: `command_applied`; a `route_pop` to the root of each non-empty stack
     /// it resets; a `modal_dismiss` per modal, top first, for the modals it dismisses (all of
     /// them with `dismiss_modals`, otherwise those the target flow does not allow, or beyond
@@ -254,7 +254,7 @@ struct TransitionDraft {
             }
         }
         dismissModals(keeping: keep)
-        // A flow without tabs keeps the tab selected for later (seed 001's logout selects tab1):
+        // A flow without tabs keeps the tab selected for later (the PoC app's logout selects tab1):
         // switched while the current flow still has it. From a flow without tabs either, no
         // event can switch it (`tab.invalid`): refused.
         if target.tabs == nil, let tab = spec.tab, tab != state.tab {
@@ -320,7 +320,7 @@ struct TransitionDraft {
 
     // MARK: Snapshots
 
-    /// Checks a snapshot against the model (seed 001 §7.12) with the rules the fold applies to
+    /// Checks a snapshot against the model (state restoration) with the rules the fold applies to
     /// a `session_start` snapshot, and returns it completed with every declared stack.
     static func validate(
         _ snapshot: NavigationState, model: NavigationModel

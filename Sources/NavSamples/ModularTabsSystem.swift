@@ -2,7 +2,7 @@ import NavEvents
 import NavModel
 import NavRouter
 
-/// Seed 002: a tabbed app (Hatch's modular navigation) with three tabs and independent
+/// The modular tabs system: a tabbed app (Hatch's modular navigation) with three tabs and independent
 /// stacks, destinations pushed or presented as sheets and full-screen covers, sheets and covers
 /// that carry their own navigation stack (`modals.<name>.stack`), smart dismiss, `close` of a
 /// whole modal flow, and deep links that go through a tab, then into a feature.

@@ -2,9 +2,9 @@ import NavEvents
 import NavModel
 import NavRouter
 
-/// Seed 003: full-screen pages over a browser-like history (`NavigationManager`: navigate,
-/// back, root) with widgets (side sheets, dialogs, context menus) that overlay the page, at
-/// most one active at a time.
+/// The pages-with-widgets system: full-screen pages over a browser-like history
+/// (`NavigationManager`: navigate, back, root) with widgets (side sheets, dialogs, context menus)
+/// that overlay the page, at most one active at a time.
 ///
 /// The history is one stack, `pages`, above the home page (its root). Widgets are modals that
 /// may only be presented as `overlay` (`modals.<name>.styles`), and the flow allows one modal

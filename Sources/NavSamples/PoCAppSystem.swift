@@ -2,7 +2,7 @@ import NavEvents
 import NavModel
 import NavRouter
 
-/// Seed 001 as its code runs it: akulahere/SwiftUI-Navigation's `AppRouter` (the example app
+/// The PoC as its code runs it: akulahere/SwiftUI-Navigation's `AppRouter` (the example app
 /// of the repository), where the built-in model (`NavigationModel.poc`) follows the document.
 ///
 /// The code's routes are `OnboardingRoute` (`step2`, `step3` above step 1), `Tab1Route`

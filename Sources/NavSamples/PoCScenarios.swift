@@ -90,7 +90,7 @@ public enum Tamper {
     }
 }
 
-/// The PoC (seed 001) sample sessions: clean ones, and ones that break each rule.
+/// The PoC router's sample sessions: clean ones, and ones that break each rule.
 public enum PoCScenarios {
     static let day: Int64 = 1_795_680_000_000  // 2026-11-20T04:00:00Z
 
@@ -130,7 +130,7 @@ public enum PoCScenarios {
         return SampleSession(id: driver.router.sessionID, events: driver.events)
     }
 
-    /// A session restored from a snapshot ("last opened screen"), with seed 000's stack operations.
+    /// A session restored from a snapshot ("last opened screen"), with the space hub's stack operations.
     static func restoredBrowsing() -> SampleSession {
         let driver = ScenarioDriver(sessionID: "s-clean-restored", seed: 2, startMilliseconds: day + 3_650_000)
         driver.step {

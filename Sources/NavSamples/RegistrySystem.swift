@@ -2,7 +2,7 @@ public import NavEvents
 import NavModel
 public import NavRouter
 
-/// Seed 004 as its code runs it: a registry of destinations (wizzyfizzy/Budgetie's
+/// The registry system as its code runs it: a registry of destinations (wizzyfizzy/Budgetie's
 /// `AppNavigation` module): feature modules register a view per `NavigationData` type, and
 /// `AppNavigateToUC.execute(data:type:)` asks `NavigationContext` to push it on the one
 /// `NavigationStack` path or to put it in the one sheet slot (`sheetView`).

@@ -1,16 +1,16 @@
 public import NavModel
 import NavRouter
 
-/// One of the seed navigation systems (`../shared/seeds/`): its model file, and the sessions
+/// One of the sample navigation systems (docs/sample-systems.md): its model file, and the sessions
 /// that show it, written by driving `NavigationRouter` under that model.
 ///
 /// Each system lives in `SampleLogs/<id>/`: `model.json` (the model text below, byte for byte),
 /// `clean.ndjson` (sessions without findings) and `violations.ndjson` (sessions that break the
-/// invariants the seed states). `navreplay audit SampleLogs/<id>` folds them with that model.
+/// invariants the system states). `navreplay audit SampleLogs/<id>` folds them with that model.
 public struct SeedSystem: Sendable {
     /// The directory under `SampleLogs/`, which is also the model's name.
     public var id: String
-    /// The seed file number (`"000"` … `"004"`).
+    /// The system's number (`"000"` … `"004"`).
     public var seed: String
     /// What the app is, in a few words.
     public var title: String
@@ -39,9 +39,9 @@ public struct SeedSystem: Sendable {
     public func violating() -> [SampleSession] { violatingSessions() }
 }
 
-/// The seed systems in directories of their own: the PoC as its code runs it, and seeds 000,
-/// 002, 003 and 004. (The PoC of the document, with the built-in model, keeps
-/// `SampleLogs/clean` and `SampleLogs/violations`.)
+/// The sample systems in directories of their own: the PoC as its code runs it, the space hub, the
+/// modular tabs, the pages with widgets and the registry. (The PoC of the document, with the
+/// built-in model, keeps `SampleLogs/clean` and `SampleLogs/violations`.)
 public enum SeedSystems {
     public static let all: [SeedSystem] = [
         PoCAppSystem.system, SpaceHubSystem.system, ModularTabsSystem.system, PagesWidgetsSystem.system, RegistrySystem.system,

@@ -2,7 +2,7 @@ import NavEvents
 import NavModel
 import NavRouter
 
-/// Seed 000 as its code runs it: one custom path whose root is the space hub (Anytype's
+/// The space hub system as its code runs it: one custom path whose root is the space hub (Anytype's
 /// `HomePath`, driven by `SpaceHubCoordinatorViewModel`).
 ///
 /// The path is one stack, `path`, above the hub, owned by two flows: `hub` (no space open: the

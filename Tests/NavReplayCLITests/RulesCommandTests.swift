@@ -100,4 +100,34 @@ import Testing
             #expect(matches.isEmpty, "\(name): \(matches)")
         }
     }
+
+    /// The repository's own text (Sources/, Tests/, docs/) stands alone: no line cites a document
+    /// users do not have by its number or section. The one line exempt is the pattern of
+    /// `userVisibleTextCitesNoOutsideDocument`; this test's own pattern writes the section sign as
+    /// `\x{A7}`, so it does not match itself.
+    @Test func sourcesTestsAndDocsCiteNoOutsideDocument() throws {
+        let pattern = try NSRegularExpression(pattern: #"(?i)seed 00\d|\x{A7}|contract \d\.\d"#)
+        let exempt = ("Tests/NavReplayCLITests/RulesCommandTests.swift", #"NSRegularExpression(pattern: #"(?i:seed 00"#)
+        let textExtensions: Set<String> = ["swift", "md", "py", "h", "c", "modulemap", "sh", "txt", "yml", "yaml", "html", "js", "css"]
+        var scanned = 0
+        var citations: [String] = []
+        for directory in ["Sources", "Tests", "docs"] {
+            let base = Repository.root.appendingPathComponent(directory)
+            let walk = try #require(FileManager.default.enumerator(at: base, includingPropertiesForKeys: nil), "cannot list \(directory)")
+            for case let url as URL in walk where textExtensions.contains(url.pathExtension) {
+                let relative = String(url.standardizedFileURL.path.dropFirst(Repository.root.standardizedFileURL.path.count + 1))
+                let text = try String(contentsOf: url, encoding: .utf8)
+                scanned += 1
+                for (index, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+                    if relative == exempt.0 && line.contains(exempt.1) { continue }
+                    let line = String(line)
+                    if pattern.firstMatch(in: line, range: NSRange(line.startIndex..., in: line)) != nil {
+                        citations.append("\(relative):\(index + 1): \(line.trimmingCharacters(in: .whitespaces))")
+                    }
+                }
+            }
+        }
+        #expect(scanned > 300, "only \(scanned) files under Sources/, Tests/ and docs/")
+        #expect(citations.isEmpty, "cite the behaviour, not an internal document:\n\(citations.joined(separator: "\n"))")
+    }
 }

@@ -4,14 +4,14 @@ import NavModel
 import NavReplay
 import Testing
 
-/// Tests written as CONTRACT.md (or the documented meaning of a `Finding` field) says, which the
-/// source does not do yet. Each one names the contract text; they stay failing until the source
-/// is fixed, and then they move to the suite of their rule.
+/// Tests written as docs/events-and-rules.md (or the documented meaning of a `Finding` field) says,
+/// which the source does not do yet. Each one states the documented behaviour; they stay failing
+/// until the source is fixed, and then they move to the suite of their rule.
 @Suite("Contract disagreements")
 struct ContractBugTests {
-    /// docs/events-and-rules.md: "After a `state.mismatch` the fold adopts the event's claimed value (flow, tab,
-    /// top route) so that one lost event yields one finding, not a cascade." §7: "To adopt a claimed
-    /// top route R of a stack: if R is `null`, empty the stack".
+    /// After a `state.mismatch` the fold adopts the event's claimed value (flow, tab, top route), so
+    /// that one lost event yields one finding, not a cascade; a claimed top route `null` empties the
+    /// stack (docs/events-and-rules.md, "Adopting a claimed value").
     ///
     /// The lost `route_pop {to_root}` is adopted from the push's `from_route: null`, so the stack
     /// was empty in the fold's own reconstruction; the command's reset must count as done.
@@ -48,8 +48,8 @@ struct ContractBugTests {
         #expect(mismatch.witness?.seq == 1)
     }
 
-    /// docs/events-and-rules.md: "A group is the events of one session that share a `correlation_id`; it ends at
-    /// its highest `seq`. ... `command.postcondition` is ... checked at the group's end."
+    /// A correlation group ends at its highest `seq`, and `command.postcondition` is checked at the
+    /// group's end (docs/events-and-rules.md, "Correlation groups").
     ///
     /// With `untilSeq` (`replay --until-seq`), the group below ends at seq 3, after the cut, so its
     /// postcondition is not due yet (and it holds at seq 3). Actual: `command.postcondition@1`

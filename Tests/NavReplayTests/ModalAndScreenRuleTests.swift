@@ -9,7 +9,7 @@ import Testing
 /// (docs/events-and-rules.md, "Modals", "Adopting a claimed value", "Correlation groups").
 @Suite("Modal, screen and analytics rules")
 struct ModalAndScreenRuleTests {
-    /// Seed 003: pages with widget overlays, one widget at a time.
+    /// Pages with widget overlays, one widget at a time.
     static let widgetModel = """
         {"model_version": 1, "name": "widgets", "initial": {"flow": "pages"},
          "flows": {"pages": {"stack": "pages", "max_modals": 1}, "free": {"stack": "other"}},

@@ -377,7 +377,8 @@ struct StackRuleTests {
         #expect(summary(result) == [])
     }
 
-    /// A model with a positional requirement (seed 000: the screen above the hub depends on the kind).
+    /// A model with a positional requirement (the space hub: the screen above the hub depends on
+    /// the kind).
     static let hubModel = """
         {"model_version": 1, "name": "hub", "initial": {"flow": "main"},
          "flows": {"main": {"stack": "hub"}, "other": {"stack": "free"}},

@@ -257,7 +257,7 @@ struct EventSourcingPropertyTests {
         if !router.violations.isEmpty {
             failures.append("live violations: \(findingSummary(router.violations))")
         }
-        // Every state the router reaches can be persisted and restored (seed 001 §7.12).
+        // Every state the router reaches can be persisted and restored.
         let reopened = NavigationRouter(
             model: model, sessionID: "reopened-\(seed)", appVersion: "9.9.9", sink: InMemoryEventSink(),
             clock: clock.now, makeID: ids.next)

@@ -299,7 +299,7 @@ struct StackOperationTests {
     }
 
     @Test func positionalRequirementsHoldAfterEveryShift() throws {
-        // Seed 000: the screen just above the space hub is the widgets or the chat.
+        // In the space hub, the screen just above the hub is the widgets or the chat.
         let model = try NavigationModel.load(
             json: """
                 {"model_version": 1, "name": "hub", "initial": {"flow": "hub"},

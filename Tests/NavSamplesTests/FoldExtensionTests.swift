@@ -275,7 +275,7 @@ struct FoldExtensionTests {
     }
 
     @Test func aLinkWhoseCommandIsNotAppliedIsReported() throws {
-        // Seed 001 §7.11: a link maps to a command plus its route payload. Every step of
+        // A deep link maps to a command plus its route payload. Every step of
         // "a/:id" lands here, but its command ("toTabs") is not applied.
         var (builder, events) = tabsSession()
         events += builder.group([
