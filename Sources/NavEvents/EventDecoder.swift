@@ -67,6 +67,19 @@ public struct EventDecoder: Sendable {
         line.withUnsafeBufferPointer { decode($0) }
     }
 
+    /// Why `line` is not a valid event, or `nil` when it is: the checks of `decode`, in the same
+    /// order and with the same errors, without the event. No string is made and nothing is
+    /// hashed: `validate`, which only counts the valid lines, runs this.
+    package func check(_ line: UnsafeBufferPointer<UInt8>) -> EventDecodingError? {
+        var parser = EventLineParser(line, names: nil, checkOnly: true)
+        do {
+            _ = try parser.parse()
+            return nil
+        } catch {
+            return error
+        }
+    }
+
     public func decode(_ line: String) -> Result<DecodedEvent, EventDecodingError> {
         decode(Array(line.utf8))
     }
@@ -222,9 +235,12 @@ struct TextField {
 struct TextMaker {
     let scanner: JSONScanner
     let names: StringCache?
+    /// Only checking (`EventDecoder.check`): every string is the empty one, which costs nothing.
+    let checkOnly: Bool
 
     @inline(__always)
     func callAsFunction(_ field: TextField, unique: Bool = false) -> String {
+        if checkOnly { return "" }
         if !unique, let names, !field.token.hasEscapes {
             return names.string(UnsafeBufferPointer(rebasing: scanner.bytes[field.token.start..<field.token.end]), hash: field.hash)
         }
@@ -274,10 +290,19 @@ struct EventLineParser {
     var eventIDHash: UInt64 = 0
     var correlationIDHash: UInt64 = 0
     let names: StringCache?
+    /// Checks the line without making its event: no string, no hash (`EventDecoder.check`).
+    let checkOnly: Bool
 
-    init(_ line: UnsafeBufferPointer<UInt8>, names: StringCache?) {
+    init(_ line: UnsafeBufferPointer<UInt8>, names: StringCache?, checkOnly: Bool = false) {
         scanner = JSONScanner(line)
         self.names = names
+        self.checkOnly = checkOnly
+    }
+
+    /// A string token's hash; 0 when only checking, where no hash is read.
+    @inline(__always)
+    func hash(of token: StringToken) -> UInt64 {
+        checkOnly ? 0 : scanner.plainHash(of: token)
     }
 
     mutating func parse() throws(EventDecodingError) -> DecodedEvent {
@@ -350,9 +375,11 @@ struct EventLineParser {
                         try s.skipValue(depth: 2)
                     }
                 }
-                let member = StableHash.memberHash(key: keyHash, value: valueHash)
-                memberSum &+= member
-                if !isEnvelopeIdentity { contentSum &+= member }
+                if !checkOnly {
+                    let member = StableHash.memberHash(key: keyHash, value: valueHash)
+                    memberSum &+= member
+                    if !isEnvelopeIdentity { contentSum &+= member }
+                }
                 memberCount += 1
             } while scanner.consumeAdjacent(UInt8(ascii: ",")) || scanner.consume(UInt8(ascii: ","))
             try syntax { (s: inout JSONScanner) throws(JSONSyntaxError) in try s.expect(UInt8(ascii: "}")) }

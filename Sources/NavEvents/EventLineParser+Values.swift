@@ -133,7 +133,7 @@ extension EventLineParser {
                     + "(e.g. 2026-11-20T10:15:30.123Z; a real date, no leap second)")
         }
         fields.timestamp = timestamp
-        return scanner.plainHash(of: token)
+        return hash(of: token)
     }
 
     /// A field whose string is one of `T`'s raw values (`style`, `outcome`).
@@ -162,12 +162,12 @@ extension EventLineParser {
         if nonEmpty && token.rawCount == 0 {
             throw EventDecodingError(field: field.wireName, message: "expected a non-empty string, found \"\"")
         }
-        return TextField(token: token, hash: scanner.plainHash(of: token))
+        return TextField(token: token, hash: hash(of: token))
     }
 
     /// Makes the text fields' strings. A value of its own, so that the helpers which use it
     /// capture it rather than the parser (capturing the parser copied it whole, every line).
-    var text: TextMaker { TextMaker(scanner: scanner, names: names) }
+    var text: TextMaker { TextMaker(scanner: scanner, names: names, checkOnly: checkOnly) }
 
     mutating func nullableString(_ field: EventField) throws(EventDecodingError) -> TextField? {
         if scanner.peekFast() == UInt8(ascii: "n") {
@@ -196,7 +196,7 @@ extension EventLineParser {
             // but DEL (the scanner rejects the rest), and counts one scalar a byte.
             let count = token.rawCount
             if count >= 1 && count <= 128 && !containsDEL(scanner.bytes.baseAddress! + token.start, count) {
-                return TextField(token: token, hash: scanner.plainHash(of: token))
+                return TextField(token: token, hash: hash(of: token))
             }
         }
         let problem: String? = scanner.withDecodedBytes(of: token) { bytes -> String? in
@@ -244,7 +244,7 @@ extension EventLineParser {
         let start = scanner.position
         if let (value, end) = plainInteger(at: start) {
             scanner.position = end
-            return (value, StableHash.number(UnsafeBufferPointer(rebasing: scanner.bytes[start..<end])))
+            return (value, checkOnly ? 0 : StableHash.number(UnsafeBufferPointer(rebasing: scanner.bytes[start..<end])))
         }
         let token = try syntax(field) { (s: inout JSONScanner) throws(JSONSyntaxError) in
             try s.scanNumber()

@@ -8,7 +8,8 @@ public import NavJSON
 /// 1. Syntax: `JSONValue.parse` (navreplay's generic reader) and Foundation's
 ///    `JSONSerialization` agree on whether the bytes are JSON, and on the value, except where
 ///    `JSONDifference` (the one list of allowed differences) explains it.
-/// 2. The event decoder never accepts what is not JSON, and never calls JSON "not valid JSON".
+/// 2. The event decoder never accepts what is not JSON, and never calls JSON "not valid JSON";
+///    its check alone (`EventDecoder.check`) gives every line the same verdict and error.
 /// 3. A valid event: its identity hashes are those of the JSON value (`JSONValue.stableHash`,
 ///    the identity: key order, whitespace and escapes do not matter), and the same
 ///    value written again with its members in reverse order decodes to the same event with the
@@ -39,6 +40,14 @@ public enum DecoderCheck {
             }
         case (.failure, .none):
             break
+        }
+
+        // `check`, which `validate` runs, gives every line decode's verdict and error.
+        let checked = decoder.check(line)
+        switch decoded {
+        case .success: if let checked { violations.append("check rejects a line decode accepts: \(checked)") }
+        case .failure(let error):
+            if checked != error { violations.append("check says \(checked.map(\.description) ?? "valid"), decode says \(error)") }
         }
 
         switch decoded {
