@@ -57,12 +57,15 @@ final class DecodeTask: @unchecked Sendable {
     private(set) var shorthand: BatchShorthand?
     private let done = DispatchSemaphore(value: 0)
 
-    init(batch: LineBatch, modelID: Int, workers: Int, routing: Bool, shorthand: Bool, keeping: Set<UInt64>? = nil) {
+    init(
+        batch: LineBatch, modelID: Int, workers: Int, routing: Bool, shorthand: Bool, keeping: Set<UInt64>? = nil, checkOnly: Bool = false
+    ) {
         self.batch = batch
         self.modelID = modelID
         DispatchQueue.global().async { [self] in
             (decoded, self.shorthand) = batch.decode(
-                workers: workers, routing: routing, shorthand: shorthand, keeping: keeping.map { (sessions: $0, model: modelID) })
+                workers: workers, routing: routing, shorthand: shorthand, keeping: keeping.map { (sessions: $0, model: modelID) },
+                checkOnly: checkOnly)
             done.signal()
         }
     }
@@ -156,8 +159,12 @@ struct LineBatch: Sendable {
     ///
     /// With `keeping` (a refold: `RefoldRequest`), a line whose session the scanner finds, and
     /// whose `EventIDLedger` hash is not among `sessions`, is skipped undecoded.
+    ///
+    /// With `checkOnly` (`validate`), each line is only checked (`EventDecoder.check`): `valid`,
+    /// or its error.
     func decode(
-        workers: Int, routing: Bool = false, shorthand: Bool = false, keeping: (sessions: Set<UInt64>, model: Int)? = nil
+        workers: Int, routing: Bool = false, shorthand: Bool = false, keeping: (sessions: Set<UInt64>, model: Int)? = nil,
+        checkOnly: Bool = false
     ) -> (outcomes: ParallelResults<LineOutcome>, shorthand: BatchShorthand?) {
         let count = lines.count
         guard count > 0 else { return (ParallelResults(count: 0), nil) }
@@ -167,11 +174,15 @@ struct LineBatch: Sendable {
         let shorthand = routing && shorthand && !bytes.isEmpty ? BatchShorthand(capacity: bytes.count) : nil
         let decodeRange: @Sendable (UnsafeBufferPointer<UInt8>, Range<Int>) -> Void = { buffer, range in
             let decoder = EventDecoder()
-            let names = routing ? nil : StringCache()  // routed lines are decoded later, by their partition
+            let names = routing || checkOnly ? nil : StringCache()  // routed lines are decoded later, by their partition
             for index in range where lines[index].overlongLength == nil {
                 let pending = lines[index]
                 let source = pending.isMapped ? mapped!.bytes : buffer
                 let line = UnsafeBufferPointer(rebasing: source[pending.start..<(pending.start + pending.count)])
+                if checkOnly {
+                    results[index] = decoder.check(line).map { .decoded(.failure($0)) } ?? .valid
+                    continue
+                }
                 if let keeping, let session = SessionIDScanner.sessionID(in: line),
                     !keeping.sessions.contains(
                         EventIDLedger.hash(sessionBytes: UnsafeBufferPointer(rebasing: line[session]), model: keeping.model))
@@ -229,6 +240,8 @@ enum LineOutcome: Sendable {
     /// Routed, and put in shorthand: `length` bytes in the batch's `BatchShorthand`, at the
     /// line's offset in the batch.
     case shortened(sessionHash: UInt64, length: Int32)
+    /// Checked and valid, no event made (`validate`, which only counts it).
+    case valid
     /// Over `--max-line-bytes`: not decoded.
     case overlong
     /// Of a session a refold does not read again: not decoded.

@@ -8,6 +8,7 @@ import NavPartitions
 
 /// `validate`: lines are checked only; every valid one is counted as it is read.
 final class CheckOnly: LineOperator {
+    var checksOnly: Bool { true }
     func countsAsRead(_ event: DecodedEvent, model: Int) -> Bool { true }
     func take(_ task: DecodeTask, _ outcomes: ParallelResults<LineOutcome>) throws {}
 }

@@ -89,11 +89,17 @@ final class Routing {
 /// Where a pipeline's valid lines go once decoded: the operator between decoding and grouping,
 /// one per mode.
 protocol LineOperator: AnyObject {
+    /// Whether lines are only checked, never grouped or folded (`validate`): no event is made.
+    var checksOnly: Bool { get }
     /// Whether a valid line is counted as an event as it is read, because it is not folded.
     func countsAsRead(_ event: DecodedEvent, model: Int) -> Bool
     /// Takes a decoded batch's lines, in line order: on the reading thread or, with routing on,
     /// on the partition writer's queue.
     func take(_ task: DecodeTask, _ outcomes: ParallelResults<LineOutcome>) throws
+}
+
+extension LineOperator {
+    var checksOnly: Bool { false }
 }
 
 /// Reading overlaps decoding: a full batch is decoded on other threads while the reading
@@ -133,7 +139,8 @@ final class DecodeStage {
             batch.lines.isEmpty
             ? nil
             : DecodeTask(
-                batch: batch, modelID: modelID, workers: workers, routing: routing.isOn, shorthand: routing.shorthand, keeping: keeping)
+                batch: batch, modelID: modelID, workers: workers, routing: routing.isOn, shorthand: routing.shorthand, keeping: keeping,
+                checkOnly: checks.checksOnly)
         batch = LineBatch(capacity: batchBytes, mapped: batch.mapped)
         try hand(task)
     }
@@ -165,6 +172,9 @@ final class CheckStage {
     private let routing: Routing
     private let lines: any LineOperator
 
+    /// Whether the mode only checks lines (`LineOperator.checksOnly`).
+    var checksOnly: Bool { lines.checksOnly }
+
     init(totals: RunTotals, plan: RunPlan, quarantine: QuarantineWriter?, routing: Routing, lines: any LineOperator) {
         self.totals = totals
         files = plan.files
@@ -182,6 +192,9 @@ final class CheckStage {
             let reason: (field: String?, message: String)
             switch decoded[index] ?? .overlong {
             case .routed, .shortened, .skipped: continue
+            case .valid:
+                totals.counts.events += 1
+                continue
             case .decoded(.success(let event)):
                 if lines.countsAsRead(event, model: task.modelID) { totals.counts.events += 1 }
                 continue
