@@ -18,9 +18,9 @@ struct LineKeys: Sendable {
         let scanned = SessionIDScanner.storeKeys(in: line)
         if let session = scanned.sessionID, let eventID = scanned.eventID, let time = scanned.timestamp,
             let timestamp = Timestamp.parse(UnsafeBufferPointer(rebasing: line[time])),
-            let sessionID = String(validating: line[session], as: UTF8.self)
+            let sessionID = validString(line[session])
         {
-            let version = scanned.appVersion.flatMap { String(validating: line[$0], as: UTF8.self) }
+            let version = scanned.appVersion.flatMap { validString(line[$0]) }
             return LineKeys(
                 sessionID: sessionID, eventIDHash: StableHash.string(UnsafeBufferPointer(rebasing: line[eventID])),
                 milliseconds: timestamp.epochMilliseconds, appVersion: version)
@@ -31,6 +31,15 @@ struct LineKeys: Sendable {
             sessionID: event.sessionID, eventIDHash: StableHash.string(event.eventID), milliseconds: event.timestamp.epochMilliseconds,
             appVersion: event.appVersion)
     }
+}
+
+/// The bytes as a `String`, `nil` if they are not UTF-8. ASCII, the common case, is made
+/// directly: `String(validating:)` is generic, and unspecialised here it looked up its type's
+/// metadata at every call (twice a line on the reading thread).
+private func validString(_ bytes: Slice<UnsafeBufferPointer<UInt8>>) -> String? {
+    let buffer = UnsafeBufferPointer(rebasing: bytes)
+    if buffer.allSatisfy({ $0 < 0x80 }) { return String(decoding: buffer, as: UTF8.self) }
+    return String(validating: buffer, as: UTF8.self)
 }
 
 /// A file's new lines, read and scanned on a thread of their own a few blocks ahead of the
@@ -73,15 +82,19 @@ final class LinesAhead: @unchecked Sendable {
             var outcome = Outcome()
             let decoder = EventDecoder()
             var block = Block()
+            // Whether the keeping thread stopped, looked at once a block: under the lock at every
+            // line, it was most of the reading thread's locking.
+            var stopping = false
             func publish() {
                 lock.withLock { blocks.append(block) }
                 ready.signal()
                 block = Block()
                 room.wait()
+                stopping = lock.withLock { stopped }
             }
             do {
                 _ = try LineReader(maxLineBytes: maxLineBytes).readLines(of: file.path) { line in
-                    guard !outcome.changed, !lock.withLock({ stopped }) else { return }
+                    guard !outcome.changed, !stopping else { return }
                     if line.number <= file.lines {
                         outcome.prefix.add(line)
                         outcome.current.add(line)
