@@ -3,9 +3,9 @@
 One plan, one map, one shuffle, one reduce, one write. navreplay does all the work on lines
 (``navreplay partition``: route, shared, audit); Spark places the tasks, moves blocks of bytes
 between them, retries what fails and writes the outputs; the job's JVM part
-(``java/NavreplayPipes.java``, compiled once against Spark's jars) runs navreplay in the map's
-and the reduce's tasks and hands its blocks to Spark, no block passing through a Python worker;
-Python plans and glues (``navreplay_tasks.py``: the command lines, the ledger's small task).
+(``java/NavreplayPipes.java``, compiled once against Spark's jars) runs navreplay in the tasks
+and hands its blocks to Spark, with no Python worker; Python plans and glues on the driver
+(``navreplay_tasks.py``: the command lines).
 
 - **Plan** (driver): the input files, listed as navreplay lists them, cut into splits: a plain
   file into byte ranges of about --split-size (a line belongs to the split it starts in), a
@@ -36,6 +36,7 @@ import argparse
 import json
 import os
 import re
+import resource
 import shlex
 import shutil
 import sys
@@ -637,7 +638,6 @@ def _run(mode: str, args, spark_args: list[str], master: str | None) -> int:
     jar = pipes_jar()
     spark = _spark_session(spark_args, master, jar)
     sc = spark.sparkContext
-    sc.addPyFile(tasks.__file__)
     pipes = _pipes(spark, jar)
     output = OutputDir(spark, args.output)
     outputs = ["sessions", "quarantine"] if mode == "sessions" else ["findings", "findings_parquet", "quarantine"] + (
@@ -654,12 +654,11 @@ def _run(mode: str, args, spark_args: list[str], master: str | None) -> int:
     unreadable = {index: item.error for index, item in enumerate(files) if item.error is not None}
     after_line: dict[int, int | None] = {}
 
-    # The map and the shuffle (in the JVM); the ledger buckets' reduce (with the splits' reports) first.
+    # The map, the shuffle and the ledger buckets' reduce (with the splits' reports), in the JVM.
     shuffled = pipes.route(sc._jsc, tasks.pipes_plan(plan, uris), _split_groups(plan, args.split_size),
                            plan.partitions + plan.id_buckets) if plan.splits else None
     sc.setJobDescription("map: route each split; reduce: the ledger's buckets")
-    ledger = sc.runJob(_values(sc, shuffled), lambda payloads: tasks.shared_sessions(plan, payloads),
-                       list(range(plan.partitions, plan.partitions + plan.id_buckets))) if shuffled else []
+    ledger = tasks.ledger_items(pipes.ledger(shuffled, tasks.pipes_plan(plan, uris), plan.partitions)) if shuffled else []
     reports = [value for kind, value in ledger if kind == "report"]
     if sorted(report["split"] for report in reports) != list(range(len(plan.splits))):
         raise RuntimeError(f"Spark returned {len(reports)} reports for {len(plan.splits)} splits")
@@ -679,8 +678,7 @@ def _run(mode: str, args, spark_args: list[str], master: str | None) -> int:
     stats = [json.loads(bytes(row.data)) for row in small if row.kind == tasks.STATS]
     peaks["audit"] = max([s["peak_bytes"] for s in stats] + [0])
     routes = [v for k, v in ledger if k == "route"]
-    cpu = {"navreplay": sum(v["cpu_seconds"] for v in routes + stats) + sum(v for k, v in ledger if k == "cpu"),
-           "python": sum(v for k, v in ledger if k == "python")}
+    cpu = {"navreplay": sum(v["cpu_seconds"] for v in routes + stats) + sum(v for k, v in ledger if k == "cpu")}
     sizes = {kind: sum(s["outputs"].get(kind, 0) for s in stats) for kind in "FSQ"}
 
     if frame is not None:
@@ -708,7 +706,8 @@ def _run(mode: str, args, spark_args: list[str], master: str | None) -> int:
             print(f"navreplay: error: {plan.paths[index]}: {message}{note}", file=sys.stderr)
         print("navreplay: " + tasks.summary_text(merged), file=sys.stderr)
         memory = f"navreplay {max(peaks.values()) / MB:.0f} MB" + (f", JVM {jvm[0] / MB:.0f} MB" if jvm else "")
-        work = f"navreplay {cpu['navreplay']:.1f} s, tasks' Python {cpu['python']:.1f} s" + (
+        python = resource.getrusage(resource.RUSAGE_SELF)
+        work = f"navreplay {cpu['navreplay']:.1f} s, the driver's Python {python.ru_utime + python.ru_stime:.1f} s" + (
             f", JVM {jvm[1]:.1f} s" if jvm else "")
         print(f"{name}: {len(plan.splits)} split(s), {plan.partitions} partition(s)"
               f"{f', {len(plan.shared)} session(s) sharing event ids' if plan.shared else ''}; {elapsed:.1f} s; "
@@ -745,14 +744,6 @@ def _split_groups(plan: Plan, split_size: int) -> list[list[int]]:
         groups[-1].append(index)
         size += length
     return groups
-
-
-def _values(sc, shuffled):
-    """The shuffled blocks as a Python RDD of bytes (for the ledger's buckets)."""
-    from pyspark.rdd import RDD
-    from pyspark.serializers import NoOpSerializer
-
-    return RDD(sc._jvm.PythonRDD.valueOfPair(shuffled), sc, NoOpSerializer())
 
 
 def _folded(spark, pipes, plan_json: str, shuffled, shared: bool):

@@ -1,30 +1,23 @@
-"""The Spark job's plan, and its Python task: navreplay does the work on lines, the JVM's
-tasks (``java/NavreplayPipes.java``) move the bytes; these functions need no Spark (the tests
-run them alone).
+"""The Spark job's plan: navreplay does the work on lines, the JVM's tasks
+(``java/NavreplayPipes.java``) run it and move the bytes; these functions, on the driver, say
+what they run, and need no Spark (the tests run them alone).
 
 - ``route_arguments``, ``audit_arguments``, ``pipes_plan``: the navreplay command lines the JVM's
   tasks run, and what else they need, as JSON. The map runs ``navreplay partition route`` on each
   split, which sends each line, as located input (``SPLIT<TAB>LINE<TAB>line``), to the partition
   of its session, in blocks, and each line's event id to a ledger bucket; the reduce runs
   ``navreplay partition audit`` on each partition, which groups and folds its sessions within
-  --memory-limit.
-- ``shared_sessions`` (a ledger bucket, in a Python worker): the splits' reports, and through
-  ``navreplay partition shared`` the sessions that share an event id with another session
-  (usually none).
+  --memory-limit; the ledger's buckets give the splits' reports, and through ``navreplay partition shared``
+  the sessions that share an event id with another session (usually none): ``ledger_items``
+  reads them.
 """
 
 from __future__ import annotations
 
 import json
-import os
-import shutil
 import struct
-import subprocess
-import tempfile
-import threading
-import time
 from dataclasses import dataclass, field
-from typing import Iterable, Iterator
+from typing import Iterator
 
 MB = 1 << 20
 
@@ -105,78 +98,12 @@ def partition_count(files: list[InputFile], partition_size: int, parallelism: in
 
 
 # ---------------------------------------------------------------------------------------------
-# The tasks: navreplay does the work, the JVM moves the bytes
+# The tasks' command lines: navreplay does the work, the JVM moves the bytes
 # ---------------------------------------------------------------------------------------------
 
 
-def _binary(plan: Plan) -> str:
-    if not plan.shipped:
-        return plan.navreplay
-    from pyspark import SparkFiles
-
-    path = SparkFiles.get(plan.navreplay)
-    if not os.access(path, os.X_OK):
-        try:
-            os.chmod(path, 0o755)
-        except OSError:
-            copy = os.path.join(tempfile.mkdtemp(prefix="navreplay-bin-"), "navreplay")
-            shutil.copy(path, copy)
-            os.chmod(copy, 0o755)
-            path = copy
-    return path
-
-
 class NavreplayFailed(RuntimeError):
-    """navreplay ended with an unexpected status: the task fails (and Spark retries it)."""
-
-
-class Process:
-    """A navreplay process: standard output a pipe, standard error a file, standard input
-    ``stdin_data`` (written on a thread of its own) or nothing."""
-
-    def __init__(self, command: list[str], what: str, stdin_data: bytes | None = None):
-        self.what = what
-        self.errors = tempfile.TemporaryFile()
-        piped = stdin_data is not None
-        self.process = subprocess.Popen(command, stdin=subprocess.PIPE if piped else subprocess.DEVNULL,
-                                        stdout=subprocess.PIPE, stderr=self.errors)
-        self.stdout = self.process.stdout
-        self.feeder = None
-        if stdin_data is not None:
-            self.feeder = threading.Thread(target=self._feed, args=(stdin_data,), daemon=True)
-            self.feeder.start()
-
-    def _feed(self, data: bytes) -> None:
-        try:
-            self.process.stdin.write(data)
-        except BrokenPipeError:
-            pass
-        finally:
-            try:
-                self.process.stdin.close()
-            except BrokenPipeError:
-                pass
-
-    def finish(self, ok: tuple[int, ...] = (0,)) -> int:
-        """Waits for the end; returns the peak memory in bytes. Another status than ``ok`` fails."""
-        if self.process.stdin and not self.feeder and not self.process.stdin.closed:
-            self.process.stdin.close()
-        self.stdout.close()
-        _, status, usage = os.wait4(self.process.pid, 0)
-        self.process.returncode = os.waitstatus_to_exitcode(status)
-        if self.feeder:
-            self.feeder.join()
-        self.errors.seek(0)
-        self.message = self.errors.read().decode("utf-8", "replace").strip()
-        self.errors.close()
-        self.cpu_seconds = usage.ru_utime + usage.ru_stime
-        if self.process.returncode not in ok:
-            self.fail()
-        return usage.ru_maxrss * 1024
-
-    def fail(self, why: str = "") -> None:
-        raise NavreplayFailed(
-            f"navreplay {self.what} exited with status {self.process.returncode}{why}: {self.message}")
+    """navreplay's output ended in the middle of a frame."""
 
 
 def frames(stream) -> Iterator[tuple[int, bytes]]:
@@ -251,27 +178,15 @@ def pipes_plan(plan: Plan, uris: list[str | None] | None = None) -> str:
         "offsets_text": "".join(f"{offset}\n" for offset in plan.offsets), "shared": plan.shared})
 
 
-def shared_sessions(plan: Plan, payloads: Iterable[bytes]) -> Iterator[tuple[str, object]]:
-    """A ledger bucket's reduce: the splits' reports and statistics, and through ``navreplay
-    partition shared`` the session hashes that share an event id with another session."""
-    python_cpu = time.process_time()
-    entries = []
-    for payload in payloads:
-        kind = payload[:1]
-        if kind == b"I":
-            entries.append(memoryview(payload)[1:])
-        elif kind == b"E":
-            yield "report", json.loads(payload[1:])
-        elif kind == b"S":
-            yield "route", json.loads(payload[1:])
-    if entries:
-        process = Process([_binary(plan), "partition", "shared", "-"], "partition shared", stdin_data=b"".join(entries))
-        output = process.stdout.read()
-        yield "peak", process.finish()
-        yield "cpu", process.cpu_seconds
-        for line in output.decode().split():
-            yield "shared", line
-    yield "python", time.process_time() - python_cpu
+def ledger_items(lines) -> list[tuple[str, object]]:
+    """The ledger buckets' lines (a kind, a tab, a value): the splits' reports and statistics
+    (JSON), navreplay partition shared's peak memory (bytes), CPU time (s) and session hashes."""
+    items: list[tuple[str, object]] = []
+    for line in lines:
+        kind, value = line.split("\t", 1)
+        items.append((kind, json.loads(value) if kind in ("report", "route") else
+                      int(value) if kind == "peak" else float(value) if kind == "cpu" else value))
+    return items
 
 
 # Output blocks of a partition: findings rows, sessions, quarantine records; its summary, its

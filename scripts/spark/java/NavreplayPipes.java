@@ -36,6 +36,8 @@ import org.apache.spark.TaskContext;
 import org.apache.spark.api.java.JavaPairRDD;
 import org.apache.spark.api.java.JavaRDD;
 import org.apache.spark.api.java.JavaSparkContext;
+import org.apache.spark.rdd.PartitionPruningRDD;
+import org.apache.spark.rdd.RDD;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.RowFactory;
@@ -44,6 +46,8 @@ import org.apache.spark.sql.types.DataTypes;
 import org.apache.spark.sql.types.StructType;
 import org.apache.spark.util.TaskCompletionListener;
 import scala.Tuple2;
+import scala.reflect.ClassTag$;
+import scala.runtime.AbstractFunction1;
 
 /**
  * The Spark job's data path: the tasks that run navreplay and move its blocks, in the JVM, so that
@@ -100,6 +104,32 @@ public final class NavreplayPipes {
               return new Chain<>(parts.iterator());
             })
         .partitionBy(new HashPartitioner(destinations));
+  }
+
+  /**
+   * The ledger's buckets (the destinations from {@code from} on), reduced: the splits' reports
+   * and statistics, and the sessions that share an event id with another session; as lines of
+   * a kind and a value (see {@link Ledger}).
+   */
+  public static List<String> ledger(JavaPairRDD<Integer, byte[]> shuffled, String planJson, int from) {
+    RDD<Tuple2<Integer, byte[]>> buckets = PartitionPruningRDD.create(shuffled.rdd(), new From(from));
+    JavaRDD<Tuple2<Integer, byte[]>> pairs = new JavaRDD<>(buckets, ClassTag$.MODULE$.apply(Tuple2.class));
+    return pairs.mapPartitions(input -> new Ledger(Plan.parse(planJson), new Values(input)).run().iterator()).collect();
+  }
+
+  /** The partitions from a number on. */
+  static final class From extends AbstractFunction1<Object, Object> implements Serializable {
+    private static final long serialVersionUID = 1L;
+    final int from;
+
+    From(int from) {
+      this.from = from;
+    }
+
+    @Override
+    public Object apply(Object index) {
+      return (Integer) index >= from;
+    }
   }
 
   /** The reduce: each partition below {@code partitions} folded; its outputs as rows. */
@@ -169,6 +199,15 @@ public final class NavreplayPipes {
       writeFrame(out, new Tuple2<>((Integer) row[1], payload));
     }
     return out.toByteArray();
+  }
+
+  /** One ledger bucket reduced from its blocks (as frames): its lines (see {@link Ledger}). */
+  public static List<String> ledgerLines(String planJson, byte[] frames) throws IOException {
+    List<byte[]> payloads = new ArrayList<>();
+    DataInputStream in = new DataInputStream(new java.io.ByteArrayInputStream(frames));
+    Tuple2<Integer, byte[]> pair;
+    while ((pair = readFrame(in)) != null) payloads.add(pair._2());
+    return new Ledger(Plan.parse(planJson), payloads.iterator()).run();
   }
 
   static void writeFrame(OutputStream out, Tuple2<Integer, byte[]> frame) throws IOException {
@@ -308,12 +347,17 @@ public final class NavreplayPipes {
     String message = "";
 
     Child(List<String> command, String what, boolean stdin, boolean stdout) throws IOException {
+      this(command, what, stdin, stdout ? null : new File("/dev/null"));
+    }
+
+    /** {@code output}: where standard output goes; null: a pipe. */
+    Child(List<String> command, String what, boolean stdin, File output) throws IOException {
       this.what = what;
       this.errors = File.createTempFile("navreplay-stderr-", ".txt");
       ProcessBuilder builder = new ProcessBuilder(command);
       builder.redirectError(errors);
       if (!stdin) builder.redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")));
-      if (!stdout) builder.redirectOutput(ProcessBuilder.Redirect.DISCARD);
+      if (output != null) builder.redirectOutput(output);
       try {
         this.process = builder.start();
       } catch (IOException error) {
@@ -389,6 +433,69 @@ public final class NavreplayPipes {
       }
       watcher.interrupt();
       errors.delete();
+    }
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // A ledger bucket: navreplay partition shared
+  // -------------------------------------------------------------------------------------------
+
+  /**
+   * A ledger bucket's blocks: the splits' reports (E) and statistics (S) as they are, and its
+   * event ids (I) through {@code navreplay partition shared}, which names the sessions that share
+   * one with another session. Lines: {@code report<TAB>json}, {@code route<TAB>json}, {@code
+   * shared<TAB>hash}, {@code peak<TAB>bytes}, {@code cpu<TAB>seconds}.
+   */
+  static final class Ledger {
+    final Plan plan;
+    final Iterator<byte[]> payloads;
+
+    Ledger(Plan plan, Iterator<byte[]> payloads) {
+      this.plan = plan;
+      this.payloads = payloads;
+    }
+
+    List<String> run() throws IOException {
+      List<String> lines = new ArrayList<>();
+      Child child = null;
+      File output = null;
+      OutputStream in = null;
+      try {
+        while (payloads.hasNext()) {
+          byte[] payload = payloads.next();
+          if (payload.length == 0) continue;
+          if (payload[0] == 'I') {
+            if (child == null) {
+              output = File.createTempFile("navreplay-shared-", ".txt");
+              child = new Child(Arrays.asList(plan.binary(), "partition", "shared", "-"), "partition shared", true, output);
+              in = child.process.getOutputStream();
+            }
+            try {
+              in.write(payload, 1, payload.length - 1);
+            } catch (IOException error) {
+              child.finish(0); // it ended early: its status says why
+              throw error;
+            }
+          } else if (payload[0] == 'E' || payload[0] == 'S') {
+            String value = new String(payload, 1, payload.length - 1, StandardCharsets.UTF_8);
+            lines.add((payload[0] == 'E' ? "report\t" : "route\t") + value);
+          }
+        }
+        if (child != null) {
+          child.finish(0);
+          lines.add("peak\t" + child.peakBytes);
+          lines.add(String.format(java.util.Locale.ROOT, "cpu\t%.3f", child.cpuSeconds));
+          for (String hash : new String(Files.readAllBytes(output.toPath()), StandardCharsets.UTF_8).split("\\s+")) {
+            if (!hash.isEmpty()) lines.add("shared\t" + hash);
+          }
+        }
+        return lines;
+      } catch (IOException | RuntimeException error) {
+        if (child != null) child.kill();
+        throw error;
+      } finally {
+        if (output != null) output.delete();
+      }
     }
   }
 

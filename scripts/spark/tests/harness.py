@@ -93,8 +93,9 @@ def without_spark(navreplay: str, arguments: list[str], max_line_bytes: int | No
     for index in range(len(plan.splits)):
         for destination, payload in tasks.frames(io.BytesIO(bytes(pipes.routeFrames(routing, index)))):
             shuffled.setdefault(destination, []).append(payload)
-    ledger = [item for bucket in range(id_buckets) for item in
-              tasks.shared_sessions(plan, shuffled.get(partitions + bucket, []))]
+    ledger = [item for bucket in range(id_buckets) for item in tasks.ledger_items(pipes.ledgerLines(
+        routing, b"".join(struct.pack("<II", partitions + bucket, len(block)) + block
+                          for block in shuffled.get(partitions + bucket, []))))]
     plan.offsets, errors = tasks.line_offsets(plan, [value for kind, value in ledger if kind == "report"])
     plan.shared = sorted({value for kind, value in ledger if kind == "shared"})
     folding = tasks.pipes_plan(plan)
