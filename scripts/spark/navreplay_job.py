@@ -394,6 +394,7 @@ def _finish_archive(spark) -> None:
 
 
 JAVA_SOURCE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "java", "NavreplayPipes.java")
+SHIPPED_SOURCE = "NavreplayPipes.java"  # with spark-submit --files, in cluster deploy mode
 PIPES_CLASS = "navreplay.spark.NavreplayPipes"
 
 
@@ -418,7 +419,11 @@ def pipes_jar() -> str:
     import zipfile
 
     jars = _spark_jars()
-    with open(JAVA_SOURCE, "rb") as handle:
+    path = JAVA_SOURCE if os.path.exists(JAVA_SOURCE) else os.path.abspath(SHIPPED_SOURCE)
+    if not os.path.exists(path):
+        raise UsageError(f"no {JAVA_SOURCE}: in cluster deploy mode, ship it with spark-submit --files, or give "
+                         "spark-submit --jars a jar the job built (in ~/.cache/navreplay-spark/)")
+    with open(path, "rb") as handle:
         source = handle.read()
     names = sorted(os.listdir(jars)) if os.path.isdir(jars) else []
     key = hashlib.sha256(source + "\n".join(names).encode()).hexdigest()[:16]
@@ -436,9 +441,9 @@ def pipes_jar() -> str:
     with tempfile.TemporaryDirectory(prefix="navreplay-javac-", dir=cache) as scratch:
         classes = os.path.join(scratch, "classes")
         completed = subprocess.run([javac, "--release", "11", "-nowarn", "-cp", os.path.join(jars, "*"), "-d", classes,
-                                    JAVA_SOURCE], capture_output=True, text=True)
+                                    path], capture_output=True, text=True)
         if completed.returncode != 0:
-            raise RuntimeError(f"javac could not compile {JAVA_SOURCE}: {completed.stderr.strip()[-2000:]}")
+            raise RuntimeError(f"javac could not compile {path}: {completed.stderr.strip()[-2000:]}")
         built = os.path.join(scratch, "pipes.jar")
         with zipfile.ZipFile(built, "w") as archive:
             archive.writestr("META-INF/MANIFEST.MF", "Manifest-Version: 1.0\n\n")
@@ -449,16 +454,17 @@ def pipes_jar() -> str:
     return jar
 
 
-def _pipes(spark, jar: str):
+def _pipes(spark, jar: str | None):
     """The JVM's part, as py4j sees it. Under spark-submit the JVM was started before the job
-    built the jar: the jar joins the driver's class loader (Spark's, which py4j looks in) and
-    goes to the executors with SparkContext.addJar."""
+    could build the jar: unless spark-submit --jars gave it, the jar joins the driver's class
+    loader (Spark's, which py4j looks in) and goes to the executors with SparkContext.addJar."""
     sc = spark.sparkContext
     jvm = sc._jvm
     loader = jvm.java.lang.Thread.currentThread().getContextClassLoader()
     try:
         jvm.java.lang.Class.forName(PIPES_CLASS, True, loader)
     except Exception:
+        jar = jar or pipes_jar()
         try:
             loader.addURL(jvm.java.io.File(jar).toURI().toURL())
             sc._jsc.addJar(jar)
@@ -468,7 +474,7 @@ def _pipes(spark, jar: str):
     return jvm.navreplay.spark.NavreplayPipes
 
 
-def _spark_session(spark_args: list[str], master: str | None, jar: str):
+def _spark_session(spark_args: list[str], master: str | None, jar: str | None):
     if _under_spark_submit():
         if spark_args:
             raise UsageError(
@@ -635,7 +641,7 @@ def _models(inputs: Inputs, files: list[InputFile], explicit: str | None) -> tup
 def _run(mode: str, args, spark_args: list[str], master: str | None) -> int:
     name = "navreplay_audit" if mode == "audit" else "navreplay_sessions"
     started = time.monotonic()
-    jar = pipes_jar()
+    jar = None if _under_spark_submit() else pipes_jar()
     spark = _spark_session(spark_args, master, jar)
     sc = spark.sparkContext
     pipes = _pipes(spark, jar)

@@ -99,3 +99,31 @@ def test_a_route_is_given_its_command_line_and_its_frames_are_remapped(tmp_path)
     assert (tmp_path / "args").read_text() == "partition route x y --range 0:9\n"
     assert frames[0] == (3, b"E")  # bucket 0 of the split, after the plan's 3 partitions
     assert frames[1][0] == 3 and json.loads(frames[1][1][1:])["split"] == 0
+
+
+def test_a_ledger_bucket_gives_reports_statistics_and_shared_sessions(tmp_path):
+    """E and S blocks pass as they are; the I blocks' entries go to navreplay partition shared,
+    whose session hashes come back; a bucket without entries runs no navreplay."""
+    import struct
+    import navreplay_tasks as tasks
+
+    binary = _fake(tmp_path, "cat > " + str(tmp_path / "entries") + "\nprintf 'h1\\nh2\\n'\n")
+    blocks = [b'E{"split": 0, "lines": 3}', b"Iab", b'S{"split": 0}', b"Icd"]
+    frames = b"".join(struct.pack("<II", 1, len(block)) + block for block in blocks)
+    items = tasks.ledger_items(harness.jvm_pipes().ledgerLines(_plan(binary), frames))
+    assert (tmp_path / "entries").read_bytes() == b"abcd"
+    assert [(k, v) for k, v in items if k not in ("peak", "cpu")] == [
+        ("report", {"split": 0, "lines": 3}), ("route", {"split": 0}), ("shared", "h1"), ("shared", "h2")]
+    (tmp_path / "entries").unlink()
+    frames = struct.pack("<II", 1, 3) + b"E{}"
+    assert tasks.ledger_items(harness.jvm_pipes().ledgerLines(_plan(binary), frames)) == [("report", {})]
+    assert not (tmp_path / "entries").exists()
+
+
+def test_a_ledger_bucket_whose_navreplay_fails_fails_the_task(tmp_path):
+    import struct
+
+    binary = _fake(tmp_path, "cat > /dev/null\necho 'navreplay: error: bad entry' >&2\nexit 1\n")
+    frames = struct.pack("<II", 1, 3) + b"Iab"
+    message = _error(lambda: harness.jvm_pipes().ledgerLines(_plan(binary), frames))
+    assert "navreplay partition shared exited with status 1: navreplay: error: bad entry" in message
