@@ -376,10 +376,18 @@ def _local_java_options(cds: bool, jar: str = "") -> list[str]:
 
 
 def _finish_archive(spark) -> None:
-    """Ends the JVM (it exits when its standard input closes) so that the archive it writes is
-    complete, and puts the archive in place."""
+    """Ends the JVM this job started (it exits when its standard input closes) and waits for it,
+    so that the archive it writes is complete (then put in place) and its CPU time and its
+    children's count in the job's; under spark-submit, nothing."""
     process = getattr(spark.sparkContext._gateway, "proc", None)
-    if not _ARCHIVE or process is None:
+    if process is None:
+        return
+    if not _ARCHIVE:
+        try:
+            process.stdin.close()
+            process.wait(timeout=120)
+        except Exception:  # it ends on its own
+            pass
         return
     try:
         process.stdin.close()
@@ -551,10 +559,9 @@ class OutputDir:
             stream.close()
 
 
-def _jvm_usage(spark) -> tuple[int, float, float] | None:
+def _jvm_usage(spark) -> tuple[int, float] | None:
     """The peak resident memory (bytes) and CPU time (s) of the JVM on this machine (local
-    mode's executor), and the CPU time of the children it waited for (navreplay's processes), or
-    None."""
+    mode's executor), or None."""
     process = getattr(spark.sparkContext._gateway, "proc", None)
     pid = process.pid if process is not None else os.getppid()
     try:
@@ -562,8 +569,7 @@ def _jvm_usage(spark) -> tuple[int, float, float] | None:
             peak = next(int(line.split()[1]) * 1024 for line in status if line.startswith("VmHWM:"))
         with open(f"/proc/{pid}/stat") as stat:
             fields = stat.read().rsplit(")", 1)[1].split()
-        ticks = os.sysconf("SC_CLK_TCK")
-        return peak, (int(fields[11]) + int(fields[12])) / ticks, (int(fields[13]) + int(fields[14])) / ticks
+        return peak, (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
     except (OSError, StopIteration, ValueError, IndexError):
         return None
 
@@ -701,8 +707,6 @@ def _run(mode: str, args, spark_args: list[str], master: str | None) -> int:
     merged = tasks.merge_summaries(plan.paths, summaries, unreadable)
     output.write("summary.json", tasks.summary_json(merged).encode("utf-8"))
     jvm = _jvm_usage(spark) if (master or "local").startswith("local") else None
-    if jvm:  # in local mode, exactly: the JVM's children (navreplay) after it waited for them
-        cpu["navreplay"] = jvm[2] + sum(v for k, v in ledger if k == "cpu")
     elapsed = time.monotonic() - started
     if not args.quiet:
         for index in sorted(unreadable, key=lambda i: plan.paths[i].encode("utf-8", "surrogateescape")):
