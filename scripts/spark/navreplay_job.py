@@ -394,6 +394,7 @@ def _finish_archive(spark) -> None:
         process.wait(timeout=120)
         if os.path.getsize(_ARCHIVE[0]) > 0:
             os.replace(*_ARCHIVE)
+            _remove_others(_ARCHIVE[1], "spark-classes-", ".jsa")  # of other Spark, Java or JVM part versions
     except Exception:  # no archive: the next run writes one
         pass
     finally:
@@ -459,7 +460,21 @@ def pipes_jar() -> str:
                 for name in sorted(files):
                     archive.write(os.path.join(root, name), os.path.relpath(os.path.join(root, name), classes))
         os.replace(built, jar)
+    _remove_others(jar, "pipes-", ".jar")
     return jar
+
+
+def _remove_others(kept: str, prefix: str, suffix: str) -> None:
+    """Removes the other versions of a cached file (those a day old or more: not another job's)."""
+    directory = os.path.dirname(kept)
+    for name in os.listdir(directory):
+        path = os.path.join(directory, name)
+        if name.startswith(prefix) and name.endswith(suffix) and path != kept:
+            try:
+                if time.time() - os.path.getmtime(path) > 86400:
+                    os.remove(path)
+            except OSError:
+                pass
 
 
 def _pipes(spark, jar: str | None):

@@ -38,6 +38,8 @@ import org.apache.spark.api.java.JavaRDD;
 import org.apache.spark.api.java.JavaSparkContext;
 import org.apache.spark.rdd.PartitionPruningRDD;
 import org.apache.spark.rdd.RDD;
+import org.apache.spark.rdd.ShuffledRDD;
+import org.apache.spark.serializer.KryoSerializer;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.RowFactory;
@@ -46,6 +48,7 @@ import org.apache.spark.sql.types.DataTypes;
 import org.apache.spark.sql.types.StructType;
 import org.apache.spark.util.TaskCompletionListener;
 import scala.Tuple2;
+import scala.reflect.ClassTag;
 import scala.reflect.ClassTag$;
 import scala.runtime.AbstractFunction1;
 
@@ -94,17 +97,25 @@ public final class NavreplayPipes {
     for (Map.Entry<String, String> entry : sc.hadoopConfiguration()) {
       hadoop.put(entry.getKey(), entry.getValue());
     }
-    return sc.parallelize(splits, Math.max(1, splits.size()))
-        .flatMapToPair(
-            indices -> {
-              Plan plan = Plan.parse(planJson);
-              plan.hadoop = hadoop;
-              List<Iterator<Tuple2<Integer, byte[]>>> parts = new ArrayList<>();
-              for (int index : indices) parts.add(new Route(plan, index));
-              return new Chain<>(parts.iterator());
-            })
-        .partitionBy(new HashPartitioner(destinations));
+    JavaPairRDD<Integer, byte[]> routed =
+        sc.parallelize(splits, Math.max(1, splits.size()))
+            .flatMapToPair(
+                indices -> {
+                  Plan plan = Plan.parse(planJson);
+                  plan.hadoop = hadoop;
+                  List<Iterator<Tuple2<Integer, byte[]>>> parts = new ArrayList<>();
+                  for (int index : indices) parts.add(new Route(plan, index));
+                  return new Chain<>(parts.iterator());
+                });
+    // Kryo copies a block in 64 KB pieces, Java serialization in 1 KB ones.
+    ShuffledRDD<Integer, byte[], byte[]> shuffled =
+        new ShuffledRDD<>(routed.rdd(), new HashPartitioner(destinations), INT, BYTES, BYTES);
+    shuffled.setSerializer(new KryoSerializer(sc.getConf()));
+    return new JavaPairRDD<>(shuffled, INT, BYTES);
   }
+
+  static final ClassTag<Integer> INT = ClassTag$.MODULE$.apply(Integer.class);
+  static final ClassTag<byte[]> BYTES = ClassTag$.MODULE$.apply(byte[].class);
 
   /**
    * The ledger's buckets (the destinations from {@code from} on), reduced: the splits' reports
