@@ -86,23 +86,26 @@ public final class NavreplayPipes {
    * moved to their destination (partitions first, then the ledger's buckets), one record each.
    */
   public static JavaPairRDD<Integer, byte[]> route(
-      JavaSparkContext sc, String planJson, List<List<Integer>> groups, int destinations) {
+      JavaSparkContext sc, String planJson, List<List<Integer>> groups, int destinations) throws IOException {
     List<int[]> splits = new ArrayList<>();
     for (List<Integer> group : groups) {
       int[] indices = new int[group.size()];
       for (int i = 0; i < indices.length; i++) indices[i] = group.get(i);
       splits.add(indices);
     }
-    Map<String, String> hadoop = new TreeMap<>();
-    for (Map.Entry<String, String> entry : sc.hadoopConfiguration()) {
-      hadoop.put(entry.getKey(), entry.getValue());
+    // The driver's Hadoop settings, for the tasks that read a file of another file system.
+    Map<String, String> hadoop = null;
+    if (Plan.parse(planJson).routeUris.stream().anyMatch(uri -> uri != null)) {
+      hadoop = new TreeMap<>();
+      for (Map.Entry<String, String> entry : sc.hadoopConfiguration()) hadoop.put(entry.getKey(), entry.getValue());
     }
+    Map<String, String> settings = hadoop;
     JavaPairRDD<Integer, byte[]> routed =
         sc.parallelize(splits, Math.max(1, splits.size()))
             .flatMapToPair(
                 indices -> {
                   Plan plan = Plan.parse(planJson);
-                  plan.hadoop = hadoop;
+                  plan.hadoop = settings;
                   List<Iterator<Tuple2<Integer, byte[]>>> parts = new ArrayList<>();
                   for (int index : indices) parts.add(new Route(plan, index));
                   return new Chain<>(parts.iterator());
@@ -403,6 +406,7 @@ public final class NavreplayPipes {
         }
         String stat = new String(Files.readAllBytes(Paths.get("/proc/" + pid + "/stat")), StandardCharsets.US_ASCII);
         String[] fields = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+        // utime and stime, in clock ticks (Linux's USER_HZ: 100 a second)
         cpuSeconds = Math.max(cpuSeconds, (Long.parseLong(fields[11]) + Long.parseLong(fields[12])) / 100.0);
       } catch (IOException | RuntimeException ignored) {
         // it ended between two reads
