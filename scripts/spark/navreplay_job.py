@@ -2,8 +2,10 @@
 
 One plan, one map, one shuffle, one reduce, one write. navreplay does all the work on lines
 (``navreplay partition``: route, shared, audit); Spark places the tasks, moves blocks of bytes
-between them, retries what fails and writes the outputs; Python plans and glues
-(``navreplay_tasks.py`` holds what runs on the executors).
+between them, retries what fails and writes the outputs; the job's JVM part
+(``java/NavreplayPipes.java``, compiled once against Spark's jars) runs navreplay in the tasks
+and hands its blocks to Spark, with no Python worker; Python plans and glues on the driver
+(``navreplay_tasks.py``: the command lines).
 
 - **Plan** (driver): the input files, listed as navreplay lists them, cut into splits: a plain
   file into byte ranges of about --split-size (a line belongs to the split it starts in), a
@@ -34,6 +36,7 @@ import argparse
 import json
 import os
 import re
+import resource
 import shlex
 import shutil
 import sys
@@ -154,7 +157,8 @@ def build_parser(mode: str) -> argparse.ArgumentParser:
         parser.add_argument("--no-sessions", action="store_true", help="Do not write DIR/sessions/.")
     parser.add_argument("-q", "--quiet", action="store_true", help="No summary on standard error.")
     parser.add_argument("--debug-read-by-spark", action="store_true",
-                        help="For tests only: read file:// URIs as the files of other file systems are, whole, by Spark.")
+                        help="For tests only: read file:// URIs as the files of other file systems are, whole, "
+                             "through Hadoop's FileSystem.")
     parser.add_argument("--debug-split-sessions", action="store_true",
                         help="For tests only: route odd splits with another partition count and set no session "
                              "apart, which breaks sessions that span splits (the results must then differ from navreplay's).")
@@ -186,8 +190,8 @@ def _wanted(name: str) -> bool:
 
 class Inputs:
     """Resolves arguments on the driver: local paths with the OS, URIs with Hadoop's FileSystem.
-    A task opens a local path or a file:// URI itself (a split at a time); a file of another
-    file system is read whole by Spark and handed to the task."""
+    navreplay opens a local path or a file:// URI itself (a split at a time); a task reads a file
+    of another file system whole through Hadoop's FileSystem into navreplay."""
 
     def __init__(self, spark, read_by_spark: bool = False):
         self.jvm = spark.sparkContext._jvm
@@ -328,16 +332,6 @@ def _nearest_model(shown: str, relative: str, exists) -> str | None:
         components.pop()
 
 
-def _hidden(uri: str) -> bool:
-    """Names Spark's file sources skip (hidden files): navreplay reads them."""
-    name = uri.rstrip("/").rsplit("/", 1)[-1]
-    return name.startswith(".") or name.startswith("_")
-
-
-def _escape_glob(uri: str) -> str:
-    return re.sub(r"([{}\[\]*?\\])", r"\\\1", uri)
-
-
 # ---------------------------------------------------------------------------------------------
 # Spark: the session, the output directory, the shuffle
 # ---------------------------------------------------------------------------------------------
@@ -350,7 +344,7 @@ def _under_spark_submit() -> bool:
 _ARCHIVE: list[str] = []  # a class-data archive this run writes as its JVM exits: [written, final]
 
 
-def _local_java_options(cds: bool) -> list[str]:
+def _local_java_options(cds: bool, jar: str = "") -> list[str]:
     """The JVM's options in local mode, where it lives as long as the job. Its JIT's second tier
     (C2) compiled for about as long as the job's tasks ran, on the same cores, for code that runs
     once: C1 only. Loading and verifying Spark's classes took about 3 s of CPU a run: they come
@@ -364,7 +358,7 @@ def _local_java_options(cds: bool) -> list[str]:
     import pyspark
 
     java = os.path.realpath(java)
-    key = hashlib.sha256(f"{pyspark.__version__} {java} {os.path.getmtime(java)}".encode()).hexdigest()[:16]
+    key = hashlib.sha256(f"{pyspark.__version__} {java} {os.path.getmtime(java)} {jar}".encode()).hexdigest()[:16]
     cache = os.path.join(os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "navreplay")
     archive = os.path.join(cache, f"spark-classes-{key}.jsa")
     if os.path.exists(archive):
@@ -382,16 +376,25 @@ def _local_java_options(cds: bool) -> list[str]:
 
 
 def _finish_archive(spark) -> None:
-    """Ends the JVM (it exits when its standard input closes) so that the archive it writes is
-    complete, and puts the archive in place."""
+    """Ends the JVM this job started (it exits when its standard input closes) and waits for it,
+    so that the archive it writes is complete (then put in place) and its CPU time and its
+    children's count in the job's; under spark-submit, nothing."""
     process = getattr(spark.sparkContext._gateway, "proc", None)
-    if not _ARCHIVE or process is None:
+    if process is None:
+        return
+    if not _ARCHIVE:
+        try:
+            process.stdin.close()
+            process.wait(timeout=120)
+        except Exception:  # it ends on its own
+            pass
         return
     try:
         process.stdin.close()
         process.wait(timeout=120)
         if os.path.getsize(_ARCHIVE[0]) > 0:
             os.replace(*_ARCHIVE)
+            _remove_others(_ARCHIVE[1], "spark-classes-", ".jsa")  # of other Spark, Java or JVM part versions
     except Exception:  # no archive: the next run writes one
         pass
     finally:
@@ -399,7 +402,102 @@ def _finish_archive(spark) -> None:
             os.remove(_ARCHIVE[0])
 
 
-def _spark_session(spark_args: list[str], master: str | None):
+JAVA_SOURCE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "java", "NavreplayPipes.java")
+SHIPPED_SOURCE = "NavreplayPipes.java"  # with spark-submit --files, in cluster deploy mode
+PIPES_CLASS = "navreplay.spark.NavreplayPipes"
+
+
+def _spark_jars() -> str:
+    """The directory of Spark's jars: $SPARK_HOME's, else pip's pyspark's."""
+    import pyspark
+
+    home = os.environ.get("SPARK_HOME")
+    if home and os.path.isdir(os.path.join(home, "jars")):
+        return os.path.join(home, "jars")
+    return os.path.join(os.path.dirname(pyspark.__file__), "jars")
+
+
+def pipes_jar() -> str:
+    """The JVM's part of the job (java/NavreplayPipes.java), compiled against Spark's own jars
+    once and cached by the hash of the source and of those jars' names, in
+    $XDG_CACHE_HOME/navreplay-spark/ (default ~/.cache); built in a temporary directory, then
+    renamed into place."""
+    import hashlib
+    import subprocess
+    import tempfile
+    import zipfile
+
+    jars = _spark_jars()
+    path = JAVA_SOURCE if os.path.exists(JAVA_SOURCE) else os.path.abspath(SHIPPED_SOURCE)
+    if not os.path.exists(path):
+        raise UsageError(f"no {JAVA_SOURCE}: in cluster deploy mode, ship it with spark-submit --files, or give "
+                         "spark-submit --jars a jar the job built (in ~/.cache/navreplay-spark/)")
+    with open(path, "rb") as handle:
+        source = handle.read()
+    names = sorted(os.listdir(jars)) if os.path.isdir(jars) else []
+    key = hashlib.sha256(source + "\n".join(names).encode()).hexdigest()[:16]
+    cache = os.path.join(os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "navreplay-spark")
+    jar = os.path.join(cache, f"pipes-{key}.jar")
+    if os.path.exists(jar):
+        return jar
+    javac = os.path.join(os.environ["JAVA_HOME"], "bin", "javac") if os.environ.get("JAVA_HOME") else shutil.which("javac")
+    if not javac or not os.path.exists(javac):
+        raise UsageError("the Spark job compiles its Java part once and needs a JDK (javac); none found on PATH or in "
+                         "$JAVA_HOME (Debian: apt-get install openjdk-17-jdk-headless)")
+    if not names:
+        raise UsageError(f"no Spark jars in {jars}: set SPARK_HOME, or install pyspark")
+    os.makedirs(cache, exist_ok=True)
+    with tempfile.TemporaryDirectory(prefix="navreplay-javac-", dir=cache) as scratch:
+        classes = os.path.join(scratch, "classes")
+        completed = subprocess.run([javac, "--release", "11", "-nowarn", "-cp", os.path.join(jars, "*"), "-d", classes,
+                                    path], capture_output=True, text=True)
+        if completed.returncode != 0:
+            raise RuntimeError(f"javac could not compile {path}: {completed.stderr.strip()[-2000:]}")
+        built = os.path.join(scratch, "pipes.jar")
+        with zipfile.ZipFile(built, "w") as archive:
+            archive.writestr("META-INF/MANIFEST.MF", "Manifest-Version: 1.0\n\n")
+            for root, _, files in os.walk(classes):
+                for name in sorted(files):
+                    archive.write(os.path.join(root, name), os.path.relpath(os.path.join(root, name), classes))
+        os.replace(built, jar)
+    _remove_others(jar, "pipes-", ".jar")
+    return jar
+
+
+def _remove_others(kept: str, prefix: str, suffix: str) -> None:
+    """Removes the other versions of a cached file (those a day old or more: not another job's)."""
+    directory = os.path.dirname(kept)
+    for name in os.listdir(directory):
+        path = os.path.join(directory, name)
+        if name.startswith(prefix) and name.endswith(suffix) and path != kept:
+            try:
+                if time.time() - os.path.getmtime(path) > 86400:
+                    os.remove(path)
+            except OSError:
+                pass
+
+
+def _pipes(spark, jar: str | None):
+    """The JVM's part, as py4j sees it. Under spark-submit the JVM was started before the job
+    could build the jar: unless spark-submit --jars gave it, the jar joins the driver's class
+    loader (Spark's, which py4j looks in) and goes to the executors with SparkContext.addJar."""
+    sc = spark.sparkContext
+    jvm = sc._jvm
+    loader = jvm.java.lang.Thread.currentThread().getContextClassLoader()
+    try:
+        jvm.java.lang.Class.forName(PIPES_CLASS, True, loader)
+    except Exception:
+        jar = jar or pipes_jar()
+        try:
+            loader.addURL(jvm.java.io.File(jar).toURI().toURL())
+            sc._jsc.addJar(jar)
+            jvm.java.lang.Class.forName(PIPES_CLASS, True, loader)
+        except Exception as error:
+            raise RuntimeError(f"the JVM does not see {PIPES_CLASS} from {jar}: {error}") from None
+    return jvm.navreplay.spark.NavreplayPipes
+
+
+def _spark_session(spark_args: list[str], master: str | None, jar: str | None):
     if _under_spark_submit():
         if spark_args:
             raise UsageError(
@@ -424,7 +522,15 @@ def _spark_session(spark_args: list[str], master: str | None):
                 "spark.driver.extraJavaOptions"):
             classes = {"--jars", "--packages", "--driver-class-path"} & set(arguments) or any(
                 given(conf) for conf in ("spark.jars", "spark.jars.packages", "spark.driver.extraClassPath"))
-            arguments += ["--driver-java-options", " ".join(_local_java_options(cds=not classes))]
+            arguments += ["--driver-java-options", " ".join(_local_java_options(cds=not classes, jar=jar))]
+        # The JVM's part: on the driver's class path (the executor's, in local mode), and shipped
+        # to the executors of a cluster.
+        for option, joined, wanted in (("--driver-class-path", ":", True),
+                                       ("--jars", ",", not master_given.startswith("local"))):
+            if wanted and option in arguments:
+                arguments[arguments.index(option) + 1] += joined + jar
+            elif wanted:
+                arguments += [option, jar]
         os.environ["PYSPARK_SUBMIT_ARGS"] = " ".join(shlex.quote(a) for a in arguments) + " pyspark-shell"
         os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
         os.environ.setdefault("PYSPARK_DRIVER_PYTHON", sys.executable)
@@ -466,26 +572,6 @@ class OutputDir:
             stream.write(bytearray(data))
         finally:
             stream.close()
-
-
-def shuffle(routed, partitions: int):
-    """Spark's shuffle of (destination, block) pairs: as ``RDD.partitionBy``, but one record per
-    block and the blocks left as bytes (partitionBy pickles lists of records, and its buckets
-    hold up to a thousand of them). Returns an RDD of each partition's blocks."""
-    from pyspark.rdd import RDD
-    from pyspark.serializers import NoOpSerializer, pack_long
-
-    def keyed(pairs):
-        for destination, block in pairs:
-            yield pack_long(destination)
-            yield block
-
-    frames = routed.mapPartitions(keyed, preservesPartitioning=True)
-    frames._bypass_serializer = True  # the key and block go to the JVM as they are
-    jvm = routed.ctx._jvm
-    pairs = jvm.PairwiseRDD(frames._jrdd.rdd()).asJavaPairRDD()
-    shuffled = pairs.partitionBy(jvm.PythonPartitioner(partitions, 0))
-    return RDD(jvm.PythonRDD.valueOfPair(shuffled), routed.ctx, NoOpSerializer())
 
 
 def _jvm_usage(spark) -> tuple[int, float] | None:
@@ -573,44 +659,13 @@ def _models(inputs: Inputs, files: list[InputFile], explicit: str | None) -> tup
     return [None] + [inputs.read_bytes(path) for path in paths], [index.get(item.model_path, 0) for item in files]
 
 
-def _routed(spark, inputs: Inputs, plan: Plan, files: list[InputFile], split_size: int):
-    """The map's RDD: each split through navreplay; the files of other file systems read whole by Spark."""
-    sc = spark.sparkContext
-    local = [index for index, split in enumerate(plan.splits) if plan.local[split.file] is not None]
-    remote = {files[split.file].uri: index for index, split in enumerate(plan.splits) if plan.local[split.file] is None}
-    sources = []
-    if local:
-        # Small files' splits share a task, up to a split's size.
-        groups: list[list[int]] = []
-        size = 0
-        for index in local:
-            length = plan.splits[index].end - plan.splits[index].start
-            if not groups or size + length > split_size:
-                groups.append([])
-                size = 0
-            groups[-1].append(index)
-            size += length
-        sources.append(sc.parallelize(groups, len(groups)).flatMap(
-            lambda group: (frame for index in group for frame in tasks.route_split(plan, index))))
-    # Spark's file sources skip hidden and empty files: the driver reads those.
-    by_driver = {uri for uri in remote if _hidden(uri) or files[plan.splits[remote[uri]].file].size == 0}
-    by_spark = [uri for uri in remote if uri not in by_driver]
-    if by_spark:
-        frame = spark.read.format("binaryFile").load([_escape_glob(uri) for uri in by_spark])
-        sources.append(frame.select("path", "content").rdd.flatMap(
-            lambda row: tasks.route_split(plan, remote[row[0]], bytes(row[1]))))
-    if by_driver:
-        read = [(remote[uri], inputs.read_bytes(uri)) for uri in sorted(by_driver)]
-        sources.append(sc.parallelize(read, len(read)).flatMap(lambda pair: tasks.route_split(plan, *pair)))
-    return sources[0] if len(sources) == 1 else sc.union(sources)
-
-
 def _run(mode: str, args, spark_args: list[str], master: str | None) -> int:
     name = "navreplay_audit" if mode == "audit" else "navreplay_sessions"
     started = time.monotonic()
-    spark = _spark_session(spark_args, master)
+    jar = None if _under_spark_submit() else pipes_jar()
+    spark = _spark_session(spark_args, master, jar)
     sc = spark.sparkContext
-    sc.addPyFile(tasks.__file__)
+    pipes = _pipes(spark, jar)
     output = OutputDir(spark, args.output)
     outputs = ["sessions", "quarantine"] if mode == "sessions" else ["findings", "findings_parquet", "quarantine"] + (
         [] if args.no_sessions else ["sessions"])
@@ -622,14 +677,15 @@ def _run(mode: str, args, spark_args: list[str], master: str | None) -> int:
     models, file_model = _models(inputs, files, args.model)
     navreplay = _ship_binary(sc, args.navreplay)
     plan = make_plan(mode, args, files, models, file_model, navreplay, True, sc.defaultParallelism)
+    uris = [item.uri if item.local is None else None for item in files]
     unreadable = {index: item.error for index, item in enumerate(files) if item.error is not None}
     after_line: dict[int, int | None] = {}
 
-    # The map and the shuffle; the ledger buckets' reduce (with the splits' reports) first.
-    shuffled = shuffle(_routed(spark, inputs, plan, files, args.split_size), plan.partitions + plan.id_buckets) if plan.splits else None
+    # The map, the shuffle and the ledger buckets' reduce (with the splits' reports), in the JVM.
+    shuffled = pipes.route(sc._jsc, tasks.pipes_plan(plan, uris), _split_groups(plan, args.split_size),
+                           plan.partitions + plan.id_buckets) if plan.splits else None
     sc.setJobDescription("map: route each split; reduce: the ledger's buckets")
-    ledger = sc.runJob(shuffled, lambda payloads: tasks.shared_sessions(plan, payloads),
-                       list(range(plan.partitions, plan.partitions + plan.id_buckets))) if shuffled else []
+    ledger = tasks.ledger_items(pipes.ledger(shuffled, tasks.pipes_plan(plan, uris), plan.partitions)) if shuffled else []
     reports = [value for kind, value in ledger if kind == "report"]
     if sorted(report["split"] for report in reports) != list(range(len(plan.splits))):
         raise RuntimeError(f"Spark returned {len(reports)} reports for {len(plan.splits)} splits")
@@ -641,16 +697,15 @@ def _run(mode: str, args, spark_args: list[str], master: str | None) -> int:
     peaks = {"route": max([v["peak_bytes"] for k, v in ledger if k == "route"] + [0]),
              "shared": max([v for k, v in ledger if k == "peak"] + [0])}
 
-    # The reduce: each partition folded, its outputs kept (cached) until written.
+    # The reduce (in the JVM): each partition folded, its outputs kept (cached) until written.
     sc.setJobDescription("reduce: audit each partition")
-    frame = _folded(spark, plan, shuffled) if shuffled else None
+    frame = _folded(spark, pipes, tasks.pipes_plan(plan, uris), shuffled, bool(plan.shared)) if shuffled else None
     small = frame.where("kind in ('M', 'P')").collect() if frame is not None else []
     summaries = [json.loads(bytes(row.data)) for row in small if row.kind == tasks.SUMMARY]
     stats = [json.loads(bytes(row.data)) for row in small if row.kind == tasks.STATS]
     peaks["audit"] = max([s["peak_bytes"] for s in stats] + [0])
     routes = [v for k, v in ledger if k == "route"]
-    cpu = {"navreplay": sum(v["cpu_seconds"] for v in routes + stats),
-           "python": sum(v["python_cpu_seconds"] for v in routes + stats)}
+    cpu = {"navreplay": sum(v["cpu_seconds"] for v in routes + stats) + sum(v for k, v in ledger if k == "cpu")}
     sizes = {kind: sum(s["outputs"].get(kind, 0) for s in stats) for kind in "FSQ"}
 
     if frame is not None:
@@ -676,7 +731,8 @@ def _run(mode: str, args, spark_args: list[str], master: str | None) -> int:
             print(f"navreplay: error: {plan.paths[index]}: {message}{note}", file=sys.stderr)
         print("navreplay: " + tasks.summary_text(merged), file=sys.stderr)
         memory = f"navreplay {max(peaks.values()) / MB:.0f} MB" + (f", JVM {jvm[0] / MB:.0f} MB" if jvm else "")
-        work = f"navreplay {cpu['navreplay']:.1f} s, tasks' Python {cpu['python']:.1f} s" + (
+        python = resource.getrusage(resource.RUSAGE_SELF)
+        work = f"navreplay {cpu['navreplay']:.1f} s, the driver's Python {python.ru_utime + python.ru_stime:.1f} s" + (
             f", JVM {jvm[1]:.1f} s" if jvm else "")
         print(f"{name}: {len(plan.splits)} split(s), {plan.partitions} partition(s)"
               f"{f', {len(plan.shared)} session(s) sharing event ids' if plan.shared else ''}; {elapsed:.1f} s; "
@@ -692,27 +748,41 @@ def _run(mode: str, args, spark_args: list[str], master: str | None) -> int:
     return 0
 
 
-RESULTS = "kind string, partition int, block int, data binary"
 PARQUET = ("rule string, severity string, session_id string, seq long, event_id string, file string, line long, "
            "message string, expected string, found string, after_gap boolean, explanation string")
 
 
-def _folded(spark, plan: Plan, shuffled):
+def _split_groups(plan: Plan, split_size: int) -> list[list[int]]:
+    """The map's tasks: small files' splits share a task, up to a split's size; a file read
+    through Hadoop (another file system) is a task of its own."""
+    groups: list[list[int]] = []
+    size = 0
+    for index, split in enumerate(plan.splits):
+        if plan.local[split.file] is None:
+            groups.append([index])
+            size = split_size
+            continue
+        length = split.end - split.start
+        if not groups or size + length > split_size:
+            groups.append([])
+            size = 0
+        groups[-1].append(index)
+        size += length
+    return groups
+
+
+def _folded(spark, pipes, plan_json: str, shuffled, shared: bool):
     """The reduce: every partition through navreplay, and the sessions set apart folded together;
     their output blocks as a DataFrame, kept on disk until written (the folds run once; the
     executor's heap, 1 GB by default, holds none of it)."""
     from pyspark import StorageLevel
+    from pyspark.sql import DataFrame
 
-    def fold(index, payloads):
-        return tasks.fold_partition(plan, index, payloads) if index < plan.partitions else iter(())
-
-    frame = spark.createDataFrame(shuffled.mapPartitionsWithIndex(fold), RESULTS, verifySchema=False)
-    frame = frame.persist(StorageLevel.DISK_ONLY)
-    if plan.shared:
-        apart = frame.where("kind = 'X'").select("partition", "data").rdd.map(lambda row: (row[0], bytes(row[1])))
-        together = apart.coalesce(1).mapPartitions(lambda blocks: tasks.fold_set_apart(plan, blocks))
-        frame = frame.where("kind != 'X'").union(spark.createDataFrame(together, RESULTS, verifySchema=False))
-        frame = frame.persist(StorageLevel.DISK_ONLY)
+    frame = DataFrame(pipes.fold(spark._jsparkSession, plan_json, shuffled), spark).persist(StorageLevel.DISK_ONLY)
+    if shared:
+        apart = frame.where("kind = 'X'").select("partition", "data")
+        together = DataFrame(pipes.foldApart(spark._jsparkSession, plan_json, apart._jdf), spark)
+        frame = frame.where("kind != 'X'").union(together).persist(StorageLevel.DISK_ONLY)
     return frame
 
 

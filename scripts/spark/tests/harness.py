@@ -3,16 +3,20 @@
 ``single_machine`` is the reference: what ``navreplay audit`` / ``navreplay sessions`` print for
 the files themselves. ``without_spark`` runs the job's tasks on the same files (routed in splits
 of any size, ledger, folded partitions) and merges their outputs in the job's order: no Spark
-involved, so the line handling can be checked on many small cases quickly. ``differences``
-compares two results.
+job, only the JVM's part of the tasks called through py4j (one JVM for the whole test session),
+so the line handling can be checked on many small cases quickly. ``differences`` compares two
+results.
 """
 
 from __future__ import annotations
 
 import argparse
 import glob
+import io
 import json
 import os
+import shlex
+import struct
 import subprocess
 import tempfile
 from dataclasses import dataclass
@@ -83,19 +87,52 @@ def without_spark(navreplay: str, arguments: list[str], max_line_bytes: int | No
         debug_plain_lines=plain_lines)
     plan = job.make_plan("audit", options, files, models, file_model, navreplay, False, 1)
     plan.id_buckets = id_buckets
+    pipes = jvm_pipes()
     shuffled: dict[int, list[bytes]] = {}
+    routing = tasks.pipes_plan(plan)
     for index in range(len(plan.splits)):
-        for destination, payload in tasks.route_split(plan, index):
+        for destination, payload in tasks.frames(io.BytesIO(bytes(pipes.routeFrames(routing, index)))):
             shuffled.setdefault(destination, []).append(payload)
-    ledger = [item for bucket in range(id_buckets) for item in
-              tasks.shared_sessions(plan, shuffled.get(partitions + bucket, []))]
+    ledger = [item for bucket in range(id_buckets) for item in tasks.ledger_items(pipes.ledgerLines(
+        routing, b"".join(struct.pack("<II", partitions + bucket, len(block)) + block
+                          for block in shuffled.get(partitions + bucket, []))))]
     plan.offsets, errors = tasks.line_offsets(plan, [value for kind, value in ledger if kind == "report"])
     plan.shared = sorted({value for kind, value in ledger if kind == "shared"})
-    results = [r for p in range(partitions) for r in tasks.fold_partition(plan, p, shuffled.get(p, []))]
+    folding = tasks.pipes_plan(plan)
+    results = [r for p in range(partitions) for r in fold_frames(pipes, folding, p, [(p, b) for b in shuffled.get(p, [])])]
     if plan.shared:
         apart = [(model, block) for kind, model, _, block in results if kind == tasks.SET_APART]
-        results = [r for r in results if r[0] != tasks.SET_APART] + list(tasks.fold_set_apart(plan, apart))
+        results = [r for r in results if r[0] != tasks.SET_APART] + fold_frames(pipes, folding, partitions, apart, True)
     return merged_outputs(plan, results, errors, {i: f.error for i, f in enumerate(files) if f.error})
+
+
+_GATEWAY: list = []
+
+
+def jvm_pipes():
+    """The JVM's part of the job (navreplay.spark.NavreplayPipes) in a JVM of its own, with
+    Spark's jars and the job's, started once (no Spark context)."""
+    if not _GATEWAY:
+        from pyspark.java_gateway import launch_gateway
+
+        saved = os.environ.get("PYSPARK_SUBMIT_ARGS")
+        os.environ["PYSPARK_SUBMIT_ARGS"] = f"--driver-class-path {shlex.quote(job.pipes_jar())} pyspark-shell"
+        try:
+            _GATEWAY.append(launch_gateway())
+        finally:
+            if saved is None:
+                os.environ.pop("PYSPARK_SUBMIT_ARGS", None)
+            else:
+                os.environ["PYSPARK_SUBMIT_ARGS"] = saved
+    return _GATEWAY[0].jvm.navreplay.spark.NavreplayPipes
+
+
+def fold_frames(pipes, plan_json: str, partition: int, blocks: list[tuple[int, bytes]], apart: bool = False) -> list:
+    """One partition's blocks through the JVM's fold: (kind, partition, block number, data)."""
+    frames = b"".join(struct.pack("<II", key, len(block)) + block for key, block in blocks)
+    output = bytes(pipes.foldFrames(plan_json, partition, frames, apart))
+    return [(payload[:1].decode(), destination, struct.unpack_from("<I", payload, 1)[0], payload[5:])
+            for destination, payload in tasks.frames(io.BytesIO(output))]
 
 
 def merged_outputs(plan, results, errors: dict, unreadable: dict) -> Result:
