@@ -83,7 +83,7 @@ final class LinesAhead: @unchecked Sendable {
             let decoder = EventDecoder()
             var block = Block()
             // Whether the keeping thread stopped, looked at once a block: under the lock at every
-            // line, it was most of the reading thread's locking.
+            // line it would be most of the reading thread's locking.
             var stopping = false
             func publish() {
                 lock.withLock { blocks.append(block) }
