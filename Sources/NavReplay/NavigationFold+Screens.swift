@@ -26,18 +26,7 @@ extension NavigationFold {
                 closeStacks(of: working.modals, reference: reference)
                 working.modals.removeAll()
             }
-            if let route {
-                let symbol = symbols.intern(route)
-                if let index = working.routes[number].lastIndex(of: symbol) {
-                    working.routes[number].removeSubrange((index + 1)...)
-                } else {
-                    working.routes[number].append(symbol)
-                }
-            } else {
-                working.routes[number].removeAll()
-            }
-            working.listed[number] = true
-            if stacks.anyValueIdentity, stacks.valueIdentity[number] { working.syncParams(number) }
+            adoptTop(route, number: number)
             stackWitness[number] = reference
         }
     }

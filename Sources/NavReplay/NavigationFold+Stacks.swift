@@ -196,8 +196,15 @@ extension NavigationFold {
                 witness: afterPop ? witness : stackWitness[number], afterPop: afterPop)
         else { return }
         report(violation)
-        if let claimed {
-            let symbol = symbols.intern(claimed)
+        adoptTop(claimed, number: number)
+        if working.routes[number].isEmpty { emptiedDuringEvent.append(stack) }
+    }
+
+    /// Makes `route` the top of stack `number` (resync, docs/events-and-rules.md): back to its
+    /// last occurrence, or pushed when the stack does not hold it; `nil` empties the stack.
+    mutating func adoptTop(_ route: String?, number: Int) {
+        if let route {
+            let symbol = symbols.intern(route)
             if let index = working.routes[number].lastIndex(of: symbol) {
                 working.routes[number].removeSubrange((index + 1)...)
             } else {
@@ -208,7 +215,6 @@ extension NavigationFold {
         }
         working.listed[number] = true
         if stacks.anyValueIdentity, stacks.valueIdentity[number] { working.syncParams(number) }
-        if working.routes[number].isEmpty { emptiedDuringEvent.append(stack) }
     }
 
     /// The checks where a route enters a stack: declared, singleton (among the routes at
