@@ -355,6 +355,8 @@ package final class StackTable: Sendable {
     /// Whether a route enters each stack with no check but `route.unknown`: no singletons, no
     /// positions, no `max_depth` (the fold then reads nothing else of its spec).
     package let plainEntry: [Bool]
+    /// Each stack's declared routes (`StackSpec.routes`, by number), read without copying its spec.
+    package let declaredRoutes: [[String]?]
     private let numbers: [String: Int]
 
     init(
@@ -393,6 +395,7 @@ package final class StackTable: Sendable {
         valueIdentity = specs.map { $0.identity == .value }
         anyValueIdentity = valueIdentity.contains(true)
         plainEntry = specs.map { $0.singletons.isEmpty && $0.positions.isEmpty && $0.maxDepth == nil }
+        declaredRoutes = specs.map(\.routes)
     }
 
     package var count: Int { names.count }
@@ -406,8 +409,19 @@ package final class StackTable: Sendable {
 
     /// `StackSpec.accepts(_:)`, by a scan of a short route list rather than a hash.
     package func accepts(_ route: String, number: Int) -> Bool {
-        guard let routes = specs[number].routes else { return true }
-        if routes.count <= 16 { return routes.contains(route) }
+        guard let routes = declaredRoutes[number] else { return true }
+        if routes.count <= StackTable.shortList { return routes.contains(route) }
         return specs[number].accepts(route)
     }
+
+    /// `route`'s index among stack `number`'s declared routes, found by a scan; `nil` when the
+    /// stack does not declare it, declares no list, or a list longer than `shortList` (which
+    /// `accepts` hashes instead).
+    package func shortListIndex(of route: String, number: Int) -> Int? {
+        guard let routes = declaredRoutes[number], routes.count <= StackTable.shortList else { return nil }
+        return routes.firstIndex(of: route)
+    }
+
+    /// Route lists up to this long are scanned: comparing a few short names beats hashing one.
+    package static let shortList = 16
 }

@@ -17,8 +17,6 @@ package final class SymbolTable: Sendable {
     /// The symbols of each stack's declared routes (by stack number, parallel to
     /// `StackSpec.routes`); `nil` for a stack that accepts any route.
     package let routeSymbols: [[Symbol]?]
-    /// Each stack's declared routes (`StackSpec.routes`, by stack number).
-    package let routeNames: [[String]?]
 
     init(
         flowNames: [String], stacks: StackTable, modalNames: [String], commandNames: [String]
@@ -35,7 +33,6 @@ package final class SymbolTable: Sendable {
         for name in flowNames { _ = intern(name) }
         for name in stacks.names { _ = intern(name) }
         routeSymbols = stacks.specs.map { spec in spec.routes.map { $0.map(intern) } }
-        routeNames = stacks.specs.map(\.routes)
         for name in modalNames { _ = intern(name) }
         for name in commandNames { _ = intern(name) }
         self.names = names

@@ -9,8 +9,7 @@ struct SessionSymbols: Sendable {
     /// through it at every name cost a call.
     private let modelNames: [String]
     private let modelCount: Int
-    /// `table.routeNames` and `table.routeSymbols`, held here for the same reason.
-    private let routeNames: [[String]?]
+    /// `table.routeSymbols`, held here for the same reason.
     private let routeSymbols: [[Symbol]?]
     /// Undeclared names, by `Symbol.raw - table.count`.
     private(set) var extraNames: [String] = []
@@ -20,7 +19,6 @@ struct SessionSymbols: Sendable {
         self.table = table
         modelNames = table.names
         modelCount = table.names.count
-        routeNames = table.routeNames
         routeSymbols = table.routeSymbols
     }
 
@@ -33,16 +31,12 @@ struct SessionSymbols: Sendable {
         return symbol
     }
 
-    /// The symbol of a route entering stack `number`, and whether the stack declares it: a scan of
-    /// the stack's short list of routes, which `route.unknown` makes anyway, instead of a hash.
+    /// The symbol of a route entering stack `number`, and whether the stack declares it: found by
+    /// the scan of the stack's short list of routes that `route.unknown` makes anyway, without a
+    /// hash.
     mutating func route(_ name: String, number: Int, in stacks: StackTable) -> (symbol: Symbol, declared: Bool) {
-        guard let declared = routeNames[number], let symbols = routeSymbols[number] else {
-            return (intern(name), true)
-        }
-        if declared.count <= 16 {
-            if let index = declared.firstIndex(of: name) { return (symbols[index], true) }
-            return (intern(name), false)
-        }
+        guard let symbols = routeSymbols[number] else { return (intern(name), true) }
+        if let index = stacks.shortListIndex(of: name, number: number) { return (symbols[index], true) }
         return (intern(name), stacks.accepts(name, number: number))
     }
 
