@@ -132,12 +132,8 @@ enum ChunkRouter {
         let decoder = EventDecoder()
         return lines(of: input, range, isLast: isLast, partitions: 0, maxLineBytes: maxLineBytes) { line, chunk in
             // Checked, not decoded: no event is made of a line that is only counted.
-            let outcome: LineOutcome
-            if line.overlongLength != nil {
-                outcome = .overlong
-            } else if let error = decoder.check(line.bytes) {
-                outcome = .decoded(.failure(error))
-            } else {
+            let outcome = line.overlongLength == nil ? LineOutcome.checked(line.bytes, decoder: decoder) : .overlong
+            if case .valid = outcome {
                 chunk.pointee.validEvents += 1
                 return
             }

@@ -180,7 +180,7 @@ struct LineBatch: Sendable {
                 let source = pending.isMapped ? mapped!.bytes : buffer
                 let line = UnsafeBufferPointer(rebasing: source[pending.start..<(pending.start + pending.count)])
                 if checkOnly {
-                    results[index] = decoder.check(line).map { .decoded(.failure($0)) } ?? .valid
+                    results[index] = .checked(line, decoder: decoder)
                     continue
                 }
                 if let keeping, let session = SessionIDScanner.sessionID(in: line),
@@ -246,6 +246,11 @@ enum LineOutcome: Sendable {
     case overlong
     /// Of a session a refold does not read again: not decoded.
     case skipped
+
+    /// A line only checked (`validate`): `valid`, or its error.
+    static func checked(_ line: UnsafeBufferPointer<UInt8>, decoder: EventDecoder) -> LineOutcome {
+        decoder.check(line).map { .decoded(.failure($0)) } ?? .valid
+    }
 
     /// What a line (not over-long) becomes: with `routing`, routed when the `SessionIDScanner`
     /// finds its session, else decoded now.
