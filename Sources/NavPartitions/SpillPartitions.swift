@@ -115,12 +115,13 @@ package final class SpillPartitions: @unchecked Sendable {
     private func writeLine(sessionHash: UInt64, model: Int, location: LineLocation, form: UInt8, bytes: UnsafeBufferPointer<UInt8>) throws {
         let writer = writers[Int(sessionHash % UInt64(count))]
         let buffer = writer.buffer
-        buffer.append(UInt32(SpillPartitions.headerBytes + bytes.count))
-        buffer.append(Int32(model))
-        buffer.append(location.file)
-        buffer.append(location.line)
-        buffer.append(form)
-        buffer.append(SpillPartitions.tag(sessionHash: sessionHash))
+        _ = buffer.append(upTo: 4 + SpillPartitions.headerBytes) { start in
+            var record = RecordStores(start)
+            SpillPartitions.putHeader(
+                &record, length: SpillPartitions.headerBytes + bytes.count, sessionHash: sessionHash, model: model, location: location,
+                form: form)
+            return record.count
+        }
         buffer.append(UnsafeRawBufferPointer(bytes))
         if writer.isFull { try writer.flush() }
     }
@@ -139,24 +140,26 @@ package final class SpillPartitions: @unchecked Sendable {
         to buffer: ByteBuffer, sessionHash: UInt64, model: Int, location: LineLocation, offset: Int, length: Int
     ) {
         // One reserve and plain stores, a record a mapped line: 0.9% fewer instructions in an
-        // audit than eight appends.
+        // audit than an append a field.
         _ = buffer.append(upTo: 4 + referenceBytes) { start in
-            let record = UnsafeMutableRawPointer(start)
-            var at = 0
-            func put<T: FixedWidthInteger>(_ value: T) {
-                record.storeBytes(of: value.littleEndian, toByteOffset: at, as: T.self)
-                at += MemoryLayout<T>.size
-            }
-            put(UInt32(referenceBytes))
-            put(Int32(model))
-            put(location.file)
-            put(location.line)
-            put(UInt8(4))
-            put(tag(sessionHash: sessionHash))
-            put(UInt64(offset))
-            put(UInt32(length))
-            return at
+            var record = RecordStores(start)
+            putHeader(&record, length: referenceBytes, sessionHash: sessionHash, model: model, location: location, form: 4)
+            record.put(UInt64(offset))
+            record.put(UInt32(length))
+            return record.count
         }
+    }
+
+    /// A record's length and header (`headerBytes`): its model, file, line, form and session tag.
+    private static func putHeader(
+        _ record: inout RecordStores, length: Int, sessionHash: UInt64, model: Int, location: LineLocation, form: UInt8
+    ) {
+        record.put(UInt32(length))
+        record.put(Int32(model))
+        record.put(location.file)
+        record.put(location.line)
+        record.put(form)
+        record.put(tag(sessionHash: sessionHash))
     }
 
     /// Whether a line can be referenced in place (its length fits the record's 32 bits).
@@ -381,5 +384,18 @@ package final class SpillPartitions: @unchecked Sendable {
         for writer in writers { writer.discard() }
         writers = []
         files.remove()
+    }
+}
+
+/// Little-endian integers stored one after another from `base`, into room already reserved.
+struct RecordStores {
+    let base: UnsafeMutableRawPointer
+    private(set) var count = 0
+
+    init(_ start: UnsafeMutablePointer<UInt8>) { base = UnsafeMutableRawPointer(start) }
+
+    mutating func put<T: FixedWidthInteger>(_ value: T) {
+        base.storeBytes(of: value.littleEndian, toByteOffset: count, as: T.self)
+        count += MemoryLayout<T>.size
     }
 }

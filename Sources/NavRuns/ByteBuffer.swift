@@ -52,14 +52,8 @@ package final class ByteBuffer {
         capacity = newCapacity
     }
 
-    @inlinable @inline(__always) package func append<T: FixedWidthInteger>(_ value: T) {
-        reserve(MemoryLayout<T>.size)
-        base.storeBytes(of: value.littleEndian, toByteOffset: count, as: T.self)
-        count += MemoryLayout<T>.size
-    }
-
-    // The integer types the records use, each a function of its own: the generic `append`,
-    // called from another module, ran unspecialised there despite `@inlinable` (about 50
+    // An append for each integer type the records use, not one generic `append`: called from
+    // another module, a generic one ran unspecialised there despite `@inlinable` (about 50
     // instructions a field; 2.2% of an audit's instructions in the partition references alone).
     @inlinable @inline(__always) package func append(_ value: UInt8) { appendInteger(value) }
     @inlinable @inline(__always) package func append(_ value: UInt16) { appendInteger(value) }
