@@ -15,9 +15,7 @@ what they run, and need no Spark (the tests run them alone).
 from __future__ import annotations
 
 import json
-import struct
 from dataclasses import dataclass, field
-from typing import Iterator
 
 MB = 1 << 20
 
@@ -100,22 +98,6 @@ def partition_count(files: list[InputFile], partition_size: int, parallelism: in
 # ---------------------------------------------------------------------------------------------
 # The tasks' command lines: navreplay does the work, the JVM moves the bytes
 # ---------------------------------------------------------------------------------------------
-
-
-class NavreplayFailed(RuntimeError):
-    """navreplay's output ended in the middle of a frame."""
-
-
-def frames(stream) -> Iterator[tuple[int, bytes]]:
-    """``navreplay partition route``'s frames: (destination, payload)."""
-    while header := stream.read(8):
-        if len(header) != 8:
-            raise NavreplayFailed("navreplay's output ended in the middle of a frame header")
-        destination, length = struct.unpack("<II", header)
-        payload = stream.read(length)
-        if len(payload) != length:
-            raise NavreplayFailed(f"navreplay's output ended in the middle of a frame ({len(payload)} of {length} bytes)")
-        yield destination, payload
 
 
 def split_partitions(plan: Plan, index: int) -> int:

@@ -37,6 +37,16 @@ class Result:
     stderr: str = ""
 
 
+def frames(stream):
+    """``navreplay partition route``'s frames (what the JVM part reads): (destination, payload)."""
+    while header := stream.read(8):
+        assert len(header) == 8, "navreplay's output ended in the middle of a frame header"
+        destination, length = struct.unpack("<II", header)
+        payload = stream.read(length)
+        assert len(payload) == length, f"navreplay's output ended in the middle of a frame ({len(payload)} of {length} bytes)"
+        yield destination, payload
+
+
 def expand(arguments: list[str]) -> list[str]:
     """What a shell gives navreplay for the job's arguments (globs expanded, sorted)."""
     expanded = []
@@ -91,7 +101,7 @@ def without_spark(navreplay: str, arguments: list[str], max_line_bytes: int | No
     shuffled: dict[int, list[bytes]] = {}
     routing = tasks.pipes_plan(plan)
     for index in range(len(plan.splits)):
-        for destination, payload in tasks.frames(io.BytesIO(bytes(pipes.routeFrames(routing, index)))):
+        for destination, payload in frames(io.BytesIO(bytes(pipes.routeFrames(routing, index)))):
             shuffled.setdefault(destination, []).append(payload)
     ledger = [item for bucket in range(id_buckets) for item in tasks.ledger_items(pipes.ledgerLines(
         routing, b"".join(struct.pack("<II", partitions + bucket, len(block)) + block
@@ -132,7 +142,7 @@ def fold_frames(pipes, plan_json: str, partition: int, blocks: list[tuple[int, b
     frames = b"".join(struct.pack("<II", key, len(block)) + block for key, block in blocks)
     output = bytes(pipes.foldFrames(plan_json, partition, frames, apart))
     return [(payload[:1].decode(), destination, struct.unpack_from("<I", payload, 1)[0], payload[5:])
-            for destination, payload in tasks.frames(io.BytesIO(output))]
+            for destination, payload in frames(io.BytesIO(output))]
 
 
 def merged_outputs(plan, results, errors: dict, unreadable: dict) -> Result:

@@ -18,7 +18,6 @@ import pytest
 
 import harness
 import make_logs
-import navreplay_tasks as tasks
 
 LIMIT = 512  # --max-line-bytes for the random cases: near-limit lines stay cheap
 
@@ -121,7 +120,7 @@ def test_splits_cut_anywhere_read_every_line_once(navreplay, tmp_path):
             command = [navreplay, "partition", "route", str(path), "--range", f"{start}:{end}", "--split-index", "0",
                        "--partitions", "1", "--max-line-bytes", "16"]
             output = subprocess.run(command, capture_output=True, check=True).stdout
-            for destination, payload in tasks.frames(io.BytesIO(output)):
+            for destination, payload in harness.frames(io.BytesIO(output)):
                 if payload[:1] == b"L":
                     lines += [line.split(b"\t", 2) for line in payload[5:].split(b"\n") if line]
         numbers = [line[1] for line in lines]
