@@ -139,8 +139,8 @@ def jvm_pipes():
 
 def fold_frames(pipes, plan_json: str, partition: int, blocks: list[tuple[int, bytes]], apart: bool = False) -> list:
     """One partition's blocks through the JVM's fold: (kind, partition, block number, data)."""
-    frames = b"".join(struct.pack("<II", key, len(block)) + block for key, block in blocks)
-    output = bytes(pipes.foldFrames(plan_json, partition, frames, apart))
+    framed = b"".join(struct.pack("<II", key, len(block)) + block for key, block in blocks)
+    output = bytes(pipes.foldFrames(plan_json, partition, framed, apart))
     return [(payload[:1].decode(), destination, struct.unpack_from("<I", payload, 1)[0], payload[5:])
             for destination, payload in frames(io.BytesIO(output))]
 

@@ -95,7 +95,7 @@ def test_a_route_is_given_its_command_line_and_its_frames_are_remapped(tmp_path)
     import io
     import navreplay_tasks as tasks
 
-    frames = list(tasks.frames(io.BytesIO(bytes(harness.jvm_pipes().routeFrames(json.dumps(plan), 0)))))
+    frames = list(harness.frames(io.BytesIO(bytes(harness.jvm_pipes().routeFrames(json.dumps(plan), 0)))))
     assert (tmp_path / "args").read_text() == "partition route x y --range 0:9\n"
     assert frames[0] == (3, b"E")  # bucket 0 of the split, after the plan's 3 partitions
     assert frames[1][0] == 3 and json.loads(frames[1][1][1:])["split"] == 0
