@@ -82,7 +82,7 @@ final class BatchReader {
     let takeTornTail: Bool
     private let located: ScratchOutput
     /// Sessions whose events the store no longer holds: their late lines are kept apart.
-    private let isPruned: (String) -> Bool
+    private let isPruned: (String) throws -> Bool
     private let flush: (String, ScannedSession) throws -> Void
     private let chunkBudget: Int
 
@@ -109,7 +109,7 @@ final class BatchReader {
 
     init(
         maxLineBytes: Int, takeTornTail: Bool, located: ScratchOutput, eventIDs: ScratchOutput, chunkBudget: Int,
-        isPruned: @escaping (String) -> Bool,
+        isPruned: @escaping (String) throws -> Bool,
         progress: ((ProgressSnapshot) -> Void)?, flush: @escaping (String, ScannedSession) throws -> Void
     ) {
         self.progress = progress
@@ -179,7 +179,7 @@ final class BatchReader {
             names.append(keys.sessionID)
             seen.append(ScannedSession())
             kept.append(ScannedSession())
-            pruned.append(isPruned(keys.sessionID))
+            pruned.append(try isPruned(keys.sessionID))
         }
         seen[index].note(keys.milliseconds, version: keys.appVersion)
         if pruned[index] {

@@ -123,7 +123,7 @@ public enum Ingestion {
         var report = IngestReport()
         let batch = try writer.nextBatch()
         var files = try writer.files()
-        let sessions = try writer.sessions()
+        let openBefore = try writer.openSessions()
         let located = try ScratchOutput(path: locatedPath)
         let eventIDs = try ScratchOutput(path: scratch.eventIDs)
         // A sixteenth of the limit for the lines waiting for their chunk (their buffers may hold
@@ -133,7 +133,7 @@ public enum Ingestion {
         let reader = BatchReader(
             maxLineBytes: options.maxLineBytes, takeTornTail: options.closeAll, located: located, eventIDs: eventIDs,
             chunkBudget: budget,
-            isPruned: { sessions[$0]?.status == .pruned }, progress: progress
+            isPruned: { try writer.stored($0)?.status == .pruned }, progress: progress
         ) { sessionID, kept in
             do {
                 try writer.addChunk(session: sessionID, kept, batch: batch)
@@ -161,8 +161,11 @@ public enum Ingestion {
         report.lines = reader.lines
         report.blankLines = reader.blankLines
         let watermark = max(try writer.watermark() ?? .min, reader.newestMilliseconds)
-        let plan = FoldPlan(
-            touched: reader.touched, stored: sessions, watermark: watermark, options: options)
+        // What the store held of the sessions this batch can change: the open ones, and those
+        // it names.
+        var stored = openBefore
+        for name in reader.names { if let session = try writer.stored(name) { stored[name] = session } }
+        let plan = FoldPlan(touched: reader.touched, stored: stored, watermark: watermark, options: options)
         guard reader.lines > 0 || !plan.closing.isEmpty else {
             report.batch = nil
             return report
@@ -172,7 +175,7 @@ public enum Ingestion {
         try writer.recordSharedIDs(in: scratch.eventIDs, sessions: reader.names, budget: budget, batch: batch)
         let folded = try writer.closure(of: plan.foldSet)
         // The earlier batches' lines of every session folded again.
-        for sessionID in folded.sorted(by: { $0.utf8Precedes($1) }) where sessions[sessionID] != nil {
+        for sessionID in folded.sorted(by: { $0.utf8Precedes($1) }) where try writer.stored(sessionID) != nil {
             try writer.forEachChunk(of: sessionID, before: batch) { try located.write(bytes: $0) }
         }
         try located.close()

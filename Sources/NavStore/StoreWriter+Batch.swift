@@ -145,7 +145,7 @@ extension StoreWriter {
             var others: [Int64] = []
             try sql { () throws(SQLiteError) in try query.forEachRow([.integer(row)]) { others.append($0.integer(0)) } }
             for other in others {
-                guard let id = sessionID(of: other), status(of: id) != .pruned, !result.contains(id) else { continue }
+                guard let id = try sessionID(of: other), status(of: id) != .pruned, !result.contains(id) else { continue }
                 result.insert(id)
                 pending.append(other)
             }
@@ -154,17 +154,58 @@ extension StoreWriter {
     }
 
     /// Drops the events of sessions closed before `cutoff` (event time), keeping their records
-    /// and findings. Returns how many sessions were pruned.
+    /// and findings: their lines, their event ids and the ids they shared. Returns how many
+    /// sessions were pruned.
     func prune(olderThan cutoff: Int64, batch: Int64) throws -> Int {
         try sql { () throws(SQLiteError) in
-            let condition = "status = 'closed' AND last_event_ms < ?"
-            let count = try database.integer("SELECT count(*) FROM sessions WHERE \(condition)", [.integer(cutoff)])
-            guard count > 0 else { return 0 }
-            try database.prepare("DELETE FROM event_chunks WHERE session IN (SELECT session FROM sessions WHERE \(condition))")
-                .run([.integer(cutoff)])
-            try database.prepare("UPDATE sessions SET status = 'pruned', pruned_batch = ? WHERE \(condition)")
-                .run([.integer(batch), .integer(cutoff)])
-            return Int(count)
+            var pruned: Set<Int64> = []
+            try database.prepare("SELECT session FROM sessions WHERE status = 'closed' AND last_event_ms < ?")
+                .forEachRow([.integer(cutoff)]) { pruned.insert($0.integer(0)) }
+            guard !pruned.isEmpty else { return 0 }
+            let deleteChunks = try database.prepare("DELETE FROM event_chunks WHERE session = ?")
+            let markPruned = try database.prepare("UPDATE sessions SET status = 'pruned', pruned_batch = ? WHERE session = ?")
+            let deleteShared = try database.prepare("DELETE FROM shared_ids WHERE session = ?")
+            for row in pruned.sorted() {
+                try deleteChunks.run([.integer(row)])
+                try markPruned.run([.integer(batch), .integer(row)])
+                try deleteShared.run([.integer(row)])
+            }
+            var sharedWithPruned: [(Int64, Int64)] = []
+            try database.prepare("SELECT session, other FROM shared_ids").forEachRow([]) { row in
+                if pruned.contains(row.integer(1)) { sharedWithPruned.append((row.integer(0), row.integer(1))) }
+            }
+            let deletePair = try database.prepare("DELETE FROM shared_ids WHERE session = ? AND other = ?")
+            for (session, other) in sharedWithPruned { try deletePair.run([.integer(session), .integer(other)]) }
+            try dropEventIDs(of: pruned)
+            return pruned.count
+        }
+    }
+
+    /// Removes the entries of `sessions` from every stored part of event ids: a pruned session
+    /// shares ids with no later one, and the parts a batch reads stay as large as what the store
+    /// holds, not what it has seen.
+    private func dropEventIDs(of sessions: Set<Int64>) throws(SQLiteError) {
+        var rewritten: [(part: Int64, entries: [UInt8])] = []
+        try database.prepare("SELECT rowid, entries FROM event_ids ORDER BY rowid").forEachRow([]) { row in
+            let entries = row.blob(1)
+            var kept: [UInt8] = []
+            kept.reserveCapacity(entries.count)
+            entries.withUnsafeBytes { raw in
+                for offset in stride(from: 0, to: raw.count - raw.count % 16, by: 16)
+                where !sessions.contains(Int64(littleEndian: raw.loadUnaligned(fromByteOffset: offset + 8, as: Int64.self))) {
+                    kept.append(contentsOf: raw[offset..<(offset + 16)])
+                }
+            }
+            if kept.count != entries.count { rewritten.append((row.integer(0), kept)) }
+        }
+        let update = try database.prepare("UPDATE event_ids SET entries = ? WHERE rowid = ?")
+        let delete = try database.prepare("DELETE FROM event_ids WHERE rowid = ?")
+        for (part, entries) in rewritten {
+            if entries.isEmpty {
+                try delete.run([.integer(part)])
+            } else {
+                try update.run([.blob(entries), .integer(part)])
+            }
         }
     }
 

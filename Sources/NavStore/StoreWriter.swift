@@ -19,10 +19,15 @@ struct StoredSession: Sendable {
 final class StoreWriter {
     let store: EventStore
     var database: SQLiteDatabase { store.database }
-    /// Session rows by id, those made during this batch included.
+    /// Session rows by id: the open sessions, those the batch names or folds, and those it
+    /// makes.
     private var rows: [String: Int64] = [:]
     private var ids: [Int64: String] = [:]
     private var statuses: [Int64: StoredSession.Status] = [:]
+    /// What the store held of each session looked up, before this batch.
+    private var before: [String: StoredSession?] = [:]
+    /// The rows this batch made.
+    private var madeRows: Set<Int64> = []
     private lazy var insertChunk = try? database.prepare(
         "INSERT INTO event_chunks (session, batch, lines, line_bytes, data) VALUES (?, ?, ?, ?, ?)")
 
@@ -102,23 +107,54 @@ final class StoreWriter {
         }
     }
 
-    func sessions() throws -> [String: StoredSession] {
+    /// The open sessions, the only ones a batch reads whole: a store's closed and pruned
+    /// sessions are looked up one at a time, as a batch names them, so that a batch costs what
+    /// it touches, not what the store has gathered.
+    func openSessions() throws -> [String: StoredSession] {
         try sql { () throws(SQLiteError) in
-            var sessions: [String: StoredSession] = [:]
-            try database.prepare("SELECT session, session_id, status, coalesce(last_event_ms, -9223372036854775808) FROM sessions")
-                .forEachRow([]) { row in
-                    let session = StoredSession(
-                        row: row.integer(0), status: StoredSession.Status(rawValue: row.text(2)) ?? .open,
-                        newestMilliseconds: row.integer(3))
-                    let id = row.text(1)
-                    sessions[id] = session
-                    rows[id] = session.row
-                    ids[session.row] = id
-                    statuses[session.row] = session.status
-                }
-            return sessions
+            var open: [String: StoredSession] = [:]
+            try database.prepare(
+                "SELECT session, session_id, status, coalesce(last_event_ms, -9223372036854775808) FROM sessions WHERE status = 'open'"
+            ).forEachRow([]) { row in
+                let (id, session) = remember(row)
+                open[id] = session
+            }
+            return open
         }
     }
+
+    /// What the store held of the session before this batch, or `nil` for a session it did not
+    /// know (one whose row this batch made included).
+    func stored(_ sessionID: String) throws -> StoredSession? {
+        if let known = before[sessionID] { return known }
+        if let row = rows[sessionID], madeRows.contains(row) { return nil }
+        let found = try sql { () throws(SQLiteError) in
+            var found: StoredSession?
+            guard let lookUpByID else { throw SQLiteError("SQLite: cannot prepare the session lookup") }
+            try lookUpByID.forEachRow([.text(sessionID)]) { found = remember($0).1 }
+            return found
+        }
+        before[sessionID] = .some(found)
+        return found
+    }
+
+    /// Caches a `sessions` row (`session, session_id, status, last_event_ms`) as it was before
+    /// the batch.
+    private func remember(_ row: SQLiteRow) -> (String, StoredSession) {
+        let session = StoredSession(
+            row: row.integer(0), status: StoredSession.Status(rawValue: row.text(2)) ?? .open, newestMilliseconds: row.integer(3))
+        let id = row.text(1)
+        rows[id] = session.row
+        ids[session.row] = id
+        statuses[session.row] = session.status
+        before[id] = .some(session)
+        return (id, session)
+    }
+
+    private lazy var lookUpByID = try? database.prepare(
+        "SELECT session, session_id, status, coalesce(last_event_ms, -9223372036854775808) FROM sessions WHERE session_id = ?")
+    private lazy var lookUpByRow = try? database.prepare(
+        "SELECT session, session_id, status, coalesce(last_event_ms, -9223372036854775808) FROM sessions WHERE session = ?")
 
     /// The session's row, made (open, empty) when the store has none.
     func row(of sessionID: String, batch: Int64) throws -> Int64 {
@@ -131,6 +167,7 @@ final class StoreWriter {
                 """
             ).run([.text(sessionID), .integer(batch), .integer(batch)])
             let row = database.lastInsertedRow
+            madeRows.insert(row)
             rows[sessionID] = row
             ids[row] = sessionID
             statuses[row] = .open
@@ -178,7 +215,16 @@ final class StoreWriter {
 
     func status(of sessionID: String) -> StoredSession.Status? { rows[sessionID].flatMap { statuses[$0] } }
 
-    func sessionID(of row: Int64) -> String? { ids[row] }
+    /// The id of the session at `row`, looked up when the batch has not met it.
+    func sessionID(of row: Int64) throws -> String? {
+        if let id = ids[row] { return id }
+        return try sql { () throws(SQLiteError) in
+            guard let lookUpByRow else { throw SQLiteError("SQLite: cannot prepare the session lookup") }
+            var found: String?
+            try lookUpByRow.forEachRow([.integer(row)]) { found = remember($0).0 }
+            return found
+        }
+    }
 
     func sessionRow(_ sessionID: String) -> Int64? { rows[sessionID] }
 }

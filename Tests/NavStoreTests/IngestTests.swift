@@ -4,6 +4,7 @@ import NavModel
 import NavReplay
 import NavReport
 import NavResults
+import NavSQLite
 import NavStore
 import NavTestSupport
 import Testing
@@ -189,6 +190,30 @@ final class StoreBench {
             records.append($0)
         }
         #expect(records.count == 2, "the pruned session keeps its record")
+    }
+
+    @Test func pruningDropsTheSessionsEventIDsAndTheIDsTheyShared() throws {
+        let bench = try StoreBench()
+        bench.options.closeAfterMilliseconds = 60_000
+        bench.options.retainMilliseconds = 60_000
+        let first = Self.session("s1")
+        var second = Self.session("s2")
+        second[2].eventID = first[2].eventID
+        try bench.ingest([try bench.write("a.ndjson", first + second)])
+        func count(_ query: String) throws -> Int64 { try SQLiteDatabase(path: bench.path, existing: true).integer(query) }
+        let entries = "SELECT coalesce(sum(length(entries)), 0) / 16 FROM event_ids"
+        #expect(try count(entries) == Int64(first.count + second.count))
+        #expect(try count("SELECT count(*) FROM shared_ids") == 2)
+        let later = Self.session("s3", start: EventBuilder.defaultStart + 7_200_000)
+        let pruning = try bench.ingest([try bench.write("b.ndjson", later)])
+        #expect(pruning.sessionsPruned == 2)
+        #expect(try count(entries) == Int64(later.count), "only the retained session's ids are read by later batches")
+        #expect(try count("SELECT count(*) FROM event_ids") == 1, "a part of pruned sessions only is gone")
+        #expect(try count("SELECT count(*) FROM shared_ids") == 0)
+        var reusing = Self.session("s4", start: EventBuilder.defaultStart + 7_200_000)
+        reusing[2].eventID = first[2].eventID
+        let report = try bench.ingest([try bench.write("c.ndjson", reusing)])
+        #expect(try bench.changes(report, .new).isEmpty, "the pruned session's events are gone: nothing to conflict with")
     }
 
     @Test func anEventIDReusedInALaterBatchIsAConflictAndARepeatIsARedelivery() throws {
