@@ -157,9 +157,14 @@ final class FoldedSessions: SessionAccumulator, @unchecked Sendable {
         }
     }
 
-    /// A folded session's summary (its newest generation), read back; `nil` if it did not fold.
-    /// `fileIndex` numbers the paths as the batch's files do.
-    func summary(of sessionID: String, fileIndex: [String: Int32]) throws(SQLiteError) -> FoldedSessionSummary? {
+    /// A folded session's summary (its newest generation, which it returns too), read back;
+    /// `nil` if it did not fold. `fileIndex` numbers the paths as the batch's files do. Without
+    /// `findings`, the summary's findings are left in the table (`StoreWriter.copyFindings`).
+    func summary(
+        of sessionID: String, fileIndex: [String: Int32], findings: Bool = true
+    ) throws(SQLiteError)
+        -> (summary: FoldedSessionSummary, generation: Int64)?
+    {
         var found: FoldedSessionSummary?
         var generation: Int64 = 0
         try selectSession.forEachRow([.text(sessionID)]) { row in
@@ -177,9 +182,11 @@ final class FoldedSessions: SessionAccumulator, @unchecked Sendable {
                 durationMilliseconds: row.optionalInteger(8), findingCount: Int(row.integer(9)), droppedFindings: dropped)
         }
         guard var summary = found else { return nil }
-        try selectFindings.forEachRow([.text(sessionID), .integer(generation)]) { row in
-            if let finding = StoredFindings.finding(row, fileIndex: fileIndex) { summary.findings.append(finding) }
+        if findings {
+            try selectFindings.forEachRow([.text(sessionID), .integer(generation)]) { row in
+                if let finding = StoredFindings.finding(row, fileIndex: fileIndex) { summary.findings.append(finding) }
+            }
         }
-        return summary
+        return (summary, generation)
     }
 }

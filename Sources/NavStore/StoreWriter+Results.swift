@@ -15,8 +15,18 @@ extension StoreWriter {
     ) throws {
         var fileIndex: [String: Int32] = [:]
         for (index, path) in files.enumerated() { fileIndex[path] = Int32(index) }
+        // Sessions the store did not hold before the batch (most of a batch's): every finding
+        // of theirs is new, and is copied from the fold's table as it stands (`copyFindings`).
+        let fresh = try Set(folded.filter { try stored($0) == nil })
         try sql { () throws(SQLiteError) in
             let statements = try Statements(database)
+            try database.execute(
+                """
+                CREATE TEMP TABLE IF NOT EXISTS fresh_sessions (
+                  session_id TEXT PRIMARY KEY, session INTEGER NOT NULL, generation INTEGER NOT NULL, app_version TEXT) WITHOUT ROWID;
+                DELETE FROM temp.fresh_sessions;
+                """)
+            let addFresh = try database.prepare("INSERT INTO temp.fresh_sessions VALUES (?, ?, ?, ?)")
             for var finding in results.invalid {
                 // Located in the fold's own file list; the batch's numbers its files by id.
                 if let location = finding.location, let index = fileIndex[results.files[Int(location.file)]] {
@@ -36,7 +46,8 @@ extension StoreWriter {
             }
             for sessionID in folded.sorted(by: { $0.utf8Precedes($1) }) {
                 guard let row = sessionRow(sessionID) else { continue }
-                guard let audit = try results.summary(of: sessionID, fileIndex: fileIndex) else {
+                let isFresh = fresh.contains(sessionID)
+                guard let (audit, generation) = try results.summary(of: sessionID, fileIndex: fileIndex, findings: !isFresh) else {
                     // Lines that named the session but were no valid event: no session yet.
                     try statements.dropUnfolded.run([.integer(row)])
                     try statements.dropUnfoldedChunks.run([.integer(row)])
@@ -45,15 +56,49 @@ extension StoreWriter {
                 let before = status(of: sessionID)
                 let nowOpen = plan.isOpen(sessionID, status: before)
                 if !nowOpen && (before == .open || plan.reopened.contains(sessionID)) { report.sessionsClosed += 1 }
-                try replaceFindings(
-                    of: audit, row: row, appVersion: plan.appVersions[sessionID], batch: batch, files: files, fileIndex: fileIndex,
-                    statements, report: &report)
+                if isFresh {
+                    try addFresh.run([.text(sessionID), .integer(row), .integer(generation), .optional(plan.appVersions[sessionID])])
+                } else {
+                    try replaceFindings(
+                        of: audit, row: row, appVersion: plan.appVersions[sessionID], batch: batch, files: files,
+                        fileIndex: fileIndex, statements, report: &report)
+                }
                 try statements.updateSession.run(
                     Self.sessionValues(audit, plan: plan, open: nowOpen, batch: batch, row: row))
             }
+            try copyFindings(batch: batch, report: &report)
         }
         report.sessionsTouched = plan.touched.count
         report.sessionsReopened = plan.reopened.count
+    }
+
+    /// The findings of the batch's fresh sessions (`temp.fresh_sessions`), all new: copied from
+    /// the fold's table into `findings` and `finding_changes` in two statements. The fold
+    /// stored each row as `apply` would write it (its line and witness name files by path).
+    private func copyFindings(batch: Int64, report: inout IngestReport) throws(SQLiteError) {
+        let fields =
+            "f.rule, f.severity, f.session_id, f.seq, f.event_id, f.file, f.line, f.message, f.expected, f.found, f.after_gap, f.event_name, f.witness"
+        let source = """
+            FROM temp.fresh_sessions n JOIN temp.folded_findings f ON f.folded_id = n.session_id AND f.generation = n.generation
+            ORDER BY n.session_id, f.ordinal
+            """
+        try database.prepare(
+            "INSERT INTO findings (\(StoredFindings.columns)) SELECT n.session, f.ordinal, \(fields), ?1, f.finding \(source)"
+        ).run([.integer(batch)])
+        try database.prepare(
+            """
+            INSERT INTO finding_changes (batch, change, app_version, \(StoredChanges.findingColumns))
+            SELECT ?1, 'new', n.app_version, n.session, f.ordinal, \(fields), ?1, f.finding \(source)
+            """
+        ).run([.integer(batch)])
+        try database.prepare(
+            """
+            SELECT f.severity, count(*) FROM temp.fresh_sessions n
+            JOIN temp.folded_findings f ON f.folded_id = n.session_id AND f.generation = n.generation GROUP BY f.severity
+            """
+        ).forEachRow([]) { row in
+            if let severity = Severity(rawValue: row.text(0)) { report.newBySeverity[severity, default: 0] += Int(row.integer(1)) }
+        }
     }
 
     private func replaceFindings(

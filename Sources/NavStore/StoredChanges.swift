@@ -29,9 +29,10 @@ public enum StoredChanges {
             group.removeAll(keepingCapacity: true)
         }
         do {
-            // Rows go in in output order (`StoreWriter.apply`), so the row order is the output's.
+            // The unreadable lines' first (no session id), then sessions in `session_id` order (the
+            // byte order of UTF-8, as the output's); a session's findings are sorted below.
             try store.database.prepare(
-                "SELECT \(findingColumns) FROM finding_changes WHERE batch = ? AND change = ? ORDER BY rowid"
+                "SELECT \(findingColumns) FROM finding_changes WHERE batch = ? AND change = ? ORDER BY session_id, rowid"
             ).forEachRow([.integer(batch), .text(change.rawValue)]) { row in
                 guard failure == nil, let finding = StoredFindings.finding(row, fileIndex: fileIndex) else { return }
                 if let last = group.last, last.sessionID != finding.sessionID { hand(&group) }

@@ -160,6 +160,19 @@ final class StoreBench {
         #expect(try bench.findings().isEmpty)
     }
 
+    @Test func aBatchPrintsItsChangesInSessionOrderWhetherTheStoreHeldTheSessionOrNot() throws {
+        let bench = try StoreBench()
+        let held = Self.session("s2")
+        try bench.ingest([try bench.write("a.ndjson", Array(held.prefix(3)))])
+        // s1 and s3 are new to the store, s2 is not: each gets a seq gap in this batch.
+        let batch = Self.session("s1").filter { $0.seq != 3 } + held.dropFirst(4) + Self.session("s3").filter { $0.seq != 3 }
+        let report = try bench.ingest([try bench.write("b.ndjson", batch)])
+        let new = try bench.changes(report, .new)
+        #expect(new.filter { $0.rule == .seqGap }.map(\.sessionID) == ["s1", "s2", "s3"], "\(new)")
+        #expect(report.newFindings == new.count)
+        #expect(Set(new.map(\.sessionID)) == ["s1", "s2", "s3"])
+    }
+
     @Test func aLateEventOpensAClosedSessionAgain() throws {
         let bench = try StoreBench()
         bench.options.closeAfterMilliseconds = 60_000
