@@ -48,11 +48,12 @@ struct ScannedSession {
     var appVersion: String?
     var appVersionAt: Int64 = .min
 
-    /// Keeps a line (a `ChunkCodec` record); returns the bytes it took.
-    mutating func keep(_ line: RawLine, file: Int) -> Int {
+    /// Keeps a line, given as its located prefix and its bytes (a `ChunkCodec` record);
+    /// returns the bytes it took.
+    mutating func keep(prefix: UnsafeBufferPointer<UInt8>, text: UnsafeBufferPointer<UInt8>) -> Int {
         lineCount += 1
-        lineBytes += line.bytes.count + 1
-        return ChunkCodec.append(line, file: file, to: &lines)
+        lineBytes += text.count + 1
+        return ChunkCodec.append(prefix: prefix, text: text, to: &lines)
     }
 
     /// One more line of the session: its time, and its app version (the newest line's wins).
@@ -129,17 +130,23 @@ final class BatchReader {
         var outcome = FileOutcome(file: file)
         let ahead = LinesAhead(file, maxLineBytes: maxLineBytes, takeTornTail: takeTornTail)
         let read = try ahead.forEachBlock { block in
-            try block.bytes.withUnsafeBufferPointer { bytes in
+            // The block's located lines go to the fold in runs: all of them, but for the late
+            // lines of pruned sessions.
+            var run = 0..<0
+            try block.located.withUnsafeBufferPointer { bytes in
                 for entry in block.lines {
-                    let line = RawLine(
-                        kept: UnsafeBufferPointer(rebasing: bytes[entry.start..<(entry.start + entry.count)]), number: entry.number,
-                        ending: entry.ending, overlongLength: entry.overlong)
-                    try take(line, keys: entry.keys, file: file.id)
+                    if try take(entry, in: bytes, file: file.id) {
+                        run = run.isEmpty ? entry.located : run.lowerBound..<entry.located.upperBound
+                    } else {
+                        try located.write(bytes: UnsafeBufferPointer(rebasing: bytes[run]))
+                        run = entry.located.upperBound..<entry.located.upperBound
+                    }
                 }
+                try located.write(bytes: UnsafeBufferPointer(rebasing: bytes[run]))
             }
             if let progress {
                 snapshot.lines += Int64(block.lines.count)
-                snapshot.bytes += Int64(block.bytes.count)
+                snapshot.bytes += Int64(block.inputBytes)
                 snapshot.sessions = names.count
                 progress(snapshot)
             }
@@ -163,12 +170,11 @@ final class BatchReader {
         return outcome
     }
 
-    private func take(_ line: RawLine, keys: LineKeys?, file: Int) throws {
-        guard line.overlongLength == nil, let keys else {
-            // Not an event: folded with the batch (its finding is made there), never kept.
-            try located.write(line, file: file)
-            return
-        }
+    /// Takes one line of a block (`bytes`, its located lines); returns whether the fold reads
+    /// it (all but a pruned session's late lines).
+    private func take(_ entry: LinesAhead.Entry, in bytes: UnsafeBufferPointer<UInt8>, file: Int) throws -> Bool {
+        // Not an event: folded with the batch (its finding is made there), never kept.
+        guard let keys = entry.keys else { return true }
         newestMilliseconds = max(newestMilliseconds, keys.milliseconds)
         let index: Int
         if let known = indexOf[keys.sessionID] {
@@ -182,15 +188,17 @@ final class BatchReader {
             pruned.append(try isPruned(keys.sessionID))
         }
         seen[index].note(keys.milliseconds, version: keys.appVersion)
+        let text = UnsafeBufferPointer(rebasing: bytes[entry.text])
         if pruned[index] {
-            lateLines.append((keys.sessionID, file, line.number, String(decoding: line.bytes, as: UTF8.self)))
-            return
+            lateLines.append((keys.sessionID, file, entry.number, String(decoding: text, as: UTF8.self)))
+            return false
         }
         try eventIDs.write(eventID: keys.eventIDHash, session: UInt32(index))
         eventIDCount += 1
-        try located.write(line, file: file)
-        bufferedBytes += kept[index].keep(line, file: file)
+        let prefix = UnsafeBufferPointer(rebasing: bytes[entry.located.lowerBound..<entry.text.lowerBound])
+        bufferedBytes += kept[index].keep(prefix: prefix, text: text)
         if bufferedBytes > chunkBudget { try flushAll() }
+        return true
     }
 
     /// Every session that got a line in this batch, with its newest event time and version.
@@ -224,12 +232,6 @@ final class ScratchOutput {
 
     deinit { if !isClosed { try? descriptor.close() } }
 
-    func write(_ line: RawLine, file: Int) throws {
-        LocatedLine.append(line, file: file, to: &buffer)
-        buffer.append(0x0A)
-        if buffer.count >= 1 << 20 { try drain() }
-    }
-
     /// One event id of the batch (`BatchReader.eventIDs`).
     func write(eventID hash: UInt64, session: UInt32) throws {
         withUnsafeBytes(of: hash.littleEndian) { buffer.append(contentsOf: $0) }
@@ -237,20 +239,31 @@ final class ScratchOutput {
         if buffer.count >= 1 << 20 { try drain() }
     }
 
-    /// Bytes as they are (a session's stored lines, in located form).
-    func write(bytes: [UInt8]) throws {
+    /// Bytes as they are (located lines); a large run is written from where it is, not copied.
+    func write(bytes: UnsafeBufferPointer<UInt8>) throws {
+        guard bytes.count < 1 << 16 else {
+            try drain()
+            try writeAll(UnsafeRawBufferPointer(bytes))
+            return
+        }
         buffer.append(contentsOf: bytes)
         if buffer.count >= 1 << 20 { try drain() }
     }
 
+    func write(bytes: [UInt8]) throws { try bytes.withUnsafeBufferPointer { try write(bytes: $0) } }
+
     func drain() throws {
         guard !buffer.isEmpty else { return }
+        try buffer.withUnsafeBytes { try writeAll($0) }
+        buffer.removeAll(keepingCapacity: true)
+    }
+
+    private func writeAll(_ bytes: UnsafeRawBufferPointer) throws {
         do {
-            _ = try buffer.withUnsafeBytes { try descriptor.writeAll($0) }
+            _ = try descriptor.writeAll(bytes)
         } catch {
             throw StoreError("Cannot write the temporary file \(path): \(error) (--temp-dir)")
         }
-        buffer.removeAll(keepingCapacity: true)
     }
 
     func close() throws {

@@ -17,20 +17,24 @@ enum ChunkCodec {
     /// Appends the line's record; returns the bytes appended.
     @discardableResult
     static func append(_ line: RawLine, file: Int, to buffer: inout [UInt8]) -> Int {
+        var prefix: [UInt8] = []
+        LocatedLine.appendPrefix(of: line, file: file, to: &prefix)
+        return prefix.withUnsafeBufferPointer { append(prefix: $0, text: line.bytes, to: &buffer) }
+    }
+
+    /// Appends the record of a line given as its located prefix (`LocatedLine.appendPrefix`)
+    /// and its bytes; returns the bytes appended.
+    @discardableResult
+    static func append(prefix: UnsafeBufferPointer<UInt8>, text: UnsafeBufferPointer<UInt8>, to buffer: inout [UInt8]) -> Int {
         let headerAt = buffer.count
         buffer.append(raw)
-        appendInteger(UInt16(0), to: &buffer)  // the prefix's length, set below
-        appendInteger(UInt32(line.bytes.count), to: &buffer)
-        // In place, not through an array of its own: that would be an allocation a line.
-        LocatedLine.appendPrefix(of: line, file: file, to: &buffer)
+        appendInteger(UInt16(prefix.count), to: &buffer)
+        appendInteger(UInt32(text.count), to: &buffer)
+        buffer.append(contentsOf: prefix)
         let textAt = buffer.count
-        withUnsafeBytes(of: UInt16(textAt - headerAt - 7).littleEndian) { bytes in
-            buffer[headerAt + 1] = bytes[0]
-            buffer[headerAt + 2] = bytes[1]
-        }
-        buffer.append(contentsOf: repeatElement(0, count: line.bytes.count))
+        buffer.append(contentsOf: repeatElement(0, count: text.count))
         let shortened = buffer.withUnsafeMutableBufferPointer { out in
-            LineShorthand.shorten(line.bytes, into: out.baseAddress! + textAt)
+            LineShorthand.shorten(text, into: out.baseAddress! + textAt)
         }
         if let shortened {
             buffer[headerAt] = shorthand
@@ -40,7 +44,7 @@ enum ChunkCodec {
             }
         } else {
             buffer.withUnsafeMutableBufferPointer { out in
-                _ = UnsafeMutableBufferPointer(rebasing: out[textAt...]).initialize(from: line.bytes)
+                _ = UnsafeMutableBufferPointer(rebasing: out[textAt...]).initialize(from: text)
             }
         }
         return buffer.count - headerAt

@@ -49,8 +49,21 @@ final class LinesAhead: @unchecked Sendable {
     // @unchecked: `blocks`, `finished` and `outcome` are touched under `lock`; a block is
     // written by the reading thread before it is queued and read by the keeping thread after.
     final class Block {
-        var bytes: [UInt8] = []
-        var lines: [(start: Int, count: Int, number: Int64, ending: LineEnding, overlong: Int?, keys: LineKeys?)] = []
+        /// The block's lines as the fold reads them: located input, `FILE<TAB>LINE<TAB>line`, a
+        /// line each.
+        var located: [UInt8] = []
+        var lines: [Entry] = []
+        /// The input bytes of the block's lines, line ends included.
+        var inputBytes = 0
+    }
+
+    /// One line of a block: where its located line and its own bytes are.
+    struct Entry {
+        var located: Range<Int>
+        var text: Range<Int>
+        var number: Int64
+        /// `nil` for a line that is no event (or an over-long one): it is folded, never kept.
+        var keys: LineKeys?
     }
 
     /// What reading the file found, once it is done.
@@ -116,10 +129,20 @@ final class LinesAhead: @unchecked Sendable {
                         outcome.newBlank += 1
                         return
                     }
+                    // The line's located form is made here, not on the keeping thread, which is
+                    // the busier of the two: it keeps the event lines in shorthand.
                     let keys = line.overlongLength == nil ? LineKeys.of(line.bytes, decoder: decoder) : nil
-                    block.lines.append((block.bytes.count, line.bytes.count, line.number, line.ending, line.overlongLength, keys))
-                    block.bytes.append(contentsOf: line.bytes)
-                    if block.bytes.count >= LinesAhead.blockBytes { publish() }
+                    let locatedStart = block.located.count
+                    LocatedLine.appendPrefix(of: line, file: file.id, to: &block.located)
+                    let textStart = block.located.count
+                    LocatedLine.append(line, file: file.id, to: &block.located, prefix: false)
+                    block.located.append(0x0A)
+                    block.lines.append(
+                        Entry(
+                            located: locatedStart..<block.located.count, text: textStart..<(textStart + line.bytes.count),
+                            number: line.number, keys: keys))
+                    block.inputBytes += Int(line.inputBytes)
+                    if block.located.count >= LinesAhead.blockBytes { publish() }
                 }
             } catch let error as InputError {
                 outcome.error = error
