@@ -23,7 +23,7 @@ public enum ModularTabsSystem {
         {
           "model_version": 1,
           "name": "modular-tabs",
-          "$comment": "Follows the seed document (HatchModularNavigation RFC) and the code of HatchModularNavigation: NavigationCoordinator.swift (present, pop, popToRoot, dismiss, close, closeSheetOrCover), NavigationDestinationHandler.swift; NavigationCoordinatorTests.swift.",
+          "$comment": "Follows HatchModularNavigation's RFC and its code: NavigationCoordinator.swift (present, pop, popToRoot, dismiss, close, closeSheetOrCover), NavigationDestinationHandler.swift; NavigationCoordinatorTests.swift.",
           "description": "Three tabs with independent stacks; one sheet or cover per coordinator context, with its own stack; smart dismiss and close; deep links through a tab into a feature.",
           "initial": {"flow": "adult", "tab": "home"},
           "flows": {

@@ -17,7 +17,7 @@ public enum PagesWidgetsSystem {
         {
           "model_version": 1,
           "name": "pages-widgets",
-          "$comment": "Follows the seed document (NavigationManager, Page, AnyPage, Widget, BaseWidget, SideSheet, BookPage, DailyPage, HomePage, ContentView) and its published code: NavigationManager.swift (navigate, navigateBack, navigateToRoot), Widget.swift, BookPage.swift with its side sheets.",
+          "$comment": "Follows the NavigationManager design (NavigationManager, Page, AnyPage, Widget, BaseWidget, SideSheet, BookPage, DailyPage, HomePage, ContentView) and its published code: NavigationManager.swift (navigate, navigateBack, navigateToRoot), Widget.swift, BookPage.swift with its side sheets.",
           "description": "Navigate, back and root over a page history; a page overlays only its own widgets, one active at a time.",
           "initial": {"flow": "pages"},
           "flows": {
