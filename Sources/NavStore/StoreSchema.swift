@@ -7,6 +7,11 @@ enum StoreSchema {
     static let version = "2"
     static let format = "navreplay-store"
 
+    /// The unreadable lines' findings by place: a batch looks up each of its unreadable lines
+    /// there, and without it each lookup read every such finding the store holds. Made by an
+    /// ingest in a store that lacks it (one written before it existed).
+    static let unreadableIndex = "CREATE INDEX IF NOT EXISTS findings_unreadable ON findings(file, line) WHERE session IS NULL"
+
     static let tables = """
         CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
         CREATE TABLE batches (
@@ -44,6 +49,7 @@ enum StoreSchema {
         CREATE TABLE shared_ids (session INTEGER NOT NULL, other INTEGER NOT NULL, PRIMARY KEY (session, other)) WITHOUT ROWID;
         CREATE INDEX findings_session ON findings(session, ordinal);
         CREATE INDEX findings_rule ON findings(rule);
+        \(unreadableIndex);
         CREATE INDEX finding_changes_batch ON finding_changes(batch);
         CREATE INDEX event_chunks_session ON event_chunks(session, chunk);
         CREATE INDEX sessions_status ON sessions(status, last_event_ms);

@@ -39,6 +39,7 @@ final class StoreWriter {
         } catch {
             throw error.kind == .busy ? EventStore.busy(store.path) : StoreError("\(error)")
         }
+        try sql { () throws(SQLiteError) in try database.execute(StoreSchema.unreadableIndex) }
     }
 
     func commit() throws { try sql { () throws(SQLiteError) in try database.execute("COMMIT") } }

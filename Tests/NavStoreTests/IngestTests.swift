@@ -229,6 +229,20 @@ final class StoreBench {
         #expect(try bench.changes(report, .new).isEmpty, "the pruned session's events are gone: nothing to conflict with")
     }
 
+    @Test func aBatchLooksUpItsUnreadableLinesByPlaceNotThroughEveryOneStored() throws {
+        let bench = try StoreBench()
+        try bench.ingest([try bench.write("a.ndjson", Self.session("s1"), extra: ["{not json", "[]"])])
+        // A store written before the index existed gets it from its next ingest.
+        try SQLiteDatabase(path: bench.path, existing: true).execute("DROP INDEX findings_unreadable")
+        try bench.ingest([try bench.write("b.ndjson", [], extra: ["{not json"])])
+        let database = try SQLiteDatabase(path: bench.path, existing: true)
+        var plan: [String] = []
+        try database.prepare("EXPLAIN QUERY PLAN SELECT 1 FROM findings WHERE session IS NULL AND file IS ? AND line IS ?")
+            .forEachRow([.text("a.ndjson"), .integer(1)]) { plan.append($0.text(3)) }
+        #expect(plan.contains { $0.contains("findings_unreadable") }, "\(plan)")
+        #expect(try database.integer("SELECT count(*) FROM findings WHERE session IS NULL") == 3)
+    }
+
     @Test func anEventIDReusedInALaterBatchIsAConflictAndARepeatIsARedelivery() throws {
         let bench = try StoreBench()
         let first = Self.session("s1")
