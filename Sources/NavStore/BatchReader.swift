@@ -95,6 +95,8 @@ final class BatchReader {
     private var seen: [ScannedSession] = []
     /// Each session's lines waiting for their chunk.
     private var kept: [ScannedSession] = []
+    /// The sessions with lines waiting for their chunk, in the order met.
+    private var waiting: [Int] = []
     private var pruned: [Bool] = []
     private var bufferedBytes = 0
     private(set) var lateLines: [(sessionID: String, file: Int, line: Int64, text: String)] = []
@@ -196,6 +198,7 @@ final class BatchReader {
         try eventIDs.write(eventID: keys.eventIDHash, session: UInt32(index))
         eventIDCount += 1
         let prefix = UnsafeBufferPointer(rebasing: bytes[entry.located.lowerBound..<entry.text.lowerBound])
+        if kept[index].lineCount == 0 { waiting.append(index) }
         bufferedBytes += kept[index].keep(prefix: prefix, text: text)
         if bufferedBytes > chunkBudget { try flushAll() }
         return true
@@ -206,12 +209,15 @@ final class BatchReader {
         Dictionary(uniqueKeysWithValues: zip(names, seen))
     }
 
-    /// Hands every session's buffered lines to the store, as one chunk each.
+    /// Hands every session's buffered lines to the store, as one chunk each, in `session_id`
+    /// order: a batch's new sessions take their rows in that order, which the results, written
+    /// in that order, then update one page after another.
     func flushAll() throws {
-        for index in names.indices.sorted(by: { names[$0].utf8Precedes(names[$1]) }) where kept[index].lineCount > 0 {
+        for index in waiting.sorted(by: { names[$0].utf8Precedes(names[$1]) }) {
             try flush(names[index], kept[index])
             kept[index] = ScannedSession()
         }
+        waiting.removeAll(keepingCapacity: true)
         bufferedBytes = 0
     }
 }
