@@ -8,11 +8,14 @@ package enum LocatedLine {
     /// Appends `line` as a located line of file `file`, all but its `\n`: the prefix
     /// (`appendPrefix`), the line's bytes (an over-long line's first bytes, which it holds), and
     /// one more `\r` where the bytes end in one, since reading removes one before the `\n`.
-    /// With `prefix: false`, the line's own part only, after a prefix appended before it.
-    package static func append(_ line: RawLine, file: Int, to bytes: inout [UInt8], prefix: Bool = true) {
-        if prefix { appendPrefix(of: line, file: file, to: &bytes) }
+    /// Returns where the line's own bytes went (the prefix ends where they start).
+    @discardableResult
+    package static func append(_ line: RawLine, file: Int, to bytes: inout [UInt8]) -> Range<Int> {
+        appendPrefix(of: line, file: file, to: &bytes)
+        let start = bytes.count
         bytes.append(contentsOf: line.bytes)
         if line.bytes.last == 0x0D { bytes.append(0x0D) }
+        return start..<(start + line.bytes.count)
     }
 
     /// Appends the prefix that `split` reads back: `FILE<TAB>LINE`, `u` for a line without its

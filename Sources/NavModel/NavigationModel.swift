@@ -414,14 +414,6 @@ package final class StackTable: Sendable {
         return specs[number].accepts(route)
     }
 
-    /// `route`'s index among stack `number`'s declared routes, found by a scan; `nil` when the
-    /// stack does not declare it, declares no list, or a list longer than `shortList` (which
-    /// `accepts` hashes instead).
-    package func shortListIndex(of route: String, number: Int) -> Int? {
-        guard let routes = declaredRoutes[number], routes.count <= StackTable.shortList else { return nil }
-        return routes.firstIndex(of: route)
-    }
-
     /// Route lists up to this long are scanned: comparing a few short names beats hashing one.
     package static let shortList = 16
 }

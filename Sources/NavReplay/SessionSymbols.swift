@@ -35,9 +35,10 @@ struct SessionSymbols: Sendable {
     /// the scan of the stack's short list of routes that `route.unknown` makes anyway, without a
     /// hash.
     mutating func route(_ name: String, number: Int, in stacks: StackTable) -> (symbol: Symbol, declared: Bool) {
-        guard let symbols = routeSymbols[number] else { return (intern(name), true) }
-        if let index = stacks.shortListIndex(of: name, number: number) { return (symbols[index], true) }
-        return (intern(name), stacks.accepts(name, number: number))
+        guard let declared = stacks.declaredRoutes[number], let symbols = routeSymbols[number] else { return (intern(name), true) }
+        guard declared.count <= StackTable.shortList else { return (intern(name), stacks.accepts(name, number: number)) }
+        if let index = declared.firstIndex(of: name) { return (symbols[index], true) }
+        return (intern(name), false)
     }
 
     /// The symbol of a name already interned; `nil` when it never was (then no state holds it).

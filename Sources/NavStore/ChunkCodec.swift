@@ -14,14 +14,6 @@ enum ChunkCodec {
     static let raw: UInt8 = 0
     static let shorthand: UInt8 = 1
 
-    /// Appends the line's record; returns the bytes appended.
-    @discardableResult
-    static func append(_ line: RawLine, file: Int, to buffer: inout [UInt8]) -> Int {
-        var prefix: [UInt8] = []
-        LocatedLine.appendPrefix(of: line, file: file, to: &prefix)
-        return prefix.withUnsafeBufferPointer { append(prefix: $0, text: line.bytes, to: &buffer) }
-    }
-
     /// Appends the record of a line given as its located prefix (`LocatedLine.appendPrefix`)
     /// and its bytes; returns the bytes appended.
     @discardableResult

@@ -133,14 +133,9 @@ final class LinesAhead: @unchecked Sendable {
                     // the busier of the two: it keeps the event lines in shorthand.
                     let keys = line.overlongLength == nil ? LineKeys.of(line.bytes, decoder: decoder) : nil
                     let locatedStart = block.located.count
-                    LocatedLine.appendPrefix(of: line, file: file.id, to: &block.located)
-                    let textStart = block.located.count
-                    LocatedLine.append(line, file: file.id, to: &block.located, prefix: false)
+                    let text = LocatedLine.append(line, file: file.id, to: &block.located)
                     block.located.append(0x0A)
-                    block.lines.append(
-                        Entry(
-                            located: locatedStart..<block.located.count, text: textStart..<(textStart + line.bytes.count),
-                            number: line.number, keys: keys))
+                    block.lines.append(Entry(located: locatedStart..<block.located.count, text: text, number: line.number, keys: keys))
                     block.inputBytes += Int(line.inputBytes)
                     if block.located.count >= LinesAhead.blockBytes { publish() }
                 }

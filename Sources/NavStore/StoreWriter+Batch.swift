@@ -164,18 +164,18 @@ extension StoreWriter {
             guard !pruned.isEmpty else { return 0 }
             let deleteChunks = try database.prepare("DELETE FROM event_chunks WHERE session = ?")
             let markPruned = try database.prepare("UPDATE sessions SET status = 'pruned', pruned_batch = ? WHERE session = ?")
+            // A pair is stored both ways: each partner's half goes by the table's key too.
+            let partners = try database.prepare("SELECT other FROM shared_ids WHERE session = ?")
+            let deletePair = try database.prepare("DELETE FROM shared_ids WHERE session = ? AND other = ?")
             let deleteShared = try database.prepare("DELETE FROM shared_ids WHERE session = ?")
             for row in pruned.sorted() {
                 try deleteChunks.run([.integer(row)])
                 try markPruned.run([.integer(batch), .integer(row)])
+                var others: [Int64] = []
+                try partners.forEachRow([.integer(row)]) { others.append($0.integer(0)) }
+                for other in others { try deletePair.run([.integer(other), .integer(row)]) }
                 try deleteShared.run([.integer(row)])
             }
-            var sharedWithPruned: [(Int64, Int64)] = []
-            try database.prepare("SELECT session, other FROM shared_ids").forEachRow([]) { row in
-                if pruned.contains(row.integer(1)) { sharedWithPruned.append((row.integer(0), row.integer(1))) }
-            }
-            let deletePair = try database.prepare("DELETE FROM shared_ids WHERE session = ? AND other = ?")
-            for (session, other) in sharedWithPruned { try deletePair.run([.integer(session), .integer(other)]) }
             try dropEventIDs(of: pruned)
             return pruned.count
         }

@@ -78,10 +78,9 @@ extension StoreWriter {
     private func copyFindings(batch: Int64, report: inout IngestReport) throws(SQLiteError) {
         let fields =
             "f.rule, f.severity, f.session_id, f.seq, f.event_id, f.file, f.line, f.message, f.expected, f.found, f.after_gap, f.event_name, f.witness"
-        let source = """
-            FROM temp.fresh_sessions n JOIN temp.folded_findings f ON f.folded_id = n.session_id AND f.generation = n.generation
-            ORDER BY n.session_id, f.ordinal
-            """
+        let joined =
+            "FROM temp.fresh_sessions n JOIN temp.folded_findings f ON f.folded_id = n.session_id AND f.generation = n.generation"
+        let source = joined + " ORDER BY n.session_id, f.ordinal"
         try database.prepare(
             "INSERT INTO findings (\(StoredFindings.columns)) SELECT n.session, f.ordinal, \(fields), ?1, f.finding \(source)"
         ).run([.integer(batch)])
@@ -91,12 +90,7 @@ extension StoreWriter {
             SELECT ?1, 'new', n.app_version, n.session, f.ordinal, \(fields), ?1, f.finding \(source)
             """
         ).run([.integer(batch)])
-        try database.prepare(
-            """
-            SELECT f.severity, count(*) FROM temp.fresh_sessions n
-            JOIN temp.folded_findings f ON f.folded_id = n.session_id AND f.generation = n.generation GROUP BY f.severity
-            """
-        ).forEachRow([]) { row in
+        try database.prepare("SELECT f.severity, count(*) \(joined) GROUP BY f.severity").forEachRow([]) { row in
             if let severity = Severity(rawValue: row.text(0)) { report.newBySeverity[severity, default: 0] += Int(row.integer(1)) }
         }
     }

@@ -19,14 +19,10 @@ struct StoredSession: Sendable {
 final class StoreWriter {
     let store: EventStore
     var database: SQLiteDatabase { store.database }
-    /// Session rows by id: the open sessions, those the batch names or folds, and those it
-    /// makes.
-    private var rows: [String: Int64] = [:]
+    /// The sessions the batch has met, by id: the open ones, those it names or folds (as the
+    /// store held them before it), and those it makes (`madeRows`, open and empty).
+    private var sessions: [String: StoredSession] = [:]
     private var ids: [Int64: String] = [:]
-    private var statuses: [Int64: StoredSession.Status] = [:]
-    /// What the store held of each session looked up, before this batch.
-    private var before: [String: StoredSession?] = [:]
-    /// The rows this batch made.
     private var madeRows: Set<Int64> = []
     private lazy var insertChunk = try? database.prepare(
         "INSERT INTO event_chunks (session, batch, lines, line_bytes, data) VALUES (?, ?, ?, ?, ?)")
@@ -127,15 +123,15 @@ final class StoreWriter {
     /// What the store held of the session before this batch, or `nil` for a session it did not
     /// know (one whose row this batch made included).
     func stored(_ sessionID: String) throws -> StoredSession? {
-        if let known = before[sessionID] { return known }
-        if let row = rows[sessionID], madeRows.contains(row) { return nil }
+        if let known = sessions[sessionID] { return madeRows.contains(known.row) ? nil : known }
         let found = try sql { () throws(SQLiteError) in
             var found: StoredSession?
             guard let lookUpByID else { throw SQLiteError("SQLite: cannot prepare the session lookup") }
             try lookUpByID.forEachRow([.text(sessionID)]) { found = remember($0).1 }
             return found
         }
-        before[sessionID] = .some(found)
+        // Not cached when absent: a batch asks once for each session it meets, which then takes a
+        // row (`row(of:)`) before it is asked of again.
         return found
     }
 
@@ -145,10 +141,8 @@ final class StoreWriter {
         let session = StoredSession(
             row: row.integer(0), status: StoredSession.Status(rawValue: row.text(2)) ?? .open, newestMilliseconds: row.integer(3))
         let id = row.text(1)
-        rows[id] = session.row
+        sessions[id] = session
         ids[session.row] = id
-        statuses[session.row] = session.status
-        before[id] = .some(session)
         return (id, session)
     }
 
@@ -159,7 +153,7 @@ final class StoreWriter {
 
     /// The session's row, made (open, empty) when the store has none.
     func row(of sessionID: String, batch: Int64) throws -> Int64 {
-        if let row = rows[sessionID] { return row }
+        if let session = sessions[sessionID] { return session.row }
         return try sql { () throws(SQLiteError) in
             try database.prepare(
                 """
@@ -169,9 +163,8 @@ final class StoreWriter {
             ).run([.text(sessionID), .integer(batch), .integer(batch)])
             let row = database.lastInsertedRow
             madeRows.insert(row)
-            rows[sessionID] = row
+            sessions[sessionID] = StoredSession(row: row, status: .open, newestMilliseconds: .min)
             ids[row] = sessionID
-            statuses[row] = .open
             return row
         }
     }
@@ -188,7 +181,7 @@ final class StoreWriter {
 
     /// Each stored chunk of a session from batches before `batch`, as located lines.
     func forEachChunk(of sessionID: String, before batch: Int64, _ body: ([UInt8]) throws -> Void) throws {
-        guard let session = rows[sessionID] else { return }
+        guard let session = sessions[sessionID]?.row else { return }
         var chunks: [[UInt8]] = []
         try sql { () throws(SQLiteError) in
             try database.prepare("SELECT data FROM event_chunks WHERE session = ? AND batch < ? ORDER BY chunk")
@@ -214,7 +207,7 @@ final class StoreWriter {
         Int(try sql { () throws(SQLiteError) in try database.integer("SELECT count(*) FROM sessions WHERE status = 'open'") })
     }
 
-    func status(of sessionID: String) -> StoredSession.Status? { rows[sessionID].flatMap { statuses[$0] } }
+    func status(of sessionID: String) -> StoredSession.Status? { sessions[sessionID]?.status }
 
     /// The id of the session at `row`, looked up when the batch has not met it.
     func sessionID(of row: Int64) throws -> String? {
@@ -227,5 +220,5 @@ final class StoreWriter {
         }
     }
 
-    func sessionRow(_ sessionID: String) -> Int64? { rows[sessionID] }
+    func sessionRow(_ sessionID: String) -> Int64? { sessions[sessionID]?.row }
 }

@@ -13,9 +13,10 @@ import Testing
         for line in lines {
             let bytes = Array(line.text.utf8)
             bytes.withUnsafeBufferPointer { pointer in
-                ChunkCodec.append(
-                    RawLine(kept: pointer, number: line.number, ending: line.torn ? .endOfInput : .newline, overlongLength: nil),
-                    file: file, to: &buffer)
+                let raw = RawLine(kept: pointer, number: line.number, ending: line.torn ? .endOfInput : .newline, overlongLength: nil)
+                var prefix: [UInt8] = []
+                LocatedLine.appendPrefix(of: raw, file: file, to: &prefix)
+                prefix.withUnsafeBufferPointer { ChunkCodec.append(prefix: $0, text: pointer, to: &buffer) }
             }
         }
         return buffer
