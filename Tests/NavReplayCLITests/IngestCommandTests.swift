@@ -150,7 +150,7 @@ import Testing
         #expect(expected.contains("INSERT INTO batches VALUES(2,"))
         var random = SeededRandom(seed: 2026)
         var killedMidway = 0
-        for trial in 0..<10 {
+        for trial in 0..<Repository.trials(10, underSanitizer: 4) {
             let store = directory.path("trial\(trial).db")
             for (index, night) in nights.enumerated() {
                 let child = try ChildProcess(binary, arguments(store, night))

@@ -70,11 +70,13 @@ struct LongSessionCLITests {
 
     /// Every output of a long session folded from disk (partitioned with `--memory-limit 1M`, and
     /// pre-grouped) is the one of the session held in memory, byte for byte.
-    @Test(arguments: [
-        ["audit", "--format", "ndjson", "--explain"], ["audit", "--format", "text"], ["audit", "--format", "json"],
-        ["sessions", "--format", "ndjson"], ["sessions", "--format", "sqlite"], ["report"],
-        ["replay", "--format", "ndjson", "--session", "s0"], ["replay", "--session", "s0", "--until-seq", "5000"],
-    ])
+    @Test(
+        arguments: Repository.cases(
+            [
+                ["audit", "--format", "ndjson", "--explain"], ["audit", "--format", "text"], ["audit", "--format", "json"],
+                ["sessions", "--format", "ndjson"], ["sessions", "--format", "sqlite"], ["report"],
+                ["replay", "--format", "ndjson", "--session", "s0"], ["replay", "--session", "s0", "--until-seq", "5000"],
+            ], underSanitizer: 3))
     func aSessionFoldedFromDiskWritesWhatItWouldHeld(_ command: [String]) throws {
         let scratch = try TemporaryDirectory()
         let log = try Self.log(events: 12_000, in: scratch, name: "long.ndjson")

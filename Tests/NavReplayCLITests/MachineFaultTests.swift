@@ -131,7 +131,7 @@ import Testing
     // MARK: Several writers, killed at random points
 
     /// Trials of `killedWritersNeverLoseOrGlueALine`: three writers each, all killed.
-    static let killTrials = 50
+    static let killTrials = Repository.trials(50, underSanitizer: 10)
 
     /// Three processes append to one log through `FileEventSink`, each line up to 200 KB, and are
     /// killed with SIGKILL one after another at random moments (0 to 100 ms apart) while the

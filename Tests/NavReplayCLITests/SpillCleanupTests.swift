@@ -30,7 +30,7 @@ import Testing
         FileManager.default.enumerator(atPath: directory.path).map { $0.compactMap { $0 as? String } } ?? []
     }
 
-    @Test(arguments: SpillCleanupTests.endingSignals + [SIGPIPE])
+    @Test(arguments: Repository.cases(SpillCleanupTests.endingSignals + [SIGPIPE], underSanitizer: 4))
     func anInterruptedSpillingAuditRemovesItsPartitions(_ signal: Int32) throws {
         let scratch = try TemporaryDirectory()
         let spill = scratch.url.appendingPathComponent("spill")
@@ -97,7 +97,7 @@ import Testing
     /// Interrupted at any moment (reading, folding on every core, writing output files, or
     /// already done), an audit leaves nothing behind. Other threads go on creating partition
     /// and output files while the handler removes them; this is the race it must win.
-    @Test(arguments: [0, 100, 250, 400, 550, 700])
+    @Test(arguments: Repository.cases([0, 100, 250, 400, 550, 700], underSanitizer: 3))
     func anAuditInterruptedAtAnyMomentLeavesNothingBehind(afterMilliseconds delay: Int) throws {
         let scratch = try TemporaryDirectory()
         let spill = scratch.url.appendingPathComponent("spill")
