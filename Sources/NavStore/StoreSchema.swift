@@ -6,6 +6,10 @@ enum StoreSchema {
     /// Bumped whenever a table changes meaning; a store of another version is refused.
     static let version = "2"
     static let format = "navreplay-store"
+    /// The page size of a new store (`EventStore.openForWriting`).
+    static let pageSize = 65_536
+    /// The page size of an ingest's temporary tables.
+    static let temporaryPageSize = 4096
 
     /// The unreadable lines' findings by place: a batch looks up each of its unreadable lines
     /// there, and without it each lookup read every such finding the store holds. Made by an

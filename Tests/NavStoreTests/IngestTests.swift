@@ -243,6 +243,20 @@ final class StoreBench {
         #expect(try database.integer("SELECT count(*) FROM findings WHERE session IS NULL") == 3)
     }
 
+    /// A session's chunk of lines fits a page or two of a new store, not a chain of small ones;
+    /// the ingest's temporary tables keep small pages, which hold less of SQLite's memory.
+    @Test func aNewStoreHasPagesOfSixtyFourKilobytesInWriteAheadMode() throws {
+        let bench = try StoreBench()
+        try bench.ingest([try bench.write("a.ndjson", Self.session("s1"))])
+        let writing = try StoreFixture.open(bench.path, model: .poc)
+        #expect(try writing.database.integer("PRAGMA temp.page_size") == 4096)
+        let database = try SQLiteDatabase(path: bench.path, existing: true)
+        #expect(try database.integer("PRAGMA page_size") == 65_536)
+        var mode = ""
+        try database.prepare("PRAGMA journal_mode").forEachRow([]) { mode = $0.text(0) }
+        #expect(mode == "wal")
+    }
+
     @Test func anEventIDReusedInALaterBatchIsAConflictAndARepeatIsARedelivery() throws {
         let bench = try StoreBench()
         let first = Self.session("s1")
