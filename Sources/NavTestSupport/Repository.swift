@@ -42,16 +42,19 @@ public enum Repository {
     /// (`scripts/sanitizers` sets `NAVREPLAY_SANITIZER`), whose shadow memory and quarantine
     /// dwarf what the tests compare. Tests that only compare peaks are skipped there; the code
     /// they drive is covered under the sanitizer by the tests of the same outputs.
-    public static let measuresMemory = ProcessInfo.processInfo.environment["NAVREPLAY_SANITIZER"] == nil
+    public static let measuresMemory = !isSanitized
+
+    /// Whether the tests run under a sanitizer (`scripts/sanitizers` sets `NAVREPLAY_SANITIZER`).
+    public static let isSanitized = ProcessInfo.processInfo.environment["NAVREPLAY_SANITIZER"] != nil
 
     /// The cases a test runs: all of them, or under a sanitizer `count` of them spread evenly
     /// over the list. The sanitizers check the code paths, which a few cases drive as well as
     /// many; the plain run (`scripts/test`) takes every case.
     public static func cases<Case>(_ all: [Case], underSanitizer count: Int) -> [Case] {
-        guard !measuresMemory, count < all.count, count > 0 else { return all }
+        guard isSanitized, count < all.count, count > 0 else { return all }
         return (0..<count).map { all[$0 * all.count / count] }
     }
 
     /// A number of trials: `all`, or `underSanitizer` under a sanitizer (see `cases`).
-    public static func trials(_ all: Int, underSanitizer count: Int) -> Int { measuresMemory ? all : min(all, count) }
+    public static func trials(_ all: Int, underSanitizer count: Int) -> Int { isSanitized ? min(all, count) : all }
 }

@@ -190,7 +190,7 @@ struct HostileLine: CustomTestStringConvertible, Sendable {
         // (Not under a sanitizer, scripts/sanitizers: its allocator keeps freed memory in
         // quarantine and adds shadow memory, so the peak says nothing about the reader there.)
         let megabytes = outcome.peakRSSBytes / 1_048_576
-        if ProcessInfo.processInfo.environment["NAVREPLAY_SANITIZER"] == nil {
+        if Repository.measuresMemory {
             #expect(megabytes < 48, "peak RSS \(megabytes) MB while reading a 100 MB line")
         }
     }
