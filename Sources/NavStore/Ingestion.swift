@@ -229,6 +229,11 @@ public enum Ingestion {
         let run = try AuditEngine(configuration: configuration).run(paths: [path], sink: .accumulating(collected), progress: progress)
         if let error = run.inputErrors.first { throw StoreError("Cannot read the batch's temporary file: \(error)") }
         if let failure = collected.failure { throw StoreError("The store \(store.path): \(failure)") }
+        do {
+            try collected.indexForReading(store.database)
+        } catch {
+            throw StoreError("The store \(store.path): \(error)")
+        }
         return collected
     }
 }

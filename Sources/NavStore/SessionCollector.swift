@@ -103,8 +103,8 @@ final class FoldedSessions: SessionAccumulator, @unchecked Sendable {
               duplicates INTEGER NOT NULL, first_seq INTEGER, last_seq INTEGER, start TEXT, "end" TEXT, duration_ms INTEGER,
               finding_count INTEGER NOT NULL, dropped TEXT NOT NULL, record BLOB NOT NULL);
             CREATE TEMP TABLE IF NOT EXISTS folded_findings (folded_id TEXT NOT NULL, generation INTEGER NOT NULL, \(StoredFindings.columns));
-            CREATE INDEX IF NOT EXISTS temp.folded_sessions_id ON folded_sessions(session_id, generation);
-            CREATE INDEX IF NOT EXISTS temp.folded_findings_id ON folded_findings(folded_id, generation, ordinal);
+            DROP INDEX IF EXISTS temp.folded_sessions_id;
+            DROP INDEX IF EXISTS temp.folded_findings_id;
             DELETE FROM temp.folded_sessions;
             DELETE FROM temp.folded_findings;
             """)
@@ -119,6 +119,15 @@ final class FoldedSessions: SessionAccumulator, @unchecked Sendable {
             """)
         selectFindings = try database.prepare(
             "SELECT \(StoredFindings.columns) FROM temp.folded_findings WHERE folded_id = ? AND generation = ? ORDER BY ordinal")
+    }
+
+    /// The indexes the results are read back by, made once the fold has written every row.
+    func indexForReading(_ database: SQLiteDatabase) throws(SQLiteError) {
+        try database.execute(
+            """
+            CREATE INDEX IF NOT EXISTS temp.folded_sessions_id ON folded_sessions(session_id, generation);
+            CREATE INDEX IF NOT EXISTS temp.folded_findings_id ON folded_findings(folded_id, generation, ordinal);
+            """)
     }
 
     func begin(invalid: [Finding], files: [String]) {

@@ -257,6 +257,22 @@ final class StoreBench {
         #expect(mode == "wal")
     }
 
+    /// The fold's rows are read back by session through indexes made once the fold is done.
+    @Test func theFoldedSessionsAreReadBackThroughIndexesMadeAfterTheFold() throws {
+        let bench = try StoreBench()
+        let store = try StoreFixture.open(bench.path, model: .poc)
+        _ = try Ingestion.run(store: store, paths: [try bench.write("a.ndjson", Self.session("s1"))], options: bench.options)
+        var indexes: [String] = []
+        try store.database.prepare("SELECT name FROM temp.sqlite_master WHERE type = 'index' ORDER BY name").forEachRow([]) {
+            indexes.append($0.text(0))
+        }
+        #expect(indexes == ["folded_findings_id", "folded_sessions_id"])
+        var plan: [String] = []
+        try store.database.prepare("EXPLAIN QUERY PLAN SELECT record FROM temp.folded_sessions WHERE session_id = ? ORDER BY generation")
+            .forEachRow([.text("s1")]) { plan.append($0.text(3)) }
+        #expect(plan.contains { $0.contains("folded_sessions_id") }, "\(plan)")
+    }
+
     @Test func anEventIDReusedInALaterBatchIsAConflictAndARepeatIsARedelivery() throws {
         let bench = try StoreBench()
         let first = Self.session("s1")
