@@ -37,33 +37,34 @@ struct Fingerprint {
     func finish() -> UInt64 { lines == 0 ? StoredFile.emptyFingerprint : hash.finish() }
 }
 
-/// A session's lines in a batch: those kept (`ChunkCodec` records) and what the store needs
-/// of them before the fold.
+/// What a batch's lines say of one session before the fold: its newest event time and its app
+/// version (the newest line's).
 struct ScannedSession {
-    var lines: [UInt8] = []
-    var lineCount = 0
-    /// The kept lines' size as read, line ends included.
-    var lineBytes = 0
     var newestMilliseconds: Int64 = .min
     var appVersion: String?
     var appVersionAt: Int64 = .min
 
-    /// Keeps a line, given as its located prefix and its bytes (a `ChunkCodec` record);
-    /// returns the bytes it took.
-    mutating func keep(prefix: UnsafeBufferPointer<UInt8>, text: UnsafeBufferPointer<UInt8>) -> Int {
-        lineCount += 1
-        lineBytes += text.count + 1
-        return ChunkCodec.append(prefix: prefix, text: text, to: &lines)
-    }
-
-    /// One more line of the session: its time, and its app version (the newest line's wins).
     mutating func note(_ milliseconds: Int64, version: String?) {
-        lineCount += 1
         newestMilliseconds = max(newestMilliseconds, milliseconds)
         if let version, milliseconds >= appVersionAt {
             appVersion = version
             appVersionAt = milliseconds
         }
+    }
+}
+
+/// A session's lines waiting for their chunk: `ChunkCodec` records.
+struct KeptLines {
+    var records: [UInt8] = []
+    var count = 0
+    /// The lines' size as read, line ends included.
+    var lineBytes = 0
+
+    /// Keeps a line, given as its located prefix and its bytes; returns the bytes it took.
+    mutating func keep(prefix: UnsafeBufferPointer<UInt8>, text: UnsafeBufferPointer<UInt8>) -> Int {
+        count += 1
+        lineBytes += text.count + 1
+        return ChunkCodec.append(prefix: prefix, text: text, to: &records)
     }
 }
 
@@ -84,7 +85,7 @@ final class BatchReader {
     private let located: ScratchOutput
     /// Sessions whose events the store no longer holds: their late lines are kept apart.
     private let isPruned: (String) throws -> Bool
-    private let flush: (String, ScannedSession) throws -> Void
+    private let flush: (String, KeptLines) throws -> Void
     private let chunkBudget: Int
 
     /// The batch's sessions by a number of their own, in the order met: one dictionary
@@ -94,7 +95,7 @@ final class BatchReader {
     /// Each session's newest event time and version in this batch.
     private var seen: [ScannedSession] = []
     /// Each session's lines waiting for their chunk.
-    private var kept: [ScannedSession] = []
+    private var kept: [KeptLines] = []
     /// The sessions with lines waiting for their chunk, in the order met.
     private var waiting: [Int] = []
     private var pruned: [Bool] = []
@@ -113,7 +114,7 @@ final class BatchReader {
     init(
         maxLineBytes: Int, takeTornTail: Bool, located: ScratchOutput, eventIDs: ScratchOutput, chunkBudget: Int,
         isPruned: @escaping (String) throws -> Bool,
-        progress: ((ProgressSnapshot) -> Void)?, flush: @escaping (String, ScannedSession) throws -> Void
+        progress: ((ProgressSnapshot) -> Void)?, flush: @escaping (String, KeptLines) throws -> Void
     ) {
         self.progress = progress
         self.maxLineBytes = maxLineBytes
@@ -186,7 +187,7 @@ final class BatchReader {
             indexOf[keys.sessionID] = index
             names.append(keys.sessionID)
             seen.append(ScannedSession())
-            kept.append(ScannedSession())
+            kept.append(KeptLines())
             pruned.append(try isPruned(keys.sessionID))
         }
         seen[index].note(keys.milliseconds, version: keys.appVersion)
@@ -198,7 +199,7 @@ final class BatchReader {
         try eventIDs.write(eventID: keys.eventIDHash, session: UInt32(index))
         eventIDCount += 1
         let prefix = UnsafeBufferPointer(rebasing: bytes[entry.located.lowerBound..<entry.text.lowerBound])
-        if kept[index].lineCount == 0 { waiting.append(index) }
+        if kept[index].count == 0 { waiting.append(index) }
         bufferedBytes += kept[index].keep(prefix: prefix, text: text)
         if bufferedBytes > chunkBudget { try flushAll() }
         return true
@@ -215,7 +216,7 @@ final class BatchReader {
     func flushAll() throws {
         for index in waiting.sorted(by: { names[$0].utf8Precedes(names[$1]) }) {
             try flush(names[index], kept[index])
-            kept[index] = ScannedSession()
+            kept[index] = KeptLines()
         }
         waiting.removeAll(keepingCapacity: true)
         bufferedBytes = 0

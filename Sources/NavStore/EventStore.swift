@@ -55,9 +55,9 @@ public final class EventStore {
             try opened { () throws(SQLiteError) in
                 // 64 KB pages, SQLite's largest: a session's chunk of lines (tens of KB) spans one
                 // or two pages instead of a chain of 4 KB overflow pages, which every batch writes
-                // twice (the write-ahead log, then the database): an ingest 7% to 10% faster for
-                // a store 10% larger (BENCHMARKS.md). Set before the first write: a store keeps
-                // the page size it was made with.
+                // twice (the write-ahead log, then the database): a faster ingest for a larger
+                // store (BENCHMARKS.md). Set before the first write: a store keeps the page size
+                // it was made with.
                 try database.execute("PRAGMA page_size = \(StoreSchema.pageSize)")
                 // WAL: readers (`audit --store`) go on while an ingest writes.
                 try database.execute("PRAGMA journal_mode=WAL")

@@ -181,7 +181,7 @@ public enum Ingestion {
         for file in files.values { ordered[file.id] = file.path }
         let open = folded.filter { plan.isOpen($0, status: writer.status(of: $0)) }
         let results = try fold(
-            locatedPath, paths: ordered, store: writer.store, open: open, options: options, progress: progress)
+            locatedPath, paths: ordered, writer: writer, open: open, options: options, progress: progress)
         scratch.removeInBackground()
         report.paths = ordered
         try writer.apply(results, folded: folded, plan: plan, batch: batch, files: ordered, report: &report)
@@ -205,10 +205,10 @@ public enum Ingestion {
 
     /// Folds the located file with the audit engine, collecting every session whole.
     private static func fold(
-        _ path: String, paths: [String], store: EventStore, open: Set<String>, options: IngestOptions,
+        _ path: String, paths: [String], writer: StoreWriter, open: Set<String>, options: IngestOptions,
         progress: ((ProgressSnapshot) -> Void)?
     ) throws -> FoldedSessions {
-        let model = store.model
+        let model = writer.store.model
         var sessionOptions = SessionAuditOptions(maxFindings: options.maxFindingsPerSession, keepStates: false, recordScreens: true)
         sessionOptions.openSessions = open
         var configuration = AuditConfiguration(
@@ -220,20 +220,11 @@ public enum Ingestion {
         configuration.temporaryDirectory = options.temporaryDirectory
         configuration.locatedPaths = paths
         if let bytes = options.partitionedInputBytes { configuration.tuning.partitionedInputBytes = bytes }
-        let collected: FoldedSessions
-        do {
-            collected = try FoldedSessions(database: store.database)
-        } catch {
-            throw StoreError("The store \(store.path): \(error)")
-        }
+        let collected = try writer.sql { () throws(SQLiteError) in try FoldedSessions(database: writer.database) }
         let run = try AuditEngine(configuration: configuration).run(paths: [path], sink: .accumulating(collected), progress: progress)
         if let error = run.inputErrors.first { throw StoreError("Cannot read the batch's temporary file: \(error)") }
-        if let failure = collected.failure { throw StoreError("The store \(store.path): \(failure)") }
-        do {
-            try collected.indexForReading(store.database)
-        } catch {
-            throw StoreError("The store \(store.path): \(error)")
-        }
+        if let failure = collected.failure { throw StoreError("The store \(writer.store.path): \(failure)") }
+        try writer.sql { () throws(SQLiteError) in try collected.indexForReading() }
         return collected
     }
 }

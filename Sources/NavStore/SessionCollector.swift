@@ -83,6 +83,7 @@ final class FoldedSessions: SessionAccumulator, @unchecked Sendable {
     }
 
     var folder: Folder { Folder(keeper: self) }
+    private let database: SQLiteDatabase
     private let lock = NSLockLike()
     private let insertSession: SQLiteStatement
     private let insertFinding: SQLiteStatement
@@ -95,7 +96,10 @@ final class FoldedSessions: SessionAccumulator, @unchecked Sendable {
     private var firstFailure: SQLiteError?
     var failure: SQLiteError? { lock.withLock { firstFailure } }
 
+    /// The tables start empty and without indexes: `indexForReading` makes those once the fold
+    /// has written every row, rather than each fold job keeping them up under the lock.
     init(database: SQLiteDatabase) throws(SQLiteError) {
+        self.database = database
         try database.execute(
             """
             CREATE TEMP TABLE IF NOT EXISTS folded_sessions (
@@ -122,7 +126,7 @@ final class FoldedSessions: SessionAccumulator, @unchecked Sendable {
     }
 
     /// The indexes the results are read back by, made once the fold has written every row.
-    func indexForReading(_ database: SQLiteDatabase) throws(SQLiteError) {
+    func indexForReading() throws(SQLiteError) {
         try database.execute(
             """
             CREATE INDEX IF NOT EXISTS temp.folded_sessions_id ON folded_sessions(session_id, generation);

@@ -169,12 +169,12 @@ final class StoreWriter {
         }
     }
 
-    func addChunk(session sessionID: String, _ kept: ScannedSession, batch: Int64) throws {
+    func addChunk(session sessionID: String, _ kept: KeptLines, batch: Int64) throws {
         let session = try row(of: sessionID, batch: batch)
         try sql { () throws(SQLiteError) in
             guard let insertChunk else { throw SQLiteError("SQLite: cannot prepare the chunk insert") }
             try insertChunk.run([
-                .integer(session), .integer(batch), .integer(Int64(kept.lineCount)), .integer(Int64(kept.lineBytes)), .blob(kept.lines),
+                .integer(session), .integer(batch), .integer(Int64(kept.count)), .integer(Int64(kept.lineBytes)), .blob(kept.records),
             ])
         }
     }
