@@ -122,7 +122,16 @@ extension FoldState {
 /// (an array was an allocation per group), a few more in a list searched linearly, and a long
 /// group moves to a dictionary.
 struct ContentIdentities: Sendable {
-    private typealias Entry = (identity: UInt64, reference: EventReference)
+    /// A struct, not a tuple: an optional tuple is destroyed through the runtime's generic
+    /// `tuple_destroy`, which made dropping a group's tracker cost about 500 instructions.
+    private struct Entry: Sendable {
+        var identity: UInt64
+        var reference: EventReference
+        init(_ identity: UInt64, _ reference: EventReference) {
+            self.identity = identity
+            self.reference = reference
+        }
+    }
     private var first: Entry?
     private var second: Entry?
     private var others: [Entry] = []
@@ -141,11 +150,11 @@ struct ContentIdentities: Sendable {
         if table != nil {
             table![identity] = reference
         } else if first == nil {
-            first = (identity, reference)
+            first = Entry(identity, reference)
         } else if second == nil {
-            second = (identity, reference)
+            second = Entry(identity, reference)
         } else if others.count < 30 {
-            others.append((identity, reference))
+            others.append(Entry(identity, reference))
         } else {
             var table = Dictionary(uniqueKeysWithValues: others.map { ($0.identity, $0.reference) })
             for entry in [first, second].compactMap({ $0 }) { table[entry.identity] = entry.reference }

@@ -80,6 +80,12 @@ final class BatchReader {
         var alreadyIngested: Bool { error == nil && newLines == 0 }
     }
 
+    /// The most bytes of kept lines (in shorthand) held before they go to the store as chunks,
+    /// whatever the memory limit: holding a sixteenth of a large limit (384 MB of 6 GB) made a
+    /// 1 GB batch's ingest slower and its peak larger (BENCHMARKS.md); at this size a session's
+    /// chunk of a busy batch still fills a 64 KB page or more.
+    static let flushBytes = 32 << 20
+
     let maxLineBytes: Int
     let takeTornTail: Bool
     private let located: ScratchOutput

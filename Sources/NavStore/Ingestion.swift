@@ -30,6 +30,9 @@ public struct IngestOptions: Sendable {
     public var lockWaitSeconds = EventStore.defaultLockWait
     /// The fold partitions (and maps) the batch's lines from this size on (tests lower it).
     package var partitionedInputBytes: Int64?
+    /// The kept lines' bytes held before they go to the store as chunks; `nil` is
+    /// `BatchReader.flushBytes` (tests lower it).
+    package var chunkFlushBytes: Int?
 
     /// 30 minutes: the idle time after which analytics tools (Google Analytics, Firebase) end a
     /// session. A later event still reopens the session while the store holds its events.
@@ -122,13 +125,14 @@ public enum Ingestion {
         let openBefore = try writer.openSessions()
         let located = try ScratchOutput(path: locatedPath)
         let eventIDs = try ScratchOutput(path: scratch.eventIDs)
-        // A sixteenth of the limit for the lines waiting for their chunk (their buffers may hold
-        // twice their bytes as they grow); the fold that follows takes the limit itself.
+        // The lines waiting for their chunk take at most a sixteenth of the limit and a flush's
+        // bytes (their buffers may hold twice their bytes as they grow); the fold that follows
+        // takes the limit itself.
         let budget = max(4 << 20, options.limit / 16)
         var chunkError: (any Error)?
         let reader = BatchReader(
             maxLineBytes: options.maxLineBytes, takeTornTail: options.closeAll, located: located, eventIDs: eventIDs,
-            chunkBudget: budget,
+            chunkBudget: min(budget, options.chunkFlushBytes ?? BatchReader.flushBytes),
             isPruned: { try writer.stored($0)?.status == .pruned }, progress: progress
         ) { sessionID, kept in
             do {

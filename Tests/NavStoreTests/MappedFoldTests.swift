@@ -3,6 +3,7 @@ import NavEngine
 import NavResults
 import NavReplay
 import NavReport
+import NavSQLite
 import NavStore
 import NavTestSupport
 import Testing
@@ -40,5 +41,34 @@ import Testing
         var records: [String] = []
         try StoredRun.sessionRecords(reader) { records.append($0 + "\n") }
         #expect(records.joined() == whole.records, "seed \(seed): session records")
+    }
+}
+
+/// The lines a batch keeps go to the store a flush at a time: with a flush of a few kilobytes,
+/// each session's lines of one batch take several chunks, read back in order.
+@Suite struct ChunkFlushTests {
+    @Test func linesKeptInManyFlushesFoldLikeTheAudit() throws {
+        let lines = StoreCorpus.lines(seed: 7, sessions: 12)
+        let directory = try TemporaryDirectory()
+        let first = try directory.write("a.ndjson", lines[..<(lines.count / 2)].map { $0 + "\n" }.joined())
+        let second = try directory.write("b.ndjson", lines[(lines.count / 2)...].map { $0 + "\n" }.joined())
+        var options = IngestOptions()
+        options.chunkFlushBytes = 2048
+        options.temporaryDirectory = directory.path("")
+        let storePath = directory.path("store.db")
+        _ = try Ingestion.run(store: try StoreFixture.open(storePath), paths: [first], options: options)
+        options.closeAll = true
+        _ = try Ingestion.run(store: try StoreFixture.open(storePath), paths: [second], options: options)
+
+        let reader = try EventStore.openForReading(path: storePath, toolVersion: StoreFixture.version)
+        let chunksPerBatch = try reader.database.integer(
+            "SELECT max(n) FROM (SELECT count(*) AS n FROM event_chunks GROUP BY session, batch)")
+        #expect(chunksPerBatch > 1, "a session's lines of one batch in several chunks")
+        let stored = String(decoding: FindingWriter.ndjson(try StoredRun.audit(reader)), as: UTF8.self)
+        let whole = try StoreFixture.audit([first, second])
+        #expect(stored == String(decoding: FindingWriter.ndjson(whole.findings), as: UTF8.self))
+        var records: [String] = []
+        try StoredRun.sessionRecords(reader) { records.append($0 + "\n") }
+        #expect(records.joined() == whole.records)
     }
 }
