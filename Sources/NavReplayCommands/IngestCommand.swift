@@ -132,6 +132,7 @@ extension NavReplayCommand {
                 throw CommandFailure(error.description)
             }
             try file.commit()
+            eventStore.waitForCheckpoint()
             if !quiet { Terminal.writeError(IngestWriter.summary(report, store: store)) }
             if let path = output.summary { try emit(IngestWriter.summaryJSON(report), to: path) }
             if !report.inputErrors.isEmpty { throw ExitCode(2) }

@@ -107,6 +107,7 @@ public enum Ingestion {
         let report = try ingest(writer, paths: paths, options: options, scratch: scratch, progress: progress)
         if report.batch != nil {
             try writer.commit()
+            store.checkpoint()
         } else {
             writer.rollback()
         }

@@ -257,6 +257,20 @@ final class StoreBench {
         #expect(mode == "wal")
     }
 
+    /// A commit leaves the batch's pages in the write-ahead log; the checkpoint that follows it,
+    /// on a thread of its own, copies them into the database file, which then holds every page.
+    /// (The store stays open: the last connection to close would copy them too.)
+    @Test func aCommittedBatchIsCopiedIntoTheDatabaseFile() throws {
+        let bench = try StoreBench()
+        let file = try bench.write("a.ndjson", (1...40).flatMap { Self.session("s\($0)", pushes: 30) })
+        let store = try StoreFixture.open(bench.path, model: .poc)
+        _ = try Ingestion.run(store: store, paths: [file], options: bench.options)
+        store.waitForCheckpoint()
+        let bytes = try store.database.integer("PRAGMA page_count") * store.database.integer("PRAGMA page_size")
+        let size = try FileManager.default.attributesOfItem(atPath: bench.path)[.size] as? Int64
+        #expect(size == bytes)
+    }
+
     /// The fold writes its rows into unindexed tables; the rows are read back by session through
     /// indexes made once the fold is done (and an ingest makes them).
     @Test func theFoldedSessionsAreReadBackThroughIndexesMadeAfterTheFold() throws {
