@@ -161,13 +161,13 @@ extension NavigationFold {
         var findings: [(finding: Finding, before: CondensedState?)] = []
         // The closure captures these, not `self`: capturing the fold copied it whole (a retain and
         // a release of each of its fields) at every group with a command.
-        let (state, stacks, symbols) = (working, stacks, symbols)
+        let (state, table, names) = (working, stacks, symbols)
         for command in group.pendingCommands {
             let notReset = zip(command.spec.reset, command.resetSeenEmpty).filter { !$0.1 }.map(\.0)
             guard
                 let violation = CommandPostcondition.check(
                     command: command.name, spec: command.spec, flow: working.flow, tab: working.tab, modals: working.modals,
-                    notReset: notReset, correlationID: correlationID, routes: { state.routeNames(of: $0, in: stacks, symbols) })
+                    notReset: notReset, correlationID: correlationID, routes: { state.routeNames(of: $0, in: table, names) })
             else { continue }
             findings.append(
                 (finding(violation, at: command.event, sessionID: command.sessionID, .commandApplied), command.stateAtCommand))

@@ -87,10 +87,9 @@ public final class EventStore {
 
     /// Copies the committed batch's pages from the write-ahead log into the database, on a thread
     /// and a connection of their own, while the caller goes on (reading the batch's changes back
-    /// to print them): 0.5 s of a 1 GB batch's 2.3 s from its commit to the process's end
-    /// (BENCHMARKS.md). The batch is durable before this starts: a run killed during it leaves the
-    /// pages in the log, where readers find them and the next checkpoint copies them.
-    /// `waitForCheckpoint()` waits for it.
+    /// to print them), rather than inside the commit, before them (BENCHMARKS.md). The batch is
+    /// durable before this starts: a run killed during it leaves the pages in the log, where
+    /// readers find them and the next checkpoint copies them. `waitForCheckpoint()` waits for it.
     func checkpoint() {
         let path = path
         DispatchQueue.global().async(group: checkpoints) {

@@ -33,6 +33,9 @@ public struct IngestOptions: Sendable {
     /// The kept lines' bytes held before they go to the store as chunks; `nil` is
     /// `BatchReader.flushBytes` (tests lower it).
     package var chunkFlushBytes: Int?
+    /// The batch's event ids sorted and stored together (a part of `event_ids`); `nil` is what
+    /// the memory limit allows (tests lower it).
+    package var idPartEntries: Int?
 
     /// 30 minutes: the idle time after which analytics tools (Google Analytics, Firebase) end a
     /// session. A later event still reopens the session while the store holds its events.
@@ -173,7 +176,9 @@ public enum Ingestion {
         }
         report.batch = batch
         try eventIDs.close()
-        try writer.recordSharedIDs(in: scratch.eventIDs, sessions: reader.names, budget: budget, batch: batch)
+        // A part of the ids, its sort's buffer and its blob within the budget.
+        let partEntries = options.idPartEntries ?? max(1 << 16, budget / 48)
+        try writer.recordSharedIDs(in: scratch.eventIDs, sessions: reader.names, partEntries: partEntries, batch: batch)
         let folded = try writer.closure(of: plan.foldSet)
         // The earlier batches' lines of every session folded again.
         for sessionID in folded.sorted(by: { $0.utf8Precedes($1) }) where try writer.stored(sessionID) != nil {

@@ -10,12 +10,11 @@ extension StoreWriter {
     /// sessions that share one, with an earlier batch's session or within this batch: such
     /// sessions are always folded together, since an id's first occurrence decides which
     /// others conflict with it. The ids (`[u64 hash][u32 session number]` each, numbers into
-    /// `sessions`) are read from `path` a part at a time, a part within `budget` bytes: each
-    /// part is sorted, checked against itself and every part stored before, and stored.
-    func recordSharedIDs(in path: String, sessions: [String], budget: Int, batch: Int64) throws {
+    /// `sessions`) are read from `path` a part of `entriesPerPart` at a time: each part is
+    /// sorted, checked against itself and every part stored before, and stored.
+    func recordSharedIDs(in path: String, sessions: [String], partEntries entriesPerPart: Int, batch: Int64) throws {
         let rowOf = sessions.map { sessionRow($0) }
         var pairs = Set<Pair>()
-        let entriesPerPart = max(1 << 16, budget / 48)  // the part, its sort's buffer and its blob
         let file: FileDescriptor
         do {
             file = try FileDescriptor.open(FilePath(path), .readOnly)
@@ -23,35 +22,52 @@ extension StoreWriter {
             throw StoreError("Cannot read the temporary file \(path): \(error)")
         }
         defer { try? file.close() }
-        // No larger than the file: a small batch's ids take a small buffer, whatever the budget.
+        // Read a megabyte at a time into the part: a buffer the size of the part, then the part,
+        // then its sorted copy were three arrays of tens of MB for a 1 GB batch, each paid for
+        // page by page as it was first touched.
+        var raw = [UInt8](repeating: 0, count: 12 * 87_381)
+        var held = 0  // bytes of `raw` read and not yet taken: at most a part of an entry
+        var part: [(hash: UInt64, row: Int64)] = []
         let fileBytes = (try? file.seek(offset: 0, from: .end)).map(Int.init) ?? 0
         _ = try? file.seek(offset: 0, from: .start)
-        var raw = [UInt8](repeating: 0, count: max(12, min(entriesPerPart * 12, fileBytes)))
+        part.reserveCapacity(min(entriesPerPart, fileBytes / 12))
+        var entries = 0  // the part's entries as read, its sessions' rows or not
         while true {
             let count: Int
             do {
-                count = try raw.withUnsafeMutableBytes { try file.read(into: $0) }
+                count = try raw.withUnsafeMutableBytes { try file.read(into: UnsafeMutableRawBufferPointer(rebasing: $0[held...])) }
             } catch {
                 throw StoreError("Cannot read the temporary file \(path): \(error)")
             }
-            guard count > 0 else { break }
-            var full = count
-            while full % 12 != 0 {  // a short read: the rest of the last entry
-                let more = try raw.withUnsafeMutableBytes { try file.read(into: UnsafeMutableRawBufferPointer(rebasing: $0[full...])) }
-                guard more > 0 else { throw StoreError("The temporary file \(path) ends inside an entry.") }
-                full += more
+            guard count > 0 else {
+                guard held == 0 else { throw StoreError("The temporary file \(path) ends inside an entry.") }
+                break
             }
-            var part: [(hash: UInt64, row: Int64)] = []
-            part.reserveCapacity(full / 12)
-            raw.withUnsafeBytes { bytes in
-                for offset in stride(from: 0, to: full, by: 12) {
-                    let hash = UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: offset, as: UInt64.self))
-                    let number = Int(UInt32(littleEndian: bytes.loadUnaligned(fromByteOffset: offset + 8, as: UInt32.self)))
-                    if number < rowOf.count, let row = rowOf[number] { part.append((hash, row)) }
+            let full = (held + count) / 12 * 12
+            var offset = 0
+            while offset < full {
+                let take = min(full - offset, (entriesPerPart - entries) * 12)
+                raw.withUnsafeBytes { bytes in
+                    for entry in stride(from: offset, to: offset + take, by: 12) {
+                        let hash = UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: entry, as: UInt64.self))
+                        let number = Int(UInt32(littleEndian: bytes.loadUnaligned(fromByteOffset: entry + 8, as: UInt32.self)))
+                        if number < rowOf.count, let row = rowOf[number] { part.append((hash, row)) }
+                    }
+                }
+                offset += take
+                entries += take / 12
+                if entries == entriesPerPart {
+                    try recordPart(&part, batch: batch, pairs: &pairs)
+                    part.removeAll(keepingCapacity: true)
+                    entries = 0
                 }
             }
-            try recordPart(part, batch: batch, pairs: &pairs)
+            held = held + count - full
+            if held > 0 && full > 0 {  // the start of the next entry, moved to the front
+                raw.withUnsafeMutableBytes { $0.copyMemory(from: UnsafeRawBufferPointer(rebasing: $0[full..<(full + held)])) }
+            }
         }
+        if entries > 0 { try recordPart(&part, batch: batch, pairs: &pairs) }
         try sql { () throws(SQLiteError) in
             let insert = try database.prepare("INSERT OR IGNORE INTO shared_ids (session, other) VALUES (?, ?)")
             for pair in pairs where pair.first != pair.second {
@@ -63,8 +79,8 @@ extension StoreWriter {
 
     /// One part of the batch's ids: sorted, its own shared ids and those it shares with every
     /// part stored before noted, then stored as a part of its own.
-    private func recordPart(_ part: [(hash: UInt64, row: Int64)], batch: Int64, pairs: inout Set<Pair>) throws {
-        var unique = part.sorted { ($0.hash, $0.row) < ($1.hash, $1.row) }
+    private func recordPart(_ unique: inout [(hash: UInt64, row: Int64)], batch: Int64, pairs: inout Set<Pair>) throws {
+        unique.sort { ($0.hash, $0.row) < ($1.hash, $1.row) }
         var kept = 0
         for entry in unique where kept == 0 || unique[kept - 1] != entry {
             unique[kept] = entry

@@ -257,6 +257,28 @@ final class StoreBench {
         #expect(mode == "wal")
     }
 
+    /// Two sessions that reuse one event id, their ids in different parts of the batch's ids (a
+    /// part of one id each): the pair is noted across the parts, so that when a later batch
+    /// touches the second (closed by then), the first folds with it again, and the conflict
+    /// stays where one audit of both files puts it.
+    @Test func sessionsSharingAnIdAcrossPartsFoldTogetherWhenOneIsTouchedAgain() throws {
+        let bench = try StoreBench()
+        bench.options.idPartEntries = 1
+        let first = Self.session("s1")
+        var second = Self.session("s2", start: EventBuilder.defaultStart + 60_000)
+        second[3].eventID = first[3].eventID
+        let later = Self.session("s3", start: EventBuilder.defaultStart + 45 * 60_000)
+        let night1 = try bench.write("a.ndjson", first + second + later)
+        try bench.ingest([night1])
+        // A redelivered line of s2: the batch touches s2 alone.
+        let night2 = try bench.write("b.ndjson", [second[1]])
+        try bench.ingest([night2], closeAll: true)
+        #expect(try bench.rules().contains("event_id.conflict@s2:\(second[3].seq)"))
+        let stored = try StoredRun.audit(try EventStore.openForReading(path: bench.path, toolVersion: StoreFixture.version))
+        let whole = try StoreFixture.audit([night1, night2], model: .poc)
+        #expect(FindingWriter.ndjson(stored) == FindingWriter.ndjson(whole.findings), "the store against one audit")
+    }
+
     /// A commit leaves the batch's pages in the write-ahead log; the checkpoint that follows it,
     /// on a thread of its own, copies them into the database file, which then holds every page.
     /// (The store stays open: the last connection to close would copy them too.)
