@@ -123,7 +123,7 @@ extension FoldState {
 /// group moves to a dictionary.
 struct ContentIdentities: Sendable {
     /// A struct, not a tuple: an optional tuple is destroyed through the runtime's generic
-    /// `tuple_destroy`, which made dropping a group's tracker cost about 500 instructions.
+    /// `tuple_destroy`, which makes dropping a group's tracker cost about 500 instructions.
     private struct Entry: Sendable {
         var identity: UInt64
         var reference: EventReference

@@ -159,7 +159,7 @@ extension NavigationFold {
     /// The postconditions of a group's commands that do not hold at its end (docs/events-and-rules.md).
     func commandFindings(of group: GroupTracker, correlationID: String) -> [(finding: Finding, before: CondensedState?)] {
         var findings: [(finding: Finding, before: CondensedState?)] = []
-        // The closure captures these, not `self`: capturing the fold copied it whole (a retain and
+        // The closure captures these, not `self`: capturing the fold copies it whole (a retain and
         // a release of each of its fields) at every group with a command.
         let (state, table, names) = (working, stacks, symbols)
         for command in group.pendingCommands {

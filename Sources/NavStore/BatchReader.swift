@@ -81,7 +81,7 @@ final class BatchReader {
     }
 
     /// The most bytes of kept lines (in shorthand) held before they go to the store as chunks,
-    /// whatever the memory limit: holding a sixteenth of a large limit (384 MB of 6 GB) made a
+    /// whatever the memory limit: holding a sixteenth of a large limit (384 MB of 6 GB) makes a
     /// 1 GB batch's ingest slower and its peak larger (BENCHMARKS.md); at this size a session's
     /// chunk of a busy batch still fills a 64 KB page or more.
     static let flushBytes = 32 << 20

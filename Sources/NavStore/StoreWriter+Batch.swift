@@ -22,14 +22,14 @@ extension StoreWriter {
             throw StoreError("Cannot read the temporary file \(path): \(error)")
         }
         defer { try? file.close() }
-        // Read a megabyte at a time into the part: a buffer the size of the part, then the part,
-        // then its sorted copy were three arrays of tens of MB for a 1 GB batch, each paid for
-        // page by page as it was first touched.
+        // Read a megabyte at a time into the part, which is sorted in place: a buffer the size of
+        // a part and a sorted copy of it would each take tens of MB for a 1 GB batch, paid for
+        // page by page as they are first touched.
         var raw = [UInt8](repeating: 0, count: 12 * 87_381)
         var held = 0  // bytes of `raw` read and not yet taken: at most a part of an entry
-        var part: [(hash: UInt64, row: Int64)] = []
         let fileBytes = (try? file.seek(offset: 0, from: .end)).map(Int.init) ?? 0
         _ = try? file.seek(offset: 0, from: .start)
+        var part: [(hash: UInt64, row: Int64)] = []
         part.reserveCapacity(min(entriesPerPart, fileBytes / 12))
         var entries = 0  // the part's entries as read, its sessions' rows or not
         while true {
