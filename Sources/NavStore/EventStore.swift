@@ -102,7 +102,7 @@ public final class EventStore {
     }
 
     /// Waits for the checkpoint of the last batch committed, if one is running.
-    public func waitForCheckpoint() {
+    package func waitForCheckpoint() {
         checkpoints.wait()
     }
 

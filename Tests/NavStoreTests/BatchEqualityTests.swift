@@ -44,29 +44,24 @@ import Testing
         options.closeAll = true
         _ = try Ingestion.run(store: try StoreFixture.open(storePath), paths: [], options: options)
 
-        let reader = try EventStore.openForReading(path: storePath, toolVersion: StoreFixture.version)
-        let stored = try StoredRun.audit(reader)
-        let whole = try StoreFixture.audit(batches)
-        let storedFindings = String(decoding: FindingWriter.ndjson(stored), as: UTF8.self)
-        let wholeFindings = String(decoding: FindingWriter.ndjson(whole.findings), as: UTF8.self)
-        #expect(storedFindings == wholeFindings, "seed \(seed), \(cut), \(batchCount) batches")
-        if storedFindings != wholeFindings {
-            try? storedFindings.write(
+        let result = try StoreFixture.compare(store: storePath, with: batches)
+        #expect(result.storedFindings == result.auditedFindings, "seed \(seed), \(cut), \(batchCount) batches")
+        if result.storedFindings != result.auditedFindings {
+            try? result.storedFindings.write(
                 toFile: "/tmp/navreplay-batch-equality-\(seed)-\(cut)-store.ndjson", atomically: true, encoding: .utf8)
-            try? wholeFindings.write(toFile: "/tmp/navreplay-batch-equality-\(seed)-\(cut)-audit.ndjson", atomically: true, encoding: .utf8)
+            try? result.auditedFindings.write(
+                toFile: "/tmp/navreplay-batch-equality-\(seed)-\(cut)-audit.ndjson", atomically: true, encoding: .utf8)
         }
-        #expect(stored.counts.events == whole.findings.counts.events)
-        #expect(stored.counts.redeliveries == whole.findings.counts.redeliveries)
-        var records: [String] = []
-        try StoredRun.sessionRecords(reader) { records.append($0 + "\n") }
-        let same = records.joined() == whole.records
+        #expect(result.stored.counts.events == result.audited.counts.events)
+        #expect(result.stored.counts.redeliveries == result.audited.counts.redeliveries)
+        let same = result.storedRecords == result.auditedRecords
         #expect(same, "seed \(seed), \(cut): session records")
         if !same {
             let kept = "/tmp/navreplay-batch-equality-\(seed)-\(cut)"
             try? FileManager.default.removeItem(atPath: kept)
             try? FileManager.default.copyItem(atPath: directory.path(""), toPath: kept)
-            try? records.joined().write(toFile: kept + "/store-records.ndjson", atomically: true, encoding: .utf8)
-            try? whole.records.write(toFile: kept + "/audit-records.ndjson", atomically: true, encoding: .utf8)
+            try? result.storedRecords.write(toFile: kept + "/store-records.ndjson", atomically: true, encoding: .utf8)
+            try? result.auditedRecords.write(toFile: kept + "/audit-records.ndjson", atomically: true, encoding: .utf8)
         }
     }
 
@@ -91,6 +86,29 @@ enum StoreFixture {
             path: path, model: model,
             modelText: model == .pocWithDeepLinks ? NavigationModel.pocWithDeepLinksJSON : NavigationModel.pocJSON,
             toolVersion: version, lockWait: 5)
+    }
+
+    /// A store read back beside one audit of `files`: the findings as `audit --format ndjson`
+    /// writes them and the session records as `sessions --format ndjson` does, for each.
+    struct Comparison {
+        var stored: AuditRun
+        var audited: AuditRun
+        var storedFindings: String
+        var auditedFindings: String
+        var storedRecords: String
+        var auditedRecords: String
+    }
+
+    static func compare(store path: String, with files: [String], model: NavigationModel = .pocWithDeepLinks) throws -> Comparison {
+        let reader = try EventStore.openForReading(path: path, toolVersion: version)
+        let stored = try StoredRun.audit(reader)
+        var records: [String] = []
+        try StoredRun.sessionRecords(reader) { records.append($0 + "\n") }
+        let whole = try audit(files, model: model)
+        return Comparison(
+            stored: stored, audited: whole.findings, storedFindings: String(decoding: FindingWriter.ndjson(stored), as: UTF8.self),
+            auditedFindings: String(decoding: FindingWriter.ndjson(whole.findings), as: UTF8.self), storedRecords: records.joined(),
+            auditedRecords: whole.records)
     }
 
     /// One audit of every file: its findings (as `audit` keeps them) and its session records.
