@@ -39,6 +39,9 @@ public struct AuditConfiguration: Sendable {
     /// With located input, a number per line of the paths file, added to the `LINE` of the lines
     /// that name it: lines numbered within a split of their file, and the split's place.
     public var locatedLineOffsets: [Int64]?
+    /// With located input: plain inputs read in place, by path, each the new lines of the
+    /// listed file of the same path (`InputWindow`), numbered on from its lines before.
+    package var inputWindows: [String: InputWindow] = [:]
     /// Set for a run that folds sessions again for another run (sessions that share event ids,
     /// `Refold`): only those sessions are read, held and folded, and nothing is written.
     var refolding: RefoldRequest?

@@ -55,7 +55,7 @@ enum ChunkRouter {
     /// for the engine to hand on as it does a batch's lines.
     static func route(
         _ input: MappedInput, _ range: Range<Int>, isLast: Bool, fileID: Int32, model: Int, partitions: Int, maxLineBytes: Int,
-        located: LocatedRouting? = nil
+        located: LocatedRouting? = nil, inPlace: InPlaceRouting? = nil
     ) -> RoutedChunk {
         // Room for the references of an even share of the chunk (a 41-byte record for a line
         // of about 300 bytes), so that most buffers never grow.
@@ -77,7 +77,7 @@ enum ChunkRouter {
         }
         guard let located else {
             return lines(of: input, range, isLast: isLast, partitions: partitions, maxLineBytes: maxLineBytes) { line, chunk in
-                routeLine(line, fileID, true, chunk)
+                routeLine(line, fileID, inPlace.map { chunk.pointee.adoptions.allows(line, of: fileID, $0.adopt) } ?? true, chunk)
             }
         }
         return locatedLines(of: input, range, isLast: isLast, partitions: partitions, located: located) { line, file, chunk in
@@ -207,6 +207,13 @@ struct LocatedRouting: @unchecked Sendable {
     let lineOffsets: [Int64]?
     let maxLineBytes: Int
     /// Whether an original file's lines in this input may be referenced in place.
+    let adopt: (Int32) -> Bool
+}
+
+/// How the lines of an input read in place (`InputWindow`) are referenced: as its listed
+/// file's, whose references go to one input, as located input's do.
+struct InPlaceRouting: @unchecked Sendable {
+    // @unchecked: `adopt` is the collector's, which locks.
     let adopt: (Int32) -> Bool
 }
 

@@ -28,11 +28,17 @@ extension InputSource {
         let ranges = ChunkRouter.chunks(of: input.bytes, target: target)
         if !routes { input.releaseAll() }  // the pages at the chunks' ends, read to find them
         let slots = ranges.map { _ in ChunkSlot() }
-        let window = DispatchSemaphore(value: decode.workers + 1)
+        let inFlight = DispatchSemaphore(value: decode.workers + 1)
         let maxLineBytes = plan.configuration.maxLineBytes
         let chunkPartitions = partitions
+        // An input read in place is its listed file's: its references go to it if it is the
+        // first input met with that file's lines (`adopt`), as located input's do.
+        let window = plan.windows[Int(fileID)]
+        let inPlace: InPlaceRouting? =
+            window == nil ? nil : routing.spilling.map { spilling in InPlaceRouting { spilling.adopt(file: $0, from: input) } }
+        let routedFile = window?.file ?? fileID
         let located: LocatedRouting? =
-            plan.isLocated
+            plan.isLocated && window == nil
             ? routing.spilling.map { spilling in
                 LocatedRouting(
                     files: plan.locatedIndex.count, index: plan.locatedIndex, lineOffsets: plan.configuration.locatedLineOffsets,
@@ -40,14 +46,14 @@ extension InputSource {
             } : nil
         DispatchQueue.global().async {
             for (index, range) in ranges.enumerated() {
-                window.wait()
+                inFlight.wait()
                 DispatchQueue.global().async {
                     let isLast = index == ranges.count - 1
                     slots[index].fill(
                         routes
                             ? ChunkRouter.route(
-                                input, range, isLast: isLast, fileID: fileID, model: modelID, partitions: chunkPartitions,
-                                maxLineBytes: maxLineBytes, located: located)
+                                input, range, isLast: isLast, fileID: routedFile, model: modelID, partitions: chunkPartitions,
+                                maxLineBytes: maxLineBytes, located: located, inPlace: inPlace)
                             : ChunkRouter.validate(input, range, isLast: isLast, fileID: fileID, maxLineBytes: maxLineBytes))
                 }
             }
@@ -59,17 +65,17 @@ extension InputSource {
             while taken < slots.count {
                 _ = slots[taken].take()
                 taken += 1
-                window.signal()
+                inFlight.signal()
             }
         }
-        var linesBefore: Int64 = 0
+        var linesBefore = window?.window.linesBefore ?? 0
         for (index, slot) in slots.enumerated() {
             var chunk = slot.take()
             taken += 1
-            window.signal()
+            inFlight.signal()
             if located == nil { chunk.renumber(after: linesBefore) }
             linesBefore += located == nil ? chunk.lines : chunk.physicalLines
-            try handOn(chunk, modelID: modelID, routes: routes, report: &report)
+            try handOn(chunk, modelID: modelID, routes: routes, windowFile: window?.file, report: &report)
             if let (line, problem) = chunk.malformed {
                 throw InputError(
                     code: .unreadable, path: input.path,
@@ -84,8 +90,12 @@ extension InputSource {
 
     /// One chunk, in file order: its counts, its references to the partition writer's queue,
     /// and its other lines to the checks, as a decoded batch.
-    private func handOn(_ chunk: RoutedChunk, modelID: Int, routes: Bool, report: inout InputFileReport) throws {
-        report.lines += plan.isLocated ? chunk.physicalLines : chunk.lines
+    private func handOn(_ chunk: RoutedChunk, modelID: Int, routes: Bool, windowFile: Int32?, report: inout InputFileReport) throws {
+        report.lines += plan.isLocated && windowFile == nil ? chunk.physicalLines : chunk.lines
+        if let windowFile {
+            totals.locatedReports[Int(windowFile)].lines += chunk.lines
+            totals.locatedReports[Int(windowFile)].bytes += chunk.bytes
+        }
         for (file, counts) in chunk.locatedCounts {
             totals.locatedReports[Int(file)].lines += counts.lines
             totals.locatedReports[Int(file)].bytes += counts.bytes

@@ -21,6 +21,9 @@ struct RunPlan {
     let files: [String]
     /// With located input: a line's given file index, as an index into `files`.
     let locatedIndex: [Int32]
+    /// With located input: each input read in place (`AuditConfiguration.inputWindows`), by
+    /// its index in `physical`: its window and its index in `files`.
+    let windows: [(window: InputWindow, file: Int32)?]
     var isLocated: Bool { configuration.locatedPaths != nil }
 
     init(configuration: AuditConfiguration, inputs: [AuditInput], models: [NavigationModel]) {
@@ -34,12 +37,17 @@ struct RunPlan {
         guard let given = configuration.locatedPaths else {
             files = physical
             locatedIndex = []
+            windows = physical.map { _ in nil }
             return
         }
         let sorted = given.sorted { $0.utf8Precedes($1) }
         let position = Dictionary(sorted.enumerated().map { ($1, Int32($0)) }, uniquingKeysWith: { first, _ in first })
         files = sorted
         locatedIndex = given.map { position[$0] ?? 0 }
+        windows = physical.map { path in
+            guard let window = configuration.inputWindows[path], let file = position[path] else { return nil }
+            return (window, file)
+        }
     }
 }
 
@@ -60,6 +68,8 @@ final class InputSource {
     let validatesInParallel: Bool
     private(set) var validatedMapped = 0
     private let reader: LineReader
+    /// Reads the inputs read in place, whose lines carry no prefix.
+    private let windowReader: LineReader
     /// With located input, the current input's answers from the collector (`Adoptions`).
     private var adoptions = Adoptions()
 
@@ -77,6 +87,7 @@ final class InputSource {
         self.sessions = sessions
         // Located lines carry a prefix of at most 41 bytes on top of the original line.
         reader = LineReader(maxLineBytes: plan.configuration.maxLineBytes + (plan.isLocated ? 64 : 0))
+        windowReader = LineReader(maxLineBytes: plan.configuration.maxLineBytes)
         totals.tracker.totalBytes = InputSize.estimate(plan.physical)
     }
 
@@ -145,7 +156,9 @@ final class InputSource {
         } else if let input = routing.mapped[index], routing.isOn, plan.configuration.tuning.routesInParallel {
             try readInParallel(input, fileID: fileID, modelID: modelID, report: &report)
         } else if let input = routing.mapped[index] {
-            _ = try reader.readLines(of: input) { try take($0, &report) }
+            _ = try (plan.windows[index] == nil ? reader : windowReader).readLines(of: input) { try take($0, &report) }
+        } else if let (window, _) = plan.windows[index] {
+            _ = try windowReader.readLines(of: path, window: window) { try take($0, &report) }
         } else if let copy = inputCopies?.descriptor(for: path) {
             _ = try reader.readLines(of: path, copyingTo: copy) { try take($0, &report) }
         } else {
@@ -161,7 +174,14 @@ final class InputSource {
         var fileID = physicalID
         var referable = true
         if plan.isLocated {
-            fileID = try locate(&line, path: path)
+            if let (window, file) = plan.windows[Int(physicalID)] {
+                line.number += window.linesBefore
+                fileID = file
+                totals.locatedReports[Int(fileID)].lines += 1
+                totals.locatedReports[Int(fileID)].bytes += line.inputBytes
+            } else {
+                fileID = try locate(&line, path: path)
+            }
             if let input = routing.mapped[Int(physicalID)], let spilling = routing.spilling {
                 referable = adoptions.allows(line, of: fileID) { spilling.adopt(file: $0, from: input) }
             } else {

@@ -67,7 +67,7 @@ final class Routing {
             // Plain files that fit the memory limit are mapped: their routed lines are
             // references (located input's past their prefix). Mapping reads nothing yet: map,
             // then keep the mappings only if they fit.
-            let candidates = plan.physical.map { MappedInput(path: $0) }
+            let candidates = plan.physical.indices.map { MappedInput(path: plan.physical[$0], window: plan.windows[$0]?.window) }
             if spilling.mayMap(bytes: candidates.reduce(0) { $0 + Int64($1?.bytes.count ?? 0) }) { mapped = candidates }
         }
         start()

@@ -93,6 +93,17 @@ public struct InputError: Error, Sendable, Equatable, CustomStringConvertible {
     }
 }
 
+/// What reading a file found besides its lines: which file it was (a regular file's device
+/// and inode), whether it was gzip, and how many bytes of a plain file were read (to its end at
+/// the time), so that its lines can be found again in place (`InputWindow`).
+package final class ReadFacts {
+    package var identity: (device: UInt64, inode: UInt64)?
+    package var isGzip = false
+    package var bytes: Int64 = 0
+
+    package init() {}
+}
+
 /// Streams the lines of a file, plain or gzip, in large reads, without a `String` per line.
 ///
 /// Memory stays bounded by the read size plus `maxLineBytes`: a line longer than the limit is
@@ -120,13 +131,18 @@ public struct LineReader {
 
     /// The same, writing every byte read (before gzip is inflated) to `copy` as well: how
     /// standard input is kept, to be read again (`AuditEngine`, sessions folded twice).
-    package func readLines(of path: String, copyingTo copy: Int32?, _ body: (RawLine) throws -> Void) throws -> Int64 {
+    package func readLines(
+        of path: String, copyingTo copy: Int32?, facts: ReadFacts? = nil, _ body: (RawLine) throws -> Void
+    ) throws -> Int64 {
         let descriptor = path == "-" ? FileDescriptor.standardInput : try FileDescriptor.opening(path)
         defer { if path != "-" { try? descriptor.close() } }
         let copy = copy.map(FileDescriptor.init(rawValue:))
         var status = stat()
         if fstat(descriptor.rawValue, &status) == 0, (status.st_mode & S_IFMT) == S_IFDIR {
             throw InputError(code: .isDirectory, path: path, message: InputResolver.directoryMessage(path))
+        }
+        if let facts, path != "-", (status.st_mode & S_IFMT) == S_IFREG {
+            facts.identity = (UInt64(status.st_dev), UInt64(status.st_ino))
         }
         var splitter = LineSplitter(maxLineBytes: maxLineBytes)
         var buffer = [UInt8](repeating: 0, count: chunkSize)
@@ -141,6 +157,7 @@ public struct LineReader {
             firstCount += more
         }
         let isGzip = path.hasSuffix(".gz") || (firstCount >= 2 && buffer[0] == 0x1F && buffer[1] == 0x8B)
+        facts?.isGzip = isGzip
         if isGzip {
             let inflater = try GzipInflater(path: path)
             // Read and inflated on a thread of its own, a few blocks ahead of the splitting.
@@ -173,6 +190,7 @@ public struct LineReader {
         } else {
             var count = firstCount
             while count > 0 {
+                facts?.bytes += Int64(count)
                 try buffer.withUnsafeBufferPointer { try splitter.feed(UnsafeBufferPointer(rebasing: $0[0..<count]), body) }
                 count = try readChunk(descriptor, into: &buffer, path: path, copy: copy)
             }

@@ -19,21 +19,38 @@ package final class MappedInput: @unchecked Sendable {
     // @unchecked: the mapping is read-only and lives until the run ends; `releasedUpTo` is
     // touched only by the engine's thread that hands the chunks on.
     package let path: String
+    /// The lines read: the whole file, or a window of it.
     package let bytes: UnsafeBufferPointer<UInt8>
+    /// The whole file as mapped.
+    private let mapping: UnsafeBufferPointer<UInt8>
 
     /// Maps `path` when it is a non-empty regular file that is not gzip; `nil` otherwise (the
     /// reader's error then names what is wrong with it).
-    package init?(path: String) {
+    package convenience init?(path: String) {
+        self.init(path: path, window: nil)
+    }
+
+    /// Maps a window of `path` (`bytes` is the window); `nil` when it cannot, or when the file
+    /// is not the one the window was read from (reading it by path then says why).
+    package init?(path: String, window: InputWindow?) {
         guard path != "-", !path.hasSuffix(".gz") else { return nil }
         let descriptor = open(path, O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else { return nil }
         defer { close(descriptor) }
+        if let window, (try? window.check(descriptor, path: path)) == nil { return nil }
         var status = stat()
         guard fstat(descriptor, &status) == 0, (status.st_mode & S_IFMT) == S_IFREG, status.st_size > 0 else { return nil }
         let size = Int(status.st_size)
         guard let base = mmap(nil, size, PROT_READ, MAP_PRIVATE, descriptor, 0), base != MAP_FAILED else { return nil }
         let mapped = UnsafeBufferPointer(start: base.assumingMemoryBound(to: UInt8.self), count: size)
-        if size >= 2 && mapped[0] == 0x1F && mapped[1] == 0x8B {
+        var bytes = mapped
+        if let window {
+            guard let range = try? window.range(in: mapped, path: path) else {
+                munmap(base, size)
+                return nil
+            }
+            bytes = UnsafeBufferPointer(rebasing: mapped[range])
+        } else if size >= 2 && mapped[0] == 0x1F && mapped[1] == 0x8B {
             munmap(base, size)
             return nil
         }
@@ -46,18 +63,22 @@ package final class MappedInput: @unchecked Sendable {
             return nil
         }
         self.path = path
-        bytes = mapped
+        self.mapping = mapped
+        self.bytes = bytes
         self.slot = slot
     }
 
     deinit {
         MappedInput.unregister(self)
-        munmap(UnsafeMutableRawPointer(mutating: bytes.baseAddress!), bytes.count)
+        munmap(UnsafeMutableRawPointer(mutating: mapping.baseAddress!), mapping.count)
     }
 
     /// Asks the kernel to read the file ahead: the reading pass goes through it in order.
     package func willRead() {
-        _ = madvise(UnsafeMutableRawPointer(mutating: bytes.baseAddress!), bytes.count, MADV_WILLNEED)
+        guard let base = bytes.baseAddress else { return }
+        // From the page the window starts in (madvise takes page-aligned addresses).
+        let first = UInt(bitPattern: base) / 4096 * 4096
+        _ = madvise(UnsafeMutableRawPointer(bitPattern: first), Int(UInt(bitPattern: base) - first) + bytes.count, MADV_WILLNEED)
     }
 
     /// Drops the pages of the mapping before `offset` from the process's memory, once read
@@ -72,7 +93,8 @@ package final class MappedInput: @unchecked Sendable {
         let region: UInt = 2 << 20
         let start = UInt(bitPattern: base)
         let end = (start + UInt(min(offset, bytes.count))) / region * region
-        let first = max(start, releasedUpTo)
+        // A window's pages before its start are never read: dropped with the first region.
+        let first = max(start / 4096 * 4096, releasedUpTo)
         guard end > first, let address = UnsafeMutableRawPointer(bitPattern: first) else { return }
         _ = madvise(address, Int(end - first), MADV_DONTNEED)
         releasedUpTo = end
@@ -82,8 +104,8 @@ package final class MappedInput: @unchecked Sendable {
     /// finding the chunks' line ends touched a page (a 2 MiB one, where the page cache has
     /// them) at every chunk's end: up to 256 MB for the 128 chunks of a 1 GB log.
     package func releaseAll() {
-        guard let base = bytes.baseAddress else { return }
-        _ = madvise(UnsafeMutableRawPointer(mutating: base), bytes.count, MADV_DONTNEED)
+        guard let base = mapping.baseAddress else { return }
+        _ = madvise(UnsafeMutableRawPointer(mutating: base), mapping.count, MADV_DONTNEED)
     }
 
     /// The address up to which `release(before:)` dropped the pages.

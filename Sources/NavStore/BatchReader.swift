@@ -6,6 +6,12 @@ import NavJSON
 import NavRuns
 import SystemPackage
 
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
 /// What the store knows of one input file: how many lines it has read of it, and a fingerprint
 /// of them, to tell an appended file (read on from there) from a rewritten one (refused).
 struct StoredFile: Sendable, Equatable {
@@ -77,6 +83,8 @@ final class BatchReader {
         var newLines: Int64 = 0
         var heldBackTail = false
         var error: String?
+        /// Where the fold reads the new lines in place; `nil` when they are in the located input.
+        var window: InputWindow?
         var alreadyIngested: Bool { error == nil && newLines == 0 }
     }
 
@@ -137,8 +145,19 @@ final class BatchReader {
     /// on a thread of their own (`LinesAhead`), and kept here, in order.
     func read(_ file: StoredFile) throws -> FileOutcome {
         var outcome = FileOutcome(file: file)
+        // A plain file's new lines are folded where they are (`InputWindow`), not copied into
+        // the located input: writing that copy was a sixth of a 1 GB batch's reading time.
+        let inPlace = BatchReader.readsInPlace(file.path)
+        var lateInPlace: Set<Int64> = []
         let ahead = LinesAhead(file, maxLineBytes: maxLineBytes, takeTornTail: takeTornTail)
         let read = try ahead.forEachBlock { block in
+            guard !inPlace else {
+                try block.located.withUnsafeBufferPointer { bytes in
+                    for entry in block.lines where try !take(entry, in: bytes, file: file.id) { lateInPlace.insert(entry.number) }
+                }
+                report(block)
+                return
+            }
             // The block's located lines go to the fold in runs: all of them, but for the late
             // lines of pruned sessions.
             var run = 0..<0
@@ -153,12 +172,7 @@ final class BatchReader {
                 }
                 try located.write(bytes: UnsafeBufferPointer(rebasing: bytes[run]))
             }
-            if let progress {
-                snapshot.lines += Int64(block.lines.count)
-                snapshot.bytes += Int64(block.inputBytes)
-                snapshot.sessions = names.count
-                progress(snapshot)
-            }
+            report(block)
         }
         outcome.error = read.error?.description
         if read.changed || (read.error == nil && read.prefix.lines < file.lines) {
@@ -166,6 +180,20 @@ final class BatchReader {
                 file: file,
                 error: "\(file.path): changed since it was ingested: its first \(file.lines) lines are not the lines ingested "
                     + "then (a rotated or rewritten file: give its new content another name)")
+        }
+        if inPlace && read.newLines > 0 {
+            guard let identity = read.facts.identity, !read.facts.isGzip else {
+                throw StoreError("\(file.path): changed while it was read: it is no longer a plain file")
+            }
+            // A last line without its line end is the fold's when this reading took it.
+            let window = InputWindow(
+                linesBefore: file.lines, readBytes: read.facts.bytes, takesTornTail: takeTornTail && read.error == nil,
+                device: identity.device, inode: identity.inode)
+            if lateInPlace.isEmpty {
+                outcome.window = window
+            } else {
+                try copyToLocated(file, window: window, leaving: lateInPlace)
+            }
         }
         outcome.newLines = read.newLines
         outcome.heldBackTail = read.heldBack
@@ -177,6 +205,43 @@ final class BatchReader {
         lines += read.newLines
         blankLines += read.newBlank
         return outcome
+    }
+
+    private func report(_ block: LinesAhead.Block) {
+        guard let progress else { return }
+        snapshot.lines += Int64(block.lines.count)
+        snapshot.bytes += Int64(block.inputBytes)
+        snapshot.sessions = names.count
+        progress(snapshot)
+    }
+
+    /// Whether the fold reads `path`'s new lines in place: a regular file that is not gzip.
+    static func readsInPlace(_ path: String) -> Bool {
+        guard path != "-", !path.hasSuffix(".gz") else { return false }
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { return false }
+        defer { close(descriptor) }
+        var status = stat()
+        guard fstat(descriptor, &status) == 0, (status.st_mode & S_IFMT) == S_IFREG else { return false }
+        var magic: (UInt8, UInt8) = (0, 0)
+        let count = withUnsafeMutableBytes(of: &magic) { pread(descriptor, $0.baseAddress, 2, 0) }
+        return !(count == 2 && magic == (0x1F, 0x8B))
+    }
+
+    /// Copies a file's new lines into the located input but the late lines of pruned sessions
+    /// (`leaving`, by line number), which the fold must not read: a window cannot leave lines
+    /// out. Rare (a late event for a pruned session), so the file is read once more for it.
+    private func copyToLocated(_ file: StoredFile, window: InputWindow, leaving: Set<Int64>) throws {
+        var buffer: [UInt8] = []
+        _ = try LineReader(maxLineBytes: maxLineBytes).readLines(of: file.path, window: window) { windowLine in
+            var line = windowLine
+            line.number += window.linesBefore
+            guard !line.isBlank, !leaving.contains(line.number) else { return }  // as `LinesAhead` copies
+            buffer.removeAll(keepingCapacity: true)
+            _ = LocatedLine.append(line, file: file.id, to: &buffer)
+            buffer.append(0x0A)
+            try located.write(bytes: buffer)
+        }
     }
 
     /// Takes one line of a block (`bytes`, its located lines); returns whether the fold reads

@@ -147,6 +147,7 @@ public enum Ingestion {
             }
         }
         var changedFiles: [StoredFile] = []
+        var windows: [String: InputWindow] = [:]
         // The end of data takes the last lines left without their line end, in every file.
         let leftTails = options.closeAll ? files.values.filter(\.tailLeft).map(\.path) : []
         for path in Set(paths + leftTails).sorted(by: { $0.utf8Precedes($1) }) {
@@ -157,6 +158,7 @@ public enum Ingestion {
             if let chunkError { throw chunkError }
             report.files.append(
                 IngestReport.File(path: path, newLines: outcome.newLines, heldBackTail: outcome.heldBackTail, error: outcome.error))
+            if let window = outcome.window { windows[path] = window }
             if outcome.newLines > 0 || outcome.file != known { changedFiles.append(outcome.file) }
             if outcome.newLines > 0 || files[path] != nil || outcome.error == nil { files[path] = outcome.file }
         }
@@ -191,7 +193,7 @@ public enum Ingestion {
         for file in files.values { ordered[file.id] = file.path }
         let open = folded.filter { plan.isOpen($0, status: writer.status(of: $0)) }
         let results = try fold(
-            locatedPath, paths: ordered, writer: writer, open: open, options: options, progress: progress)
+            locatedPath, windows: windows, paths: ordered, writer: writer, open: open, options: options, progress: progress)
         scratch.removeInBackground()
         report.paths = ordered
         try writer.apply(results, folded: folded, plan: plan, batch: batch, files: ordered, report: &report)
@@ -213,10 +215,11 @@ public enum Ingestion {
         return report
     }
 
-    /// Folds the located file with the audit engine, collecting every session whole.
+    /// Folds the located file and the files read in place with the audit engine, collecting
+    /// every session whole.
     private static func fold(
-        _ path: String, paths: [String], writer: StoreWriter, open: Set<String>, options: IngestOptions,
-        progress: ((ProgressSnapshot) -> Void)?
+        _ path: String, windows: [String: InputWindow], paths: [String], writer: StoreWriter, open: Set<String>,
+        options: IngestOptions, progress: ((ProgressSnapshot) -> Void)?
     ) throws -> FoldedSessions {
         let model = writer.store.model
         var sessionOptions = SessionAuditOptions(maxFindings: options.maxFindingsPerSession, keepStates: false, recordScreens: true)
@@ -229,10 +232,15 @@ public enum Ingestion {
         configuration.memoryLimit = options.limit - options.limit / 4
         configuration.temporaryDirectory = options.temporaryDirectory
         configuration.locatedPaths = paths
+        configuration.inputWindows = windows
         if let bytes = options.partitionedInputBytes { configuration.tuning.partitionedInputBytes = bytes }
         let collected = try writer.sql { () throws(SQLiteError) in try FoldedSessions(database: writer.database) }
-        let run = try AuditEngine(configuration: configuration).run(paths: [path], sink: .accumulating(collected), progress: progress)
-        if let error = run.inputErrors.first { throw StoreError("Cannot read the batch's temporary file: \(error)") }
+        let inputs = [path] + windows.keys.sorted { $0.utf8Precedes($1) }
+        let run = try AuditEngine(configuration: configuration).run(paths: inputs, sink: .accumulating(collected), progress: progress)
+        if let error = run.inputErrors.first {
+            guard error.path != path else { throw StoreError("Cannot read the batch's temporary file: \(error)") }
+            throw StoreError("\(error); nothing of the batch is ingested: run the command again")
+        }
         if let failure = collected.failure { throw StoreError("The store \(writer.store.path): \(failure)") }
         try writer.sql { () throws(SQLiteError) in try collected.indexForReading() }
         return collected

@@ -76,6 +76,8 @@ final class LinesAhead: @unchecked Sendable {
         var heldBack = false
         var lastTakenEnding = LineEnding.newline
         var error: InputError?
+        /// Which file was read, and how many bytes of it.
+        var facts = ReadFacts()
     }
 
     private static let blockBytes = 1 << 20
@@ -106,7 +108,7 @@ final class LinesAhead: @unchecked Sendable {
                 stopping = lock.withLock { stopped }
             }
             do {
-                _ = try LineReader(maxLineBytes: maxLineBytes).readLines(of: file.path) { line in
+                _ = try LineReader(maxLineBytes: maxLineBytes).readLines(of: file.path, copyingTo: nil, facts: outcome.facts) { line in
                     guard !outcome.changed, !stopping else { return }
                     if line.number <= file.lines {
                         outcome.prefix.add(line)

@@ -137,7 +137,7 @@ struct LongSessionTests {
         return options
     }
 
-    @Test(arguments: [(1, 1_000), (2, 400), (3, 64)])
+    @Test(arguments: Repository.cases([(1, 1_000), (2, 400), (3, 64)], underSanitizer: 2))
     func aSessionFoldedFromDiskIsAuditedAsOneHeld(seed: UInt64, budget: Int) throws {
         let lines = try Self.lines(seed: seed, count: 600)
         let key = SessionKey(model: 0, id: "s-long")

@@ -34,7 +34,7 @@ import Testing
     /// signal; with exit status 2 and the input named when it could not read what it read
     /// before, else with its findings' status and a summary that balances; and its spill files
     /// are removed either way.
-    @Test(arguments: InputChange.allCases)
+    @Test(arguments: Repository.cases(InputChange.allCases, underSanitizer: 3))
     func anInputThatChangesDuringTheRunEndsCleanly(_ change: InputChange) throws {
         let scratch = try TemporaryDirectory()
         // Three moments: as soon as the audit spills (it is reading), and a half and three
@@ -169,8 +169,9 @@ import Testing
         #expect(stats.kills == 3 * Self.killTrials)
     }
 
-    /// Trials of `aWriterKilledInsideItsWriteLeavesAPieceNoLineIsGluedTo`.
-    static let tearTrials = 10
+    /// Trials of `aWriterKilledInsideItsWriteLeavesAPieceNoLineIsGluedTo` (3 under a sanitizer,
+    /// where each took 6 s).
+    static let tearTrials = Repository.trials(10, underSanitizer: 3)
 
     /// A kill at a random moment seldom lands inside `write(2)` (a writer spends its time making
     /// its lines), so here one writer's lines are up to 16 MB and it is killed while the

@@ -35,10 +35,12 @@ import Testing
         return outputs
     }
 
-    @Test(arguments: [
-        ["audit", "--format", "ndjson"], ["audit", "--format", "ndjson", "--explain"], ["audit", "--format", "text"],
-        ["sessions", "--format", "ndjson"], ["sessions", "--format", "csv"],
-    ])
+    @Test(
+        arguments: Repository.cases(
+            [
+                ["audit", "--format", "ndjson"], ["audit", "--format", "ndjson", "--explain"], ["audit", "--format", "text"],
+                ["sessions", "--format", "ndjson"], ["sessions", "--format", "csv"],
+            ], underSanitizer: 2))
     func spilledOutputIsTheInMemoryOutput(_ command: [String]) throws {
         let scratch = try TemporaryDirectory()
         let log = try Self.replicated(scratch, copies: 150)

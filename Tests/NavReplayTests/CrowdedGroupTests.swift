@@ -144,7 +144,7 @@ struct CrowdedGroupTests {
                 == .array([.string("push tab1/detail"), .string("push tab1/list"), .string("push tab1/list")]))
     }
 
-    @Test(arguments: Repository.cases(Array(0..<8) as [UInt64], underSanitizer: 3))
+    @Test(arguments: Repository.cases(Array(0..<8) as [UInt64], underSanitizer: 1))
     func eachLinkIsReportedAsIfItWereAlone(seed: UInt64) throws {
         let model = try makeModel(Self.modelJSON)
         let crowd = Crowd(seed: seed, events: 300)
@@ -162,7 +162,7 @@ struct CrowdedGroupTests {
         #expect(together.findings.contains { $0.rule == .commandPostcondition && $0.stateBefore != nil }, "seed \(seed)")
     }
 
-    @Test(arguments: Repository.cases(Array(0..<8) as [UInt64], underSanitizer: 3))
+    @Test(arguments: Repository.cases(Array(0..<8) as [UInt64], underSanitizer: 1))
     func eachCommandIsReportedAsIfItWereAlone(seed: UInt64) throws {
         let crowd = Crowd(seed: seed, events: 300)
         try #require(crowd.commands.count > 20)

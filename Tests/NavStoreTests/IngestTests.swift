@@ -205,6 +205,53 @@ final class StoreBench {
         #expect(records.count == 2, "the pruned session keeps its record")
     }
 
+    /// A batch's plain files are folded in place; a file holding a pruned session's late line
+    /// is copied for the fold without it, and its other lines keep their places.
+    @Test func aLateEventForAPrunedSessionLeavesTheRestOfItsFileFolded() throws {
+        let bench = try StoreBench()
+        bench.options.closeAfterMilliseconds = 60_000
+        bench.options.retainMilliseconds = 60_000
+        let early = Self.session("s1")
+        try bench.ingest([try bench.write("a.ndjson", Array(early.dropLast()))])
+        try bench.ingest([try bench.write("b.ndjson", Self.session("s2", start: EventBuilder.defaultStart + 7_200_000))])
+        var third = Self.session("s3", start: EventBuilder.defaultStart + 7_200_000)
+        // Folded, the late line would conflict with this one.
+        third[2].eventID = early.last!.eventID
+        let path = try bench.write("c.ndjson", [early.last!] + third, extra: ["{not json"])
+        func findingsOfTheLateSession() throws -> [String] {
+            try bench.findings().filter { $0.sessionID == "s1" }.map { "\($0.rule.rawValue) \($0.message)" }
+        }
+        let prunedFindings = try findingsOfTheLateSession()
+        let late = try bench.ingest([path])
+        #expect(try findingsOfTheLateSession() == prunedFindings, "the late line is not folded")
+        #expect(late.lateEvents.map(\.line) == [1])
+        #expect(late.eventLines == Int64(third.count))
+        let invalid = try bench.changes(late, .new).filter { $0.rule == .schemaInvalid }
+        #expect(invalid.map { $0.location?.line } == [Int64(third.count + 2)], "the invalid line keeps its place in the file")
+        #expect(try bench.findings().filter { $0.sessionID == "s3" }.isEmpty, "the session after the late line folds whole")
+    }
+
+    /// gzip files cannot be read in place: their new lines reach the fold through a copy.
+    @Test func gzipBatchesFoldLikeTheirPlainLines() throws {
+        let bench = try StoreBench()
+        let first = Self.session("s1")
+        var second = Self.session("s2")
+        second[1].eventID = first[1].eventID
+        let plain = try bench.write("a.ndjson", Array(first.prefix(3)), extra: ["{not json"])
+        let gzip = Process()
+        gzip.executableURL = URL(fileURLWithPath: "/bin/gzip")
+        gzip.arguments = ["-k", plain]
+        try gzip.run()
+        gzip.waitUntilExit()
+        try bench.ingest([plain + ".gz"])
+        try bench.ingest([try bench.write("b.ndjson", Array(first.dropFirst(3)) + second)], closeAll: true)
+        let result = try StoreFixture.compare(
+            store: bench.path, with: [plain, bench.directory.path("b.ndjson")], model: .poc)
+        #expect(result.storedFindings.replacingOccurrences(of: "a.ndjson.gz", with: "a.ndjson") == result.auditedFindings)
+        #expect(result.audited.findings.contains { $0.rule == .eventIDConflict })
+        #expect(result.audited.findings.contains { $0.rule == .schemaInvalid })
+    }
+
     @Test func pruningDropsTheSessionsEventIDsAndTheIDsTheyShared() throws {
         let bench = try StoreBench()
         bench.options.closeAfterMilliseconds = 60_000

@@ -8,10 +8,45 @@ import NavStore
 import NavTestSupport
 import Testing
 
-/// A batch's fold reads one temporary file of located lines that name many original files. Made
-/// to partition from its first line, that file is mapped and its lines are routed as references
-/// (decoded in place when their partition folds): the store still equals one audit of the files.
+/// A batch's fold reads its plain files in place, and the earlier batches' lines of the sessions
+/// it folds again from a temporary file of located lines that name many original files. Made to
+/// partition from their first line, those files are mapped and their lines are routed as
+/// references (decoded in place when their partition folds): the store still equals one audit.
 @Suite struct MappedFoldTests {
+    /// A file appended to between batches is read from its first new line: CRLF line ends, and
+    /// a last line cut in two by a batch (left for the next one), fold like one audit of the
+    /// whole file, mapped and routed on every core or read by path.
+    @Test(arguments: [0, nil] as [Int64?])
+    func anAppendedFileIsReadInPlaceFromItsNewLines(partitionedFrom: Int64?) throws {
+        let lines = StoreCorpus.lines(seed: 5, sessions: 16).enumerated().map { $0 % 3 == 0 ? $1 + "\r" : $1 }
+        let text = Array(lines.map { $0 + "\n" }.joined().utf8)
+        let directory = try TemporaryDirectory()
+        let path = directory.path("app.ndjson")
+        var options = IngestOptions()
+        options.jobs = 2
+        options.partitionedInputBytes = partitionedFrom
+        options.temporaryDirectory = directory.path("")
+        let storePath = directory.path("store.db")
+        // Cuts in the middle of lines: each batch leaves its last, unfinished line to the next.
+        let cuts = [text.count / 3 + 17, text.count * 2 / 3 + 5, text.count]
+        var written = 0
+        for (index, cut) in cuts.enumerated() {
+            if index == 0 { FileManager.default.createFile(atPath: path, contents: nil) }
+            let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
+            try handle.seekToEnd()
+            try handle.write(contentsOf: Data(text[written..<cut]))
+            try handle.close()
+            written = cut
+            options.closeAll = index == cuts.count - 1
+            let report = try Ingestion.run(store: try StoreFixture.open(storePath), paths: [path], options: options)
+            #expect(report.files.first?.heldBackTail == (index < cuts.count - 1))
+        }
+        let result = try StoreFixture.compare(store: storePath, with: [path])
+        #expect(result.storedFindings == result.auditedFindings)
+        #expect(result.storedRecords == result.auditedRecords)
+        #expect(!result.audited.findings.isEmpty)
+    }
+
     @Test(arguments: [1, 2, 3] as [UInt64])
     func aMappedFoldOfLinesFromManyFilesEqualsTheAudit(seed: UInt64) throws {
         let lines = StoreCorpus.lines(seed: seed, sessions: 24)
