@@ -71,6 +71,12 @@ final class Routing {
             if spilling.mayMap(bytes: candidates.reduce(0) { $0 + Int64($1?.bytes.count ?? 0) }) { mapped = candidates }
         }
         start()
+        // An input read in place takes its listed file's references before the located input
+        // that holds earlier lines of the same file (`adopt`): those are few, the window's are
+        // the batch's new lines.
+        for (index, input) in mapped.enumerated() {
+            if let input, let file = plan.windows[index]?.file { _ = spilling.adopt(file: file, from: input) }
+        }
     }
 
     var isOn: Bool { writer != nil }

@@ -50,6 +50,10 @@ package final class MappedInput: @unchecked Sendable {
                 return nil
             }
             bytes = UnsafeBufferPointer(rebasing: mapped[range])
+            // The lines before the window were touched only to find its start: their pages
+            // leave the process's memory (half of it, for a file that doubled since).
+            let prefixPages = range.lowerBound / 4096 * 4096
+            if prefixPages > 0 { _ = madvise(base, prefixPages, MADV_DONTNEED) }
         } else if size >= 2 && mapped[0] == 0x1F && mapped[1] == 0x8B {
             munmap(base, size)
             return nil

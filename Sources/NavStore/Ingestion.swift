@@ -1,5 +1,4 @@
 import CNavSupport
-import Dispatch
 import NavEngine
 public import NavEvents
 import NavInput
@@ -106,7 +105,7 @@ public enum Ingestion {
         var committed = false
         defer { if !committed { writer.rollback() } }
         let scratch = BatchScratch(try ScratchDirectory.make(in: options.temporaryDirectory, files: 1))
-        defer { scratch.finish() }
+        defer { scratch.remove() }
         let report = try ingest(writer, paths: paths, options: options, scratch: scratch, progress: progress)
         if report.batch != nil {
             try writer.commit()
@@ -194,7 +193,6 @@ public enum Ingestion {
         let open = folded.filter { plan.isOpen($0, status: writer.status(of: $0)) }
         let results = try fold(
             locatedPath, windows: windows, paths: ordered, writer: writer, open: open, options: options, progress: progress)
-        scratch.removeInBackground()
         report.paths = ordered
         try writer.apply(results, folded: folded, plan: plan, batch: batch, files: ordered, report: &report)
         // Lines the fold found invalid are those whose findings are new; every other non-blank
@@ -247,18 +245,12 @@ public enum Ingestion {
     }
 }
 
-/// A batch's temporary files: the fold's located input and the batch's event ids. Once the
-/// fold is done with them they are removed on a thread of their own, beside the writing of the
-/// results and the commit: unlinking the located input of a 1 GB batch takes about 0.3 s (the
-/// kernel frees its pages).
-final class BatchScratch: @unchecked Sendable {
-    // @unchecked: `started` is touched by the ingest's thread only; the removal thread reads
-    // nothing that changes.
+/// A batch's temporary files: the fold's located input (the earlier batches' lines of the
+/// sessions it folds, and the lines it cannot read in place) and the batch's event ids.
+struct BatchScratch {
     private let directory: (path: String, slot: Int32)
     let located: String
     let eventIDs: String
-    private let removal = DispatchGroup()
-    private var started = false
 
     init(_ directory: (path: String, slot: Int32)) {
         self.directory = directory
@@ -266,23 +258,7 @@ final class BatchScratch: @unchecked Sendable {
         eventIDs = directory.path + "/ids-0"
     }
 
-    func removeInBackground() {
-        guard !started else { return }
-        started = true
-        DispatchQueue.global().async(group: removal) { self.remove() }
-    }
-
-    /// Removes the files, or waits for their removal to end.
-    func finish() {
-        if started {
-            removal.wait()
-        } else {
-            started = true
-            remove()
-        }
-    }
-
-    private func remove() {
+    func remove() {
         unlink(located)
         unlink(eventIDs)
         ScratchDirectory.remove(directory)

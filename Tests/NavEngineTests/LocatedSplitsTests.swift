@@ -73,6 +73,56 @@ import Testing
         #expect(mode == "in memory" || (storage.referencedLines > 0 && storage.referencedLines < storage.routedLines))
     }
 
+    /// A file read in place (`InputWindow`, as `ingest` folds a batch's new lines) beside
+    /// located input that holds its first lines: held in memory or partitioned (mapped, read in
+    /// chunks on every core or on one thread), it gives the audit of the file. Partitioned, the
+    /// window's lines are referenced in its mapping, though the located input is read first.
+    @Test(arguments: ["in memory", "partitioned", "partitioned, one thread"])
+    func aWindowBesideLocatedInputGivesTheFilesAudit(_ mode: String) throws {
+        let directory = try AuditModesTests.scratch()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let original = try AuditModesTests.replicatedLogs(copies: 1, in: directory)[0]
+        let tricky = try String(contentsOfFile: try AuditModesTests.trickyLog(in: directory), encoding: .utf8)
+        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: original))
+        try handle.seekToEnd()
+        try handle.write(contentsOf: Data(tricky.utf8))  // CRLF, blank, over-long and torn lines
+        try handle.close()
+        let linesBefore = 3
+        let facts = ReadFacts()
+        var earlier = ""
+        _ = try LineReader().readLines(of: original, copyingTo: nil, facts: facts) { line in
+            if line.number <= linesBefore { earlier += "0\t\(line.number)\t" + String(decoding: line.bytes, as: UTF8.self) + "\n" }
+        }
+        let identity = try #require(facts.identity)
+        // Named to be read before the file.
+        let located = directory.appendingPathComponent("0-earlier.ndjson").path
+        try Data(earlier.utf8).write(to: URL(fileURLWithPath: located))
+        func configure(_ configuration: inout AuditConfiguration) {
+            configuration.maxLineBytes = 2048
+            configuration.jobs = 2
+            if mode != "in memory" { configuration.tuning.partitionedInputBytes = 0 }
+            if mode == "partitioned, one thread" { configuration.tuning.routesInParallel = false }
+        }
+        let reference = try AuditModesTests.runQuarantined([original], in: directory, configure: configure)
+        let result = try AuditModesTests.runQuarantined([located, original], in: directory) {
+            configure(&$0)
+            $0.locatedPaths = [original]
+            $0.inputWindows = [
+                original: InputWindow(
+                    linesBefore: Int64(linesBefore), readBytes: facts.bytes, takesTornTail: true, device: identity.device,
+                    inode: identity.inode)
+            ]
+        }
+        #expect(String(decoding: result.findings, as: UTF8.self) == String(decoding: reference.findings, as: UTF8.self), "\(mode)")
+        #expect(result.quarantine == reference.quarantine, "\(mode)")
+        #expect(result.run.counts.lines == reference.run.counts.lines)
+        #expect(result.run.counts.isBalanced)
+        if mode != "in memory" {
+            let referenced = result.run.storage.referencedLines
+            #expect(referenced >= reference.run.storage.referencedLines - Int64(linesBefore), "\(mode): \(referenced) referenced")
+        }
+    }
+
     /// A malformed prefix ends its input's reading at that line, read in chunks or on one
     /// thread: the same error, naming the physical line, and the lines before it audited.
     @Test func aMalformedPrefixEndsTheInputAtItsLineInChunksAsOnOneThread() throws {
