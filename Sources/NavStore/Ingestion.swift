@@ -35,6 +35,9 @@ public struct IngestOptions: Sendable {
     /// The batch's event ids sorted and stored together (a part of `event_ids`); `nil` is what
     /// the memory limit allows (tests lower it).
     package var idPartEntries: Int?
+    /// Called once the batch is read, before the fold reads its files again (tests change a
+    /// file there).
+    package var beforeTheFold: (@Sendable () throws -> Void)?
 
     /// 30 minutes: the idle time after which analytics tools (Google Analytics, Firebase) end a
     /// session. A later event still reopens the session while the store holds its events.
@@ -191,6 +194,7 @@ public enum Ingestion {
         var ordered = [String](repeating: "", count: (files.values.map(\.id).max() ?? -1) + 1)
         for file in files.values { ordered[file.id] = file.path }
         let open = folded.filter { plan.isOpen($0, status: writer.status(of: $0)) }
+        try options.beforeTheFold?()
         let results = try fold(
             locatedPath, windows: windows, paths: ordered, writer: writer, open: open, options: options, progress: progress)
         report.paths = ordered

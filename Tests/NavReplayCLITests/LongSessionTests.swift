@@ -76,7 +76,7 @@ struct LongSessionCLITests {
                 ["audit", "--format", "ndjson", "--explain"], ["audit", "--format", "text"], ["audit", "--format", "json"],
                 ["sessions", "--format", "ndjson"], ["sessions", "--format", "sqlite"], ["report"],
                 ["replay", "--format", "ndjson", "--session", "s0"], ["replay", "--session", "s0", "--until-seq", "5000"],
-            ], underSanitizer: 3))
+            ], underSanitizer: 2))
     func aSessionFoldedFromDiskWritesWhatItWouldHeld(_ command: [String]) throws {
         let scratch = try TemporaryDirectory()
         let log = try Self.log(events: 12_000, in: scratch, name: "long.ndjson")

@@ -15,7 +15,7 @@ import Testing
 @Suite struct BatchEqualityTests {
     enum Cut: String, CaseIterable { case byLine, byEventTime }
 
-    @Test(arguments: Repository.cases(Array(1...12) as [UInt64], underSanitizer: 4), Cut.allCases)
+    @Test(arguments: Repository.cases(Array(1...12) as [UInt64], underSanitizer: 2), Cut.allCases)
     func batchesFoldLikeOneAudit(seed: UInt64, cut: Cut) throws {
         var random = SeededRandom(seed: seed &* 7919 &+ (cut == .byLine ? 0 : 1))
         var lines = StoreCorpus.lines(seed: seed)

@@ -231,6 +231,35 @@ final class StoreBench {
         #expect(try bench.findings().filter { $0.sessionID == "s3" }.isEmpty, "the session after the late line folds whole")
     }
 
+    /// The fold reads a batch's plain files again: a file shortened, or replaced by another of
+    /// its name, since the batch read it ends the batch with an error naming it, and nothing of
+    /// the batch is stored: the same command ingests the file whole once it is back.
+    @Test(arguments: ["shortened", "replaced"])
+    func aFileChangedBeforeTheFoldEndsTheBatchAndStoresNothing(_ change: String) throws {
+        let bench = try StoreBench()
+        let events = Self.session("s1") + Self.session("s2")
+        let path = try bench.write("a.ndjson", events)
+        let original = try Data(contentsOf: URL(fileURLWithPath: path))
+        bench.options.beforeTheFold = {
+            if change == "shortened" {
+                _ = truncate(path, off_t(original.count / 2))
+            } else {
+                _ = rename(path, path + ".1")
+                try original.write(to: URL(fileURLWithPath: path))
+            }
+        }
+        let error = #expect(throws: StoreError.self) { try bench.ingest([path]) }
+        #expect(error?.description.hasPrefix("\(path): changed while it was read: ") == true, "\(error.map { "\($0)" } ?? "")")
+        func count(_ query: String) throws -> Int64 { try SQLiteDatabase(path: bench.path, existing: true).integer(query) }
+        #expect(try count("SELECT count(*) FROM batches") == 0)
+        #expect(try count("SELECT count(*) FROM files") == 0)
+        bench.options.beforeTheFold = nil
+        try original.write(to: URL(fileURLWithPath: path))
+        let report = try bench.ingest([path])
+        #expect(report.files.first?.newLines == Int64(events.count))
+        #expect(try count("SELECT count(*) FROM batches") == 1)
+    }
+
     /// gzip files cannot be read in place: their new lines reach the fold through a copy.
     @Test func gzipBatchesFoldLikeTheirPlainLines() throws {
         let bench = try StoreBench()
