@@ -88,7 +88,13 @@ final class InputSource {
         // Located lines carry a prefix of at most 41 bytes on top of the original line.
         reader = LineReader(maxLineBytes: plan.configuration.maxLineBytes + (plan.isLocated ? 64 : 0))
         windowReader = LineReader(maxLineBytes: plan.configuration.maxLineBytes)
-        totals.tracker.totalBytes = InputSize.estimate(plan.physical)
+        // An input read in place counts its window's bytes where it is mapped (else its size).
+        totals.tracker.totalBytes = plan.physical.indices.reduce(0) { total, index in
+            guard plan.windows[index] != nil, let mapped = routing.mapped[index] else {
+                return total + InputSize.estimate([plan.physical[index]])
+            }
+            return total + Int64(mapped.bytes.count)
+        }
     }
 
     /// Reads every input, and hands on every line.
