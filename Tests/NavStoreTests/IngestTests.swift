@@ -186,15 +186,22 @@ final class StoreBench {
         #expect(try bench.findings().isEmpty)
     }
 
-    @Test func aLateEventForAPrunedSessionIsKeptAndReportedNotFolded() throws {
+    /// A store whose session `s1` came without its last event, and was pruned by a batch two
+    /// hours on: the store, that last event, and the pruning batch's report.
+    private static func prunedSession() throws -> (bench: StoreBench, lastEvent: NavigationEvent, pruning: IngestReport) {
         let bench = try StoreBench()
         bench.options.closeAfterMilliseconds = 60_000
         bench.options.retainMilliseconds = 60_000
-        let early = Self.session("s1")
+        let early = session("s1")
         try bench.ingest([try bench.write("a.ndjson", Array(early.dropLast()))])
-        let pruning = try bench.ingest([try bench.write("b.ndjson", Self.session("s2", start: EventBuilder.defaultStart + 7_200_000))])
+        let pruning = try bench.ingest([try bench.write("b.ndjson", session("s2", start: EventBuilder.defaultStart + 7_200_000))])
+        return (bench, early.last!, pruning)
+    }
+
+    @Test func aLateEventForAPrunedSessionIsKeptAndReportedNotFolded() throws {
+        let (bench, lastEvent, pruning) = try Self.prunedSession()
         #expect(pruning.sessionsPruned == 1)
-        let late = try bench.ingest([try bench.write("c.ndjson", [early.last!])])
+        let late = try bench.ingest([try bench.write("c.ndjson", [lastEvent])])
         #expect(late.lateEvents.map(\.sessionID) == ["s1"])
         #expect(late.lateEvents.first?.line == 1)
         #expect(late.eventLines == 0)
@@ -208,16 +215,11 @@ final class StoreBench {
     /// A batch's plain files are folded in place; a file holding a pruned session's late line
     /// is copied for the fold without it, and its other lines keep their places.
     @Test func aLateEventForAPrunedSessionLeavesTheRestOfItsFileFolded() throws {
-        let bench = try StoreBench()
-        bench.options.closeAfterMilliseconds = 60_000
-        bench.options.retainMilliseconds = 60_000
-        let early = Self.session("s1")
-        try bench.ingest([try bench.write("a.ndjson", Array(early.dropLast()))])
-        try bench.ingest([try bench.write("b.ndjson", Self.session("s2", start: EventBuilder.defaultStart + 7_200_000))])
+        let (bench, lastEvent, _) = try Self.prunedSession()
         var third = Self.session("s3", start: EventBuilder.defaultStart + 7_200_000)
         // Folded, the late line would conflict with this one.
-        third[2].eventID = early.last!.eventID
-        let path = try bench.write("c.ndjson", [early.last!] + third, extra: ["{not json"])
+        third[2].eventID = lastEvent.eventID
+        let path = try bench.write("c.ndjson", [lastEvent] + third, extra: ["{not json"])
         func findingsOfTheLateSession() throws -> [String] {
             try bench.findings().filter { $0.sessionID == "s1" }.map { "\($0.rule.rawValue) \($0.message)" }
         }
