@@ -229,7 +229,7 @@ let package = Package(
             name: "NavStoreTests",
             dependencies: [
                 "NavJSON", "NavModel", "NavEvents", "NavReplay", "NavRouter", "NavResults", "NavEngine", "NavReport", "NavStore",
-                "NavSQLite", "NavTestSupport",
+                "NavSQLite", "NavLog", "NavTestSupport",
             ],
             swiftSettings: swiftSettings),
         .testTarget(

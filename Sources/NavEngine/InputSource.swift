@@ -121,11 +121,12 @@ final class InputSource {
         decode.startFile(mapped: routing.mapped[index])
         adoptions = Adoptions()
         let pinned = plan.configuration.firstReads.flatMap { $0.indices.contains(index) ? $0[index] : nil }
+        let window = plan.windows[index]
         do {
             do {
                 try readLines(index, path, modelID: modelID, report: &report) { line, report in
                     if let pinned, report.lines >= pinned.lines { throw ReadAsFarAsBefore() }
-                    try self.take(line, path: path, fileID: fileID, modelID: modelID, report: &report)
+                    try self.take(line, path: path, fileID: fileID, window: window, modelID: modelID, report: &report)
                 }
             } catch is ReadAsFarAsBefore {}
             try decode.flush(modelID: modelID)
@@ -173,14 +174,18 @@ final class InputSource {
     }
 
     /// One line read: counted (as read, so a file that fails later keeps its count), placed in
-    /// its original file with located input, and batched unless it is blank.
-    private func take(_ physicalLine: RawLine, path: String, fileID physicalID: Int32, modelID: Int, report: inout InputFileReport) throws {
+    /// its original file with located input (`window` for an input read in place, looked up
+    /// once per input), and batched unless it is blank.
+    private func take(
+        _ physicalLine: RawLine, path: String, fileID physicalID: Int32, window: (window: InputWindow, file: Int32)?, modelID: Int,
+        report: inout InputFileReport
+    ) throws {
         report.lines += 1
         var line = physicalLine
         var fileID = physicalID
         var referable = true
         if plan.isLocated {
-            if let (window, file) = plan.windows[Int(physicalID)] {
+            if let (window, file) = window {
                 line.number += window.linesBefore
                 fileID = file
                 totals.locatedReports[Int(fileID)].lines += 1

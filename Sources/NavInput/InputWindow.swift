@@ -32,6 +32,19 @@ package struct InputWindow: Sendable, Equatable {
         self.inode = inode
     }
 
+    /// Whether a window of `path` can be read in place: a regular file that is not gzip.
+    package static func canBeRead(in path: String) -> Bool {
+        guard path != "-" else { return false }
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { return false }
+        defer { close(descriptor) }
+        var status = stat()
+        guard fstat(descriptor, &status) == 0, (status.st_mode & S_IFMT) == S_IFREG else { return false }
+        var magic: [UInt8] = [0, 0]
+        let count = magic.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress, 2, 0) }
+        return !isGzip(path: path, firstBytes: magic.prefix(max(0, count)))
+    }
+
     /// Checks that `descriptor` is the file the window was read from, at least as long.
     package func check(_ descriptor: Int32, path: String) throws(InputError) {
         var status = stat()

@@ -104,6 +104,12 @@ package final class ReadFacts {
     package init() {}
 }
 
+/// Whether an input is gzip: by its name, or by its first bytes (`0x1F 0x8B`), as every reader
+/// decides it.
+package func isGzip(path: String, firstBytes bytes: some Collection<UInt8>) -> Bool {
+    path.hasSuffix(".gz") || bytes.starts(with: [0x1F, 0x8B])
+}
+
 /// Streams the lines of a file, plain or gzip, in large reads, without a `String` per line.
 ///
 /// Memory stays bounded by the read size plus `maxLineBytes`: a line longer than the limit is
@@ -156,9 +162,9 @@ public struct LineReader {
             if more == 0 { break }
             firstCount += more
         }
-        let isGzip = path.hasSuffix(".gz") || (firstCount >= 2 && buffer[0] == 0x1F && buffer[1] == 0x8B)
-        facts?.isGzip = isGzip
-        if isGzip {
+        let gzip = isGzip(path: path, firstBytes: buffer.prefix(firstCount))
+        facts?.isGzip = gzip
+        if gzip {
             let inflater = try GzipInflater(path: path)
             // Read and inflated on a thread of its own, a few blocks ahead of the splitting.
             let ahead = InflateAhead()

@@ -54,7 +54,7 @@ package final class MappedInput: @unchecked Sendable {
             // leave the process's memory (half of it, for a file that doubled since).
             let prefixPages = range.lowerBound / 4096 * 4096
             if prefixPages > 0 { _ = madvise(base, prefixPages, MADV_DONTNEED) }
-        } else if size >= 2 && mapped[0] == 0x1F && mapped[1] == 0x8B {
+        } else if isGzip(path: path, firstBytes: mapped.prefix(2)) {
             munmap(base, size)
             return nil
         }

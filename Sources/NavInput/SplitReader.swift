@@ -48,7 +48,7 @@ package struct SplitReader {
         var splitter = LineSplitter(maxLineBytes: maxLineBytes)
         if path == "-" {
             let first = try readAtLeastTwo(descriptor, into: &buffer, path: path)
-            if gzip || path.hasSuffix(".gz") || (first >= 2 && buffer[0] == 0x1F && buffer[1] == 0x8B) {
+            if gzip || isGzip(path: path, firstBytes: buffer.prefix(first)) {
                 try inflate(descriptor, path: path, buffered: first, buffer: &buffer, splitter: &splitter, body)
             } else {
                 var count = first
@@ -62,7 +62,7 @@ package struct SplitReader {
         }
         let size = Int64(status.st_size)
         let magic = try pread(descriptor, into: &buffer, count: 2, at: 0, path: path)
-        if gzip || path.hasSuffix(".gz") || (magic == 2 && buffer[0] == 0x1F && buffer[1] == 0x8B) {
+        if gzip || isGzip(path: path, firstBytes: buffer.prefix(magic)) {
             guard (range?.lowerBound ?? 0) == 0 else { return 0 }
             let first = try read(descriptor, into: &buffer, path: path)
             try inflate(descriptor, path: path, buffered: first, buffer: &buffer, splitter: &splitter, body)

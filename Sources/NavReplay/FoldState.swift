@@ -127,10 +127,6 @@ struct ContentIdentities: Sendable {
     private struct Entry: Sendable {
         var identity: UInt64
         var reference: EventReference
-        init(_ identity: UInt64, _ reference: EventReference) {
-            self.identity = identity
-            self.reference = reference
-        }
     }
     private var first: Entry?
     private var second: Entry?
@@ -150,11 +146,11 @@ struct ContentIdentities: Sendable {
         if table != nil {
             table![identity] = reference
         } else if first == nil {
-            first = Entry(identity, reference)
+            first = Entry(identity: identity, reference: reference)
         } else if second == nil {
-            second = Entry(identity, reference)
+            second = Entry(identity: identity, reference: reference)
         } else if others.count < 30 {
-            others.append(Entry(identity, reference))
+            others.append(Entry(identity: identity, reference: reference))
         } else {
             var table = Dictionary(uniqueKeysWithValues: others.map { ($0.identity, $0.reference) })
             for entry in [first, second].compactMap({ $0 }) { table[entry.identity] = entry.reference }

@@ -6,12 +6,6 @@ import NavJSON
 import NavRuns
 import SystemPackage
 
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Darwin)
-    import Darwin
-#endif
-
 /// What the store knows of one input file: how many lines it has read of it, and a fingerprint
 /// of them, to tell an appended file (read on from there) from a rewritten one (refused).
 struct StoredFile: Sendable, Equatable {
@@ -148,7 +142,7 @@ final class BatchReader {
         // A plain file's new lines are folded where they are (`InputWindow`), not copied into
         // the located input: that copy took as much temporary space as the batch, and its
         // writing a quarter of the reading's samples under `perf`.
-        let inPlace = BatchReader.readsInPlace(file.path)
+        let inPlace = InputWindow.canBeRead(in: file.path)
         var lateInPlace: Set<Int64> = []
         let ahead = LinesAhead(file, maxLineBytes: maxLineBytes, takeTornTail: takeTornTail)
         let read = try ahead.forEachBlock { block in
@@ -214,19 +208,6 @@ final class BatchReader {
         snapshot.bytes += Int64(block.inputBytes)
         snapshot.sessions = names.count
         progress(snapshot)
-    }
-
-    /// Whether the fold reads `path`'s new lines in place: a regular file that is not gzip.
-    static func readsInPlace(_ path: String) -> Bool {
-        guard path != "-", !path.hasSuffix(".gz") else { return false }
-        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
-        guard descriptor >= 0 else { return false }
-        defer { close(descriptor) }
-        var status = stat()
-        guard fstat(descriptor, &status) == 0, (status.st_mode & S_IFMT) == S_IFREG else { return false }
-        var magic: (UInt8, UInt8) = (0, 0)
-        let count = withUnsafeMutableBytes(of: &magic) { pread(descriptor, $0.baseAddress, 2, 0) }
-        return !(count == 2 && magic == (0x1F, 0x8B))
     }
 
     /// Copies a file's new lines into the located input but the late lines of pruned sessions

@@ -93,10 +93,10 @@ enum StoreFixture {
     struct Comparison {
         var stored: AuditRun
         var audited: AuditRun
-        var storedFindings: String
-        var auditedFindings: String
         var storedRecords: String
         var auditedRecords: String
+        var storedFindings: String { String(decoding: FindingWriter.ndjson(stored), as: UTF8.self) }
+        var auditedFindings: String { String(decoding: FindingWriter.ndjson(audited), as: UTF8.self) }
     }
 
     static func compare(store path: String, with files: [String], model: NavigationModel = .pocWithDeepLinks) throws -> Comparison {
@@ -105,10 +105,7 @@ enum StoreFixture {
         var records: [String] = []
         try StoredRun.sessionRecords(reader) { records.append($0 + "\n") }
         let whole = try audit(files, model: model)
-        return Comparison(
-            stored: stored, audited: whole.findings, storedFindings: String(decoding: FindingWriter.ndjson(stored), as: UTF8.self),
-            auditedFindings: String(decoding: FindingWriter.ndjson(whole.findings), as: UTF8.self), storedRecords: records.joined(),
-            auditedRecords: whole.records)
+        return Comparison(stored: stored, audited: whole.findings, storedRecords: records.joined(), auditedRecords: whole.records)
     }
 
     /// One audit of every file: its findings (as `audit` keeps them) and its session records.

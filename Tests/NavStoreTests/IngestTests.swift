@@ -1,5 +1,6 @@
 import Foundation
 import NavEvents
+import NavLog
 import NavModel
 import NavReplay
 import NavReport
@@ -269,12 +270,9 @@ final class StoreBench {
         var second = Self.session("s2")
         second[1].eventID = first[1].eventID
         let plain = try bench.write("a.ndjson", Array(first.prefix(3)), extra: ["{not json"])
-        let gzip = Process()
-        gzip.executableURL = URL(fileURLWithPath: "/bin/gzip")
-        gzip.arguments = ["-k", plain]
-        try gzip.run()
-        gzip.waitUntilExit()
-        try bench.ingest([plain + ".gz"])
+        let gzip = try bench.directory.write(
+            "a.ndjson.gz", bytes: try Gzip.compress(Array(try Data(contentsOf: URL(fileURLWithPath: plain)))))
+        try bench.ingest([gzip])
         try bench.ingest([try bench.write("b.ndjson", Array(first.dropFirst(3)) + second)], closeAll: true)
         let result = try StoreFixture.compare(
             store: bench.path, with: [plain, bench.directory.path("b.ndjson")], model: .poc)
