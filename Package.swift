@@ -155,10 +155,14 @@ let package = Package(
             ],
             swiftSettings: swiftSettings),
         .target(
+            name: "NavFuzzStore",
+            dependencies: ["NavModel", "NavPartitions", "NavResults", "NavSQLite", "NavStore", "NavFuzzRuns"],
+            swiftSettings: swiftSettings),
+        .target(
             name: "NavFuzz",
             dependencies: [
                 "NavJSON", "NavModel", "NavEvents", "NavReplay", "NavInput", "NavResults", "NavEngine", "NavReport", "NavSQLite",
-                "NavFuzzDecoder", "NavFuzzRuns",
+                "NavFuzzDecoder", "NavFuzzRuns", "NavFuzzStore",
             ],
             swiftSettings: swiftSettings),
         .executableTarget(name: "navreplay-fuzz", dependencies: ["NavFuzz", "NavFuzzDriver"], swiftSettings: swiftSettings),
@@ -166,12 +170,14 @@ let package = Package(
         .executableTarget(name: "navreplay-fuzz-model", dependencies: ["NavFuzzDecoder", "NavFuzzDriver"], swiftSettings: swiftSettings),
         .executableTarget(name: "navreplay-fuzz-located", dependencies: ["NavFuzzRuns", "NavFuzzDriver"], swiftSettings: swiftSettings),
         .executableTarget(name: "navreplay-fuzz-runs", dependencies: ["NavFuzzRuns", "NavFuzzDriver"], swiftSettings: swiftSettings),
+        .executableTarget(name: "navreplay-fuzz-store", dependencies: ["NavFuzzStore", "NavFuzzDriver"], swiftSettings: swiftSettings),
+        .executableTarget(name: "navreplay-fuzz-ingest", dependencies: ["NavFuzzStore", "NavFuzzDriver"], swiftSettings: swiftSettings),
         // The fuzz targets' saved inputs replayed, and the fixes of what they found.
         .testTarget(
             name: "NavFuzzTests",
             dependencies: [
                 "NavJSON", "NavModel", "NavEvents", "NavInput", "NavRuns", "NavReplay", "NavResults", "NavPartitions", "NavFuzz",
-                "NavFuzzDecoder", "NavFuzzRuns", "NavTestSupport",
+                "NavFuzzDecoder", "NavFuzzRuns", "NavFuzzStore", "NavStore", "NavSQLite", "NavTestSupport",
             ],
             swiftSettings: swiftSettings),
         .executableTarget(
@@ -241,3 +247,4 @@ let package = Package(
             swiftSettings: swiftSettings),
     ]
 )
+

@@ -1,5 +1,6 @@
 import NavFuzzDecoder
 import NavFuzzRuns
+import NavFuzzStore
 
 /// The fuzz targets by name, as `scripts/fuzz --list` gives them: each a check of one input's
 /// bytes that returns the invariants it broke. Each has its executable,
@@ -15,6 +16,8 @@ public struct FuzzTarget: Sendable {
         FuzzTarget(name: "model", check: ModelCheck.check),
         FuzzTarget(name: "located", check: LocatedCheck.check),
         FuzzTarget(name: "runs", check: RunsCheck.check),
+        FuzzTarget(name: "store", check: StoreCheck.check),
+        FuzzTarget(name: "ingest", check: IngestCheck.check),
         FuzzTarget(name: "pipeline") { FuzzHarness().check(Array($0)).violations },
     ]
 

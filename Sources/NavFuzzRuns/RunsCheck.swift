@@ -79,10 +79,10 @@ public enum RunsCheck {
 
 /// A scratch directory of one check, on a memory file system when there is one (`/dev/shm`):
 /// the readers read files, and the target runs thousands of checks a second.
-struct ScratchSpace {
-    let path: String
+package struct ScratchSpace {
+    package let path: String
 
-    init?() {
+    package init?() {
         var base = "/dev/shm"
         if access(base, W_OK) != 0 {
             base = getenv("TMPDIR").map { String(cString: $0) }.flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp"
@@ -92,11 +92,11 @@ struct ScratchSpace {
         path = String(decoding: template.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 
-    func file(_ name: String) -> String { path + "/" + name }
+    package func file(_ name: String) -> String { path + "/" + name }
 
     /// Writes `bytes` as the whole of `path` (made or emptied).
     @discardableResult
-    func store(_ bytes: [UInt8], to path: String) -> Bool {
+    package func store(_ bytes: [UInt8], to path: String) -> Bool {
         let descriptor = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
         guard descriptor >= 0 else { return false }
         defer { close(descriptor) }
@@ -107,6 +107,19 @@ struct ScratchSpace {
             offset += written
         }
         return true
+    }
+
+    /// The whole of the file at `path`, or `nil` when it cannot be read.
+    package static func read(_ path: String) -> [UInt8]? {
+        guard let file = fopen(path, "rb") else { return nil }
+        defer { fclose(file) }
+        var bytes: [UInt8] = []
+        var block = [UInt8](repeating: 0, count: 1 << 16)
+        while true {
+            let count = block.withUnsafeMutableBytes { fread($0.baseAddress, 1, $0.count, file) }
+            if count == 0 { return ferror(file) == 0 ? bytes : nil }
+            bytes += block.prefix(count)
+        }
     }
 
     /// The names in a directory.
@@ -129,7 +142,7 @@ struct ScratchSpace {
 
     /// Removes the directory; what a reader left behind in it is a broken invariant (its
     /// cleanup must remove what it made, even after an error), and is removed too.
-    func remove() -> [String] {
+    package func remove() -> [String] {
         var left: [String] = []
         func sweep(_ directory: String, _ relative: String) {
             for name in ScratchSpace.entries(of: directory) {

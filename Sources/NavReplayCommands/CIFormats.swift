@@ -124,7 +124,8 @@ func sqliteFailure<T>(path: String, _ body: () throws(SQLiteError) -> T) throws 
         return try body()
     } catch {
         switch error.kind {
-        case .sqlite, .busy: throw CommandFailure(error.description.contains(path) ? "\(error)" : "Cannot write \(path): \(error).")
+        case .sqlite, .busy, .notADatabase, .fileSystem:
+            throw CommandFailure(error.description.contains(path) ? "\(error)" : "Cannot write \(path): \(error).")
         case .sessionAlreadyHeld:
             throw CommandFailure(
                 "\(error). Give --replace to write a new database in its place, or leave out the logs it already holds.")

@@ -1,5 +1,11 @@
 public import CSQLite
 
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
 /// A SQLite call that failed: what was being done and SQLite's own message.
 public struct SQLiteError: Error, Sendable, CustomStringConvertible {
     public enum Kind: Sendable, Equatable {
@@ -11,6 +17,10 @@ public struct SQLiteError: Error, Sendable, CustomStringConvertible {
         case notASessionsDatabase
         /// Another connection holds the database's write lock, for longer than the wait allowed.
         case busy
+        /// The file is not an SQLite database (or is encrypted).
+        case notADatabase
+        /// The file system failed: full, read-only, an I/O error, a file that cannot be opened.
+        case fileSystem
     }
 
     public var description: String
@@ -19,6 +29,25 @@ public struct SQLiteError: Error, Sendable, CustomStringConvertible {
     package init(_ description: String, kind: Kind = .sqlite) {
         self.description = description
         self.kind = kind
+    }
+
+    /// The error of a call that returned `status` on `handle`, with SQLite's message (`message`
+    /// when the call gave its own) and, for a failure of the file system, the system's reason
+    /// ("No space left on device"), which SQLite's message leaves out.
+    static func failed(_ status: Int32, _ handle: OpaquePointer?, message: String? = nil) -> SQLiteError {
+        var text = "SQLite: " + (message ?? handle.map { String(cString: sqlite3_errmsg($0)) } ?? "out of memory")
+        let primary = status & 0xFF
+        if [SQLITE_IOERR, SQLITE_FULL, SQLITE_CANTOPEN].contains(primary), let handle, sqlite3_system_errno(handle) != 0 {
+            text += " (\(String(cString: strerror(sqlite3_system_errno(handle)))))"
+        }
+        let kind: Kind
+        switch primary {
+        case SQLITE_BUSY: kind = .busy
+        case SQLITE_NOTADB: kind = .notADatabase
+        case SQLITE_IOERR, SQLITE_FULL, SQLITE_CANTOPEN, SQLITE_READONLY: kind = .fileSystem
+        default: kind = .sqlite
+        }
+        return SQLiteError(text, kind: kind)
     }
 }
 
@@ -53,6 +82,31 @@ package final class SQLiteDatabase {
         self.path = path
     }
 
+    /// Opens the database at `path` read-only and immutable (SQLite takes no lock and makes no
+    /// `-shm` file): for a database on a read-only file system, whose write-ahead log, if it
+    /// has one, is empty.
+    package init(immutable path: String) throws(SQLiteError) {
+        // A URI's path: `?`, `#` and `%` (and nothing else a file name holds) must be escaped.
+        var escaped = ""
+        for character in path.unicodeScalars {
+            switch character {
+            case "?": escaped += "%3f"
+            case "#": escaped += "%23"
+            case "%": escaped += "%25"
+            default: escaped.unicodeScalars.append(character)
+            }
+        }
+        var handle: OpaquePointer?
+        let status = sqlite3_open_v2("file:\(escaped)?immutable=1", &handle, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, nil)
+        guard status == SQLITE_OK, let handle else {
+            let message = handle.map { String(cString: sqlite3_errmsg($0)) } ?? "out of memory"
+            sqlite3_close(handle)
+            throw SQLiteError("cannot open the database \(path): \(message)")
+        }
+        self.handle = handle
+        self.path = path
+    }
+
     /// `close_v2`: even if a statement outlived us, the connection closes when it is finalized.
     deinit { sqlite3_close_v2(handle) }
 
@@ -67,7 +121,7 @@ package final class SQLiteDatabase {
         if status != SQLITE_OK {
             let message = error.map { String(cString: $0) } ?? "unknown error"
             sqlite3_free(error)
-            throw SQLiteError("SQLite: \(message)", kind: status & 0xFF == SQLITE_BUSY ? .busy : .sqlite)
+            throw SQLiteError.failed(status, handle, message: message)
         }
     }
 
@@ -86,9 +140,8 @@ package final class SQLiteDatabase {
 
     package func prepare(_ sql: String) throws(SQLiteError) -> SQLiteStatement {
         var statement: OpaquePointer?
-        guard sqlite3_prepare_v2(handle, sql, -1, &statement, nil) == SQLITE_OK, let statement else {
-            throw SQLiteError("SQLite: \(String(cString: sqlite3_errmsg(handle)))")
-        }
+        let status = sqlite3_prepare_v2(handle, sql, -1, &statement, nil)
+        guard status == SQLITE_OK, let statement else { throw SQLiteError.failed(status, handle) }
         return SQLiteStatement(statement: statement, owner: self)
     }
 
@@ -134,8 +187,7 @@ package final class SQLiteStatement {
     }
 
     private func failure() -> SQLiteError {
-        let code = sqlite3_errcode(database)
-        return SQLiteError("SQLite: \(String(cString: sqlite3_errmsg(database)))", kind: code & 0xFF == SQLITE_BUSY ? .busy : .sqlite)
+        SQLiteError.failed(sqlite3_errcode(database), database)
     }
 
     private func step(_ values: [SQLiteValue]) throws(SQLiteError) -> Int32 {

@@ -10,14 +10,14 @@ import NavPartitions
 /// The shorthand, not zlib: on the benchmark's lines it keeps 41% of the bytes at a small part
 /// of the time deflate takes (deflate at level 1 cost an ingest more than the fold itself,
 /// `BENCHMARKS.md`).
-enum ChunkCodec {
+package enum ChunkCodec {
     static let raw: UInt8 = 0
     static let shorthand: UInt8 = 1
 
     /// Appends the record of a line given as its located prefix (`LocatedLine.appendPrefix`)
     /// and its bytes; returns the bytes appended.
     @discardableResult
-    static func append(prefix: UnsafeBufferPointer<UInt8>, text: UnsafeBufferPointer<UInt8>, to buffer: inout [UInt8]) -> Int {
+    package static func append(prefix: UnsafeBufferPointer<UInt8>, text: UnsafeBufferPointer<UInt8>, to buffer: inout [UInt8]) -> Int {
         let headerAt = buffer.count
         buffer.append(raw)
         appendInteger(UInt16(prefix.count), to: &buffer)
@@ -44,7 +44,7 @@ enum ChunkCodec {
 
     /// The chunk's lines as located input (`FILE<TAB>LINE<TAB>line`, one a line), or `nil` when
     /// the chunk is damaged.
-    static func locatedLines(_ data: [UInt8]) -> [UInt8]? {
+    package static func locatedLines(_ data: [UInt8]) -> [UInt8]? {
         var output: [UInt8] = []
         output.reserveCapacity(data.count * 2)
         var index = 0
@@ -57,6 +57,7 @@ enum ChunkCodec {
             let textAt = prefixAt + prefixCount
             guard form <= shorthand, textAt + textCount <= data.count else { return nil }
             output.append(contentsOf: data[prefixAt..<textAt])
+            let lineAt = output.count
             if form == raw {
                 output.append(contentsOf: data[textAt..<(textAt + textCount)])
             } else {
@@ -73,7 +74,7 @@ enum ChunkCodec {
                 output.removeSubrange((start + expanded)...)
             }
             // As `LocatedLine.append` ends a line: reading removes one `\r` before the `\n`.
-            if textCount > 0, output.last == 0x0D { output.append(0x0D) }
+            if output.count > lineAt, output.last == 0x0D { output.append(0x0D) }
             output.append(0x0A)
             index = textAt + textCount
         }

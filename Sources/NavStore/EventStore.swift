@@ -32,7 +32,21 @@ public final class EventStore {
     /// Opens the store at `path` for reading (`audit --store`); it must exist.
     public static func openForReading(path: String, toolVersion: String) throws -> EventStore {
         guard fileExists(path) else { throw StoreError("The store \(path) does not exist (navreplay ingest --store \(path) creates it).") }
-        let database = try opened { () throws(SQLiteError) in try SQLiteDatabase(path: path, existing: true) }
+        let database: SQLiteDatabase
+        if writable(path, exists: true) {
+            database = try opened { () throws(SQLiteError) in try SQLiteDatabase(path: path, existing: true) }
+        } else {
+            // On a read-only file system SQLite cannot make the `-shm` index a WAL database is
+            // read with. A store whose write-ahead log is empty (every ingest ends by copying it
+            // into the store) is read as an immutable file; one with a batch still in its log
+            // cannot be read in place.
+            if fileSize(path + "-wal") ?? 0 > 0 {
+                throw StoreError(
+                    "The store \(path) is on a read-only path, and its last batch is still in \(path)-wal: "
+                        + "copy the store with its -wal file to a writable place to read it.")
+            }
+            database = try opened { () throws(SQLiteError) in try SQLiteDatabase(immutable: path) }
+        }
         database.waitForLocks(milliseconds: 10_000)
         let (model, text) = try checkedModel(database, path: path, expected: nil, toolVersion: toolVersion)
         return EventStore(database: database, path: path, model: model, modelText: text)
@@ -48,6 +62,9 @@ public final class EventStore {
         throws -> EventStore
     {
         let existed = fileExists(path)
+        guard writable(path, exists: existed) else {
+            throw StoreError("The store \(path) cannot be written: \(String(cString: strerror(errno))).")
+        }
         let database = try opened { () throws(SQLiteError) in try SQLiteDatabase(path: path) }
         database.waitForLocks(milliseconds: Int32(max(0, min(lockWait, 86_400)) * 1000))
         // The batch's temporary tables (`FoldedSessions`) take SQLite's usual 4 KB pages, not the
@@ -128,6 +145,7 @@ public final class EventStore {
             try query.forEachRow([]) { row in meta[row.text(0)] = row.text(1) }
         } catch {
             if error.kind == .busy { throw busy(path) }
+            if error.kind == .fileSystem { throw StoreError("The store \(path) cannot be opened: \(error).") }
             throw StoreError("The file \(path) is not a NavReplay store (\(error)).")
         }
         guard meta["format"] == StoreSchema.format else { throw StoreError("The file \(path) is not a NavReplay store.") }
@@ -167,9 +185,22 @@ public final class EventStore {
         }
     }
 
-    private static func fileExists(_ path: String) -> Bool {
+    private static func fileExists(_ path: String) -> Bool { fileSize(path) != nil }
+
+    private static func fileSize(_ path: String) -> Int64? {
         var status = stat()
-        return stat(path, &status) == 0
+        return stat(path, &status) == 0 ? Int64(status.st_size) : nil
+    }
+
+    /// Whether the store at `path` (if it `exists`) and the directory it is in (SQLite makes its
+    /// `-wal` and `-shm` files beside a store) can be written; `errno` says why not.
+    private static func writable(_ path: String, exists: Bool) -> Bool {
+        (!exists || access(path, W_OK) == 0) && access(directory(of: path), W_OK) == 0
+    }
+
+    private static func directory(of path: String) -> String {
+        guard let slash = path.lastIndex(of: "/") else { return "." }
+        return slash == path.startIndex ? "/" : String(path[..<slash])
     }
 }
 

@@ -184,15 +184,17 @@ public enum Ingestion {
         let partEntries = options.idPartEntries ?? max(1 << 16, budget / 48)
         try writer.recordSharedIDs(in: scratch.eventIDs, sessions: reader.names, partEntries: partEntries, batch: batch)
         let folded = try writer.closure(of: plan.foldSet)
+        var ordered = [String](repeating: "", count: (files.values.map(\.id).max() ?? -1) + 1)
+        for file in files.values { ordered[file.id] = file.path }
         // The earlier batches' lines of every session folded again.
         for sessionID in folded.sorted(by: { $0.utf8Precedes($1) }) where try writer.stored(sessionID) != nil {
-            try writer.forEachChunk(of: sessionID, before: batch) { try located.write(bytes: $0) }
+            try writer.forEachChunk(of: sessionID, before: batch, files: ordered.count, maxLineBytes: options.maxLineBytes) {
+                try located.write(bytes: $0)
+            }
         }
         try located.close()
         // The batch's buffers are freed: their pages go back before the fold takes its own.
         navreplay_release_free_memory()
-        var ordered = [String](repeating: "", count: (files.values.map(\.id).max() ?? -1) + 1)
-        for file in files.values { ordered[file.id] = file.path }
         let open = folded.filter { plan.isOpen($0, status: writer.status(of: $0)) }
         try options.beforeTheFold?()
         let results = try fold(

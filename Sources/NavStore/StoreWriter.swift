@@ -1,4 +1,5 @@
 import NavEvents
+import NavInput
 import NavJSON
 import NavReplay
 import NavReport
@@ -179,8 +180,12 @@ final class StoreWriter {
         }
     }
 
-    /// Each stored chunk of a session from batches before `batch`, as located lines.
-    func forEachChunk(of sessionID: String, before batch: Int64, _ body: ([UInt8]) throws -> Void) throws {
+    /// Each stored chunk of a session from batches before `batch`, as located lines. Each
+    /// line's prefix must name one of the store's `files` (the fold's paths): a damaged chunk is
+    /// the store's error, not one of the fold's temporary file.
+    func forEachChunk(
+        of sessionID: String, before batch: Int64, files: Int, maxLineBytes: Int, _ body: ([UInt8]) throws -> Void
+    ) throws {
         guard let session = sessions[sessionID]?.row else { return }
         var chunks: [[UInt8]] = []
         try sql { () throws(SQLiteError) in
@@ -188,11 +193,27 @@ final class StoreWriter {
                 .forEachRow([.integer(session), .integer(batch)]) { chunks.append($0.blob(0)) }
         }
         for chunk in chunks {
-            guard let lines = ChunkCodec.locatedLines(chunk) else {
+            guard let lines = ChunkCodec.locatedLines(chunk), Self.areLocated(lines, files: files, maxLineBytes: maxLineBytes) else {
                 throw StoreError(
                     "The store \(store.path) is damaged: a stored chunk of session \(JSONWriter.quoted(sessionID)) cannot be read.")
             }
             try body(lines)
+        }
+    }
+
+    /// Whether every line of `lines` (each ended by `\n`) has a located prefix that `files`
+    /// paths allow, as the fold will read it.
+    static func areLocated(_ lines: [UInt8], files: Int, maxLineBytes: Int) -> Bool {
+        lines.withUnsafeBufferPointer { bytes in
+            var start = 0
+            while start < bytes.count {
+                guard let end = bytes[start...].firstIndex(of: 0x0A) else { return false }
+                var line = RawLine(
+                    kept: UnsafeBufferPointer(rebasing: bytes[start..<end]), number: 0, ending: .newline, overlongLength: nil)
+                guard case .success = LocatedLine.split(&line, files: files, maxLineBytes: maxLineBytes) else { return false }
+                start = end + 1
+            }
+            return true
         }
     }
 

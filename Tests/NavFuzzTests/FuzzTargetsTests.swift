@@ -11,9 +11,12 @@ import Testing
 /// through its target's check, in every test run. (The `pipeline` target's inputs are replayed
 /// by `FuzzHarnessTests`, with the whole pipeline's harness.)
 @Suite struct FuzzTargetsTests {
-    static let focused = ["decoder", "model", "located", "runs"]
+    static let focused = ["decoder", "model", "located", "runs", "store"]
+    /// The targets that run a whole command: `pipeline` (replayed by `FuzzHarnessTests`) and
+    /// `ingest`.
+    static let whole = ["ingest", "pipeline"]
 
-    static let savedInputs: [String] = focused.flatMap { name -> [String] in
+    static let savedInputs: [String] = (focused + ["ingest"]).flatMap { name -> [String] in
         let directory = Repository.path("Tests/Fixtures/fuzz/\(name)")
         let names = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
         return names.sorted().map { "\(name)/\($0)" }
@@ -29,10 +32,10 @@ import Testing
         let listed = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         process.waitUntilExit()
         #expect(listed.split(separator: "\n").map(String.init) == FuzzTarget.all.map(\.name))
-        #expect(Set(Self.focused + ["pipeline"]) == Set(FuzzTarget.all.map(\.name)))
+        #expect(Set(Self.focused + Self.whole) == Set(FuzzTarget.all.map(\.name)))
     }
 
-    @Test(arguments: focused + ["pipeline"])
+    @Test(arguments: focused + whole)
     func everyTargetHasSavedInputs(_ name: String) {
         let names = (try? FileManager.default.contentsOfDirectory(atPath: Repository.path("Tests/Fixtures/fuzz/\(name)"))) ?? []
         #expect(!names.isEmpty, "Tests/Fixtures/fuzz/\(name) is empty")

@@ -93,6 +93,106 @@ import Testing
     }
 }
 
+/// `navreplay ingest` with its store or its temporary files on a full or read-only file
+/// system: exit status 2, an error naming the path, and the store as the last batch left it.
+@Suite struct StoreFileSystemFaultTests {
+    /// What a store holds, as `audit --store` and `sessions --store` write it.
+    static func contents(_ store: String) throws -> String {
+        let audit = try navreplay(["audit", "--store", store, "--format", "ndjson"])
+        let sessions = try navreplay(["sessions", "--store", store, "--format", "ndjson"])
+        return "\(audit.status)\n\(audit.stdout)\(sessions.status)\n\(sessions.stdout)"
+    }
+
+    @Test(.enabled(if: SmallFileSystem.unavailable == nil, "mounting a small file system needs root"))
+    func aBatchOnAFullFileSystemIsAnErrorAndTheStoreKeepsTheBatchBefore() throws {
+        let scratch = try TemporaryDirectory()
+        let first = try scratch.write("night1.ndjson", Lines.clean)
+        let large = try FileSystemFaultTests.largeLog(scratch)
+        let disk = try SmallFileSystem(bytes: 16 << 20)
+        let store = disk.path + "/nav.db"
+        #expect(try navreplay(["ingest", "-q", "--store", store, first]).status == 0)
+        let before = try Self.contents(store)
+        disk.fill()
+        let result = try navreplay(["ingest", "-q", "--store", store, large])
+        #expect(result.status == 2, "exit \(result.status), \(result.stderr.suffix(300))")
+        #expect(result.stderr.contains(store), "the error names no store: \(result.stderr.suffix(300))")
+        // SQLite says it its own way, or gives the system's reason.
+        let saysFull = result.stderr.contains("database or disk is full") || result.stderr.contains("No space left on device")
+        #expect(saysFull, "\(result.stderr.suffix(300))")
+        disk.empty()
+        #expect(try Self.contents(store) == before, "the failed batch changed the store")
+        // The batch's temporary files on the full file system, the store elsewhere.
+        let elsewhere = scratch.path("nav.db")
+        #expect(try navreplay(["ingest", "-q", "--store", elsewhere, first]).status == 0)
+        disk.fill()
+        let spilled = try navreplay(["ingest", "-q", "--store", elsewhere, "--memory-limit", "1M", "--temp-dir", disk.path, large])
+        #expect(spilled.status == 2, "--temp-dir: exit \(spilled.status), \(spilled.stderr.suffix(300))")
+        #expect(spilled.stderr.contains(disk.path), "--temp-dir: the error names no path: \(spilled.stderr.suffix(300))")
+        #expect(disk.entries().filter { !$0.hasPrefix("nav.db") } == [], "left \(disk.entries())")
+        #expect(try Self.contents(elsewhere) == before)
+    }
+
+    @Test func aStoreOnAReadOnlyPathIsAnError() throws {
+        let scratch = try TemporaryDirectory()
+        let log = try scratch.write("night1.ndjson", Lines.clean)
+        let readOnly = try ReadOnlyDirectory(scratch)
+        let store = readOnly.path + "/nav.db"
+        let result = try navreplay(["ingest", "-q", "--store", store, log])
+        #expect(result.status == 2, "exit \(result.status), \(result.stderr.suffix(300))")
+        #expect(result.stderr.contains(store), "the error names no store: \(result.stderr.suffix(300))")
+        #expect(readOnly.entries() == [], "left \(readOnly.entries())")
+    }
+
+    /// A store on a file system remounted read-only is read as it is, and refuses a batch.
+    @Test(.enabled(if: SmallFileSystem.unavailable == nil, "mounting a small file system needs root"))
+    func aStoreOnAReadOnlyFileSystemIsReadAndNotWritten() throws {
+        let scratch = try TemporaryDirectory()
+        let disk = try SmallFileSystem(bytes: 16 << 20)
+        let store = disk.path + "/nav.db"
+        #expect(try navreplay(["ingest", "-q", "--store", store, try scratch.write("night1.ndjson", Lines.clean)]).status == 0)
+        let before = try Self.contents(store)
+        #expect(disk.remountReadOnly())
+        #expect(try Self.contents(store) == before)
+        let result = try navreplay(["ingest", "-q", "--store", store, try scratch.write("night2.ndjson", Lines.clean)])
+        #expect(result.status == 2, "exit \(result.status), \(result.stderr.suffix(300))")
+        #expect(result.stderr.contains("The store \(store) cannot be written"), "\(result.stderr.suffix(300))")
+        #expect(disk.entries() == ["nav.db"])
+    }
+
+    /// A store whose last batch is still in its write-ahead log (its writer killed before the
+    /// log was copied into it) cannot be read in place on a read-only file system: the error
+    /// says what to do.
+    @Test(
+        .enabled(if: SmallFileSystem.unavailable == nil, "mounting a small file system needs root"),
+        .enabled(if: IngestCommandTests.sqlite3Available, "no sqlite3 shell (scripts/install-test-deps installs it)"))
+    func aStoreWithABatchInItsLogOnAReadOnlyFileSystemIsAClearError() throws {
+        let scratch = try TemporaryDirectory()
+        let disk = try SmallFileSystem(bytes: 16 << 20)
+        let store = disk.path + "/nav.db"
+        #expect(try navreplay(["ingest", "-q", "--store", store, try scratch.write("night1.ndjson", Lines.clean)]).status == 0)
+        // A writer killed after its commit, before the log was copied into the store.
+        let writer = Process()
+        writer.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        writer.arguments = ["sqlite3", store]
+        let input = Pipe()
+        writer.standardInput = input
+        writer.standardOutput = FileHandle.nullDevice
+        try writer.run()
+        input.fileHandleForWriting.write(
+            Data("PRAGMA wal_autocheckpoint = 0;\nINSERT INTO meta (key, value) VALUES ('test', 'a batch');\n".utf8))
+        let deadline = Date().addingTimeInterval(10)
+        while ((try? FileManager.default.attributesOfItem(atPath: store + "-wal")[.size] as? Int) ?? 0) == 0, Date() < deadline {
+            usleep(20_000)
+        }
+        kill(writer.processIdentifier, SIGKILL)
+        writer.waitUntilExit()
+        #expect(disk.remountReadOnly())
+        let result = try navreplay(["audit", "--store", store])
+        #expect(result.status == 2, "exit \(result.status), \(result.stderr.suffix(300))")
+        #expect(result.stderr.contains("its last batch is still in \(store)-wal"), "\(result.stderr.suffix(300))")
+    }
+}
+
 /// A small file system mounted for a test (a `tmpfs`, else an ext4 image on a loop device),
 /// unmounted when the value goes.
 final class SmallFileSystem {
@@ -155,6 +255,12 @@ final class SmallFileSystem {
         var byte: UInt8 = 0x20
         while write(descriptor, &byte, 1) > 0 {}
     }
+
+    /// Mounts the file system again, read-only.
+    func remountReadOnly() -> Bool { Self.run("/bin/mount", ["-o", "remount,ro", path]) }
+
+    /// Removes what `fill` wrote.
+    func empty() { unlink(path + "/filler") }
 
     @discardableResult
     static func run(_ executable: String, _ arguments: [String]) -> Bool {
