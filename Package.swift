@@ -248,3 +248,27 @@ let package = Package(
     ]
 )
 
+// `NAVREPLAY_TEST_TARGETS=A,B` keeps only those test targets and the targets they depend on:
+// `scripts/sanitizers thread-engine` builds what its tests need under ThreadSanitizer, not the
+// whole package (the command line, the store, the fuzz targets and their tests).
+if let listed = Context.environment["NAVREPLAY_TEST_TARGETS"] {
+    var needed = Set(listed.split(separator: ",").map(String.init))
+    var pending = Array(needed)
+    let targets = Dictionary(uniqueKeysWithValues: package.targets.map { ($0.name, $0) })
+    while let name = pending.popLast() {
+        for dependency in targets[name]?.dependencies ?? [] {
+            switch dependency {
+            case .targetItem(let name, _), .byNameItem(let name, _):
+                if needed.insert(name).inserted { pending.append(name) }
+            default: break
+            }
+        }
+    }
+    package.targets.removeAll { !needed.contains($0.name) }
+    package.products.removeAll { product in
+        let targets =
+            (product as? Product.Library)?.targets ?? (product as? Product.Executable)?.targets ?? (product as? Product.Plugin)?.targets
+            ?? []
+        return !targets.allSatisfy(needed.contains)
+    }
+}
