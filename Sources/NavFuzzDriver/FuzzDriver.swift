@@ -18,8 +18,15 @@
 public enum FuzzDriver {
     public typealias Check = @Sendable (UnsafeBufferPointer<UInt8>) -> [String]
 
+    /// A target's seeds, by name: files its writers made.
+    public typealias Seeds = () throws -> [(name: String, bytes: [UInt8])]
+
     /// Runs `check` under libFuzzer or as a replayer (see the type's documentation); never returns.
-    public static func main(target: String, check: @escaping Check) -> Never {
+    /// With `seeds`, `navreplay-fuzz-NAME --write-seeds DIR` writes them into DIR instead, a file
+    /// each, and prints their paths.
+    public static func main(target: String, check: @escaping Check, seeds: Seeds? = nil) -> Never {
+        let arguments = CommandLine.arguments
+        if let seeds, arguments.count == 3, arguments[1] == "--write-seeds" { exit(writeSeeds(seeds, to: arguments[2])) }
         #if FUZZING
             currentCheck = check
             var argc = CommandLine.argc
@@ -28,6 +35,27 @@ public enum FuzzDriver {
         #else
             exit(replay(target: target, arguments: Array(CommandLine.arguments.dropFirst()), check: check))
         #endif
+    }
+
+    /// Writes each seed as `DIRECTORY/NAME`; the exit status.
+    static func writeSeeds(_ seeds: Seeds, to directory: String) -> Int32 {
+        func fail(_ message: String) -> Int32 {
+            let bytes = Array("navreplay-fuzz: \(message)\n".utf8)
+            _ = bytes.withUnsafeBytes { write(2, $0.baseAddress, $0.count) }
+            return 1
+        }
+        do {
+            for seed in try seeds() {
+                let path = directory + "/" + seed.name
+                guard let file = fopen(path, "wb") else { return fail("cannot write \(path)") }
+                let written = seed.bytes.withUnsafeBytes { fwrite($0.baseAddress, 1, $0.count, file) }
+                guard fclose(file) == 0, written == seed.bytes.count else { return fail("cannot write \(path)") }
+                print(path)
+            }
+            return 0
+        } catch {
+            return fail("cannot make the seeds: \(error)")
+        }
     }
 
     /// Checks each file (each file of each directory, not recursively) once; the exit status.

@@ -1,27 +1,7 @@
 // The `store` fuzz target (`NavFuzzStore.StoreCheck`): the readers of the ingestion store, fed
 // corrupted stores and chunks. `scripts/fuzz --target store` builds and runs it;
 // `navreplay-fuzz-store --write-seeds DIR` writes its seeds (what `ingest` writes).
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Darwin)
-    import Darwin
-#endif
 import NavFuzzDriver
 import NavFuzzStore
 
-let arguments = CommandLine.arguments
-if arguments.count == 3, arguments[1] == "--write-seeds" {
-    do {
-        for seed in try StoreSeeds.all() {
-            let path = arguments[2] + "/" + seed.name
-            guard let file = fopen(path, "wb") else { fatalError("cannot write \(path)") }
-            _ = seed.bytes.withUnsafeBytes { fwrite($0.baseAddress, 1, $0.count, file) }
-            fclose(file)
-            print(path)
-        }
-        exit(0)
-    } catch {
-        fatalError("cannot make the seeds: \(error)")
-    }
-}
-FuzzDriver.main(target: "store", check: StoreCheck.check)
+FuzzDriver.main(target: "store", check: StoreCheck.check, seeds: StoreSeeds.all)
