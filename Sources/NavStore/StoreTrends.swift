@@ -106,7 +106,10 @@ extension StoredRun {
             for chunk in chunks {
                 var lines: [UInt8]?
                 try query.forEachRow([.integer(chunk)]) { lines = ChunkCodec.locatedLines($0.blob(0)) }
-                guard let lines else { throw StoreError("The store \(store.path) is damaged: a stored chunk cannot be read.") }
+                // A store holds no over-long line: no `/LENGTH` prefix is whole.
+                guard let lines, StoreWriter.areLocated(lines, files: paths.count, maxLineBytes: Int.max) else {
+                    throw StoreError("The store \(store.path) is damaged: a stored chunk cannot be read.")
+                }
                 try output.write(bytes: lines)
             }
         } catch let error as SQLiteError {

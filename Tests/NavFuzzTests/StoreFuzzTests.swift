@@ -79,6 +79,11 @@ import Testing
                 "UPDATE event_chunks SET data = ? WHERE session = (SELECT session FROM sessions WHERE session_id = 's1')")
             try update.run([.blob(chunk)])
         }
+        // `report --store` folds the held lines again: the same damage, named the same way.
+        let reading = try EventStore.openForReading(path: path, toolVersion: StoreCheck.toolVersion)
+        #expect {
+            _ = try StoredRun.writeHeldEvents(reading, to: directory.path("held"))
+        } throws: { "\($0)".contains("The store \(path) is damaged") }
         let batch = directory.path("night2.ndjson")
         try Data(StoreSeeds.laterBatch).write(to: URL(fileURLWithPath: batch))
         let store = try EventStore.openForWriting(
