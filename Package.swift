@@ -156,7 +156,7 @@ let package = Package(
             swiftSettings: swiftSettings),
         .target(
             name: "NavFuzzStore",
-            dependencies: ["NavModel", "NavPartitions", "NavResults", "NavSQLite", "NavStore", "NavFuzzRuns"],
+            dependencies: ["NavInput", "NavModel", "NavPartitions", "NavResults", "NavSQLite", "NavStore", "NavFuzzRuns"],
             swiftSettings: swiftSettings),
         .target(
             name: "NavFuzz",

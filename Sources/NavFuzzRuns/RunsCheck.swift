@@ -109,19 +109,6 @@ package struct ScratchSpace {
         return true
     }
 
-    /// The whole of the file at `path`, or `nil` when it cannot be read.
-    package static func read(_ path: String) -> [UInt8]? {
-        guard let file = fopen(path, "rb") else { return nil }
-        defer { fclose(file) }
-        var bytes: [UInt8] = []
-        var block = [UInt8](repeating: 0, count: 1 << 16)
-        while true {
-            let count = block.withUnsafeMutableBytes { fread($0.baseAddress, 1, $0.count, file) }
-            if count == 0 { return ferror(file) == 0 ? bytes : nil }
-            bytes += block.prefix(count)
-        }
-    }
-
     /// The names in a directory.
     static func entries(of directory: String) -> [String] {
         guard let handle = opendir(directory) else { return [] }

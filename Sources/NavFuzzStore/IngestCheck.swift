@@ -18,8 +18,8 @@ public enum IngestCheck {
     public static func check(_ input: UnsafeBufferPointer<UInt8>) -> [String] {
         guard let parameter = input.first else { return [] }
         let body = Array(input.dropFirst())
-        let kept = parameter < 128 ? body.count * Int(parameter) / 128 : body.count
-        guard kept >= 100, body.starts(with: Array("SQLite format 3\u{0}".utf8)) else { return [] }
+        guard StoreCheck.keptBytes(of: body.count, parameter: parameter) >= 100, body.starts(with: Array("SQLite format 3\u{0}".utf8))
+        else { return [] }
         return StoreCheck.withStoreFile(body, parameter: parameter) { path, scratch in checkIngest(path, in: scratch) }
     }
 

@@ -53,11 +53,14 @@ public enum StoreCheck {
         return violations.map { "\(reader): \($0)" }
     }
 
-    /// Runs `body` on `bytes` written as a store file in a scratch directory. Below 128 the
-    /// parameter cuts the file, as a copy or a disk that lost its end would.
+    /// How many of a store file's `count` bytes a check writes: below 128 the parameter cuts
+    /// the file, as a copy or a disk that lost its end would.
+    static func keptBytes(of count: Int, parameter: UInt8) -> Int { parameter < 128 ? count * Int(parameter) / 128 : count }
+
+    /// Runs `body` on `bytes` written as a store file (`keptBytes`) in a scratch directory.
     static func withStoreFile(_ bytes: [UInt8], parameter: UInt8, _ body: (String, ScratchSpace) -> [String]) -> [String] {
         guard let scratch = ScratchSpace() else { return ["cannot make a scratch directory"] }
-        let kept = parameter < 128 ? bytes.count * Int(parameter) / 128 : bytes.count
+        let kept = keptBytes(of: bytes.count, parameter: parameter)
         let path = scratch.file("nav.db")
         guard scratch.store(Array(bytes.prefix(kept)), to: path) else { return ["cannot write the store file"] }
         var violations = body(path, scratch)

@@ -1,9 +1,5 @@
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Darwin)
-    import Darwin
-#endif
 import NavFuzzRuns
+import NavInput
 import NavModel
 import NavPartitions
 import NavSQLite
@@ -127,15 +123,14 @@ public enum StoreSeeds {
                 options.closeAll = index == batches.count - 1
                 _ = try Ingestion.run(store: store, paths: [file], options: options)
                 store.waitForCheckpoint()
-                unlink(file)
             }
         }
         do {
             let database = try SQLiteDatabase(path: path, existing: true)
             for statement in ["PRAGMA journal_mode=DELETE", "PRAGMA page_size=512", "VACUUM"] { try database.execute(statement) }
         }
-        guard let bytes = ScratchSpace.read(path) else { throw StoreError("cannot read the seed store \(path)") }
-        unlink(path)
+        var bytes: [UInt8] = []
+        try LineReader.readWholeFile(path, into: &bytes)
         return bytes
     }
 }

@@ -69,39 +69,29 @@ package final class SQLiteDatabase {
 
     /// Opens (or creates) the database at `path`. `existing` opens an existing file only
     /// (read-write all the same: a reader of a WAL database may have to recover its index).
-    package init(path: String, existing: Bool = false) throws(SQLiteError) {
-        var handle: OpaquePointer?
-        let flags = existing ? SQLITE_OPEN_READWRITE : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE
-        let status = sqlite3_open_v2(path, &handle, flags, nil)
-        guard status == SQLITE_OK, let handle else {
-            let message = handle.map { String(cString: sqlite3_errmsg($0)) } ?? "out of memory"
-            sqlite3_close(handle)
-            throw SQLiteError(existing ? "cannot open the database \(path): \(message)" : "cannot create the database \(path): \(message)")
-        }
-        self.handle = handle
-        self.path = path
+    package convenience init(path: String, existing: Bool = false) throws(SQLiteError) {
+        try self.init(
+            opening: path, flags: existing ? SQLITE_OPEN_READWRITE : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, path: path,
+            doing: existing ? "open" : "create")
     }
 
     /// Opens the database at `path` read-only and immutable (SQLite takes no lock and makes no
     /// `-shm` file): for a database on a read-only file system, whose write-ahead log, if it
     /// has one, is empty.
-    package init(immutable path: String) throws(SQLiteError) {
+    package convenience init(immutable path: String) throws(SQLiteError) {
         // A URI's path: `?`, `#` and `%` (and nothing else a file name holds) must be escaped.
-        var escaped = ""
-        for character in path.unicodeScalars {
-            switch character {
-            case "?": escaped += "%3f"
-            case "#": escaped += "%23"
-            case "%": escaped += "%25"
-            default: escaped.unicodeScalars.append(character)
-            }
-        }
+        let escapes: [Unicode.Scalar: String] = ["?": "%3f", "#": "%23", "%": "%25"]
+        let uri = "file:" + path.unicodeScalars.map { escapes[$0] ?? String($0) }.joined() + "?immutable=1"
+        try self.init(opening: uri, flags: SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, path: path, doing: "open")
+    }
+
+    private init(opening filename: String, flags: Int32, path: String, doing: String) throws(SQLiteError) {
         var handle: OpaquePointer?
-        let status = sqlite3_open_v2("file:\(escaped)?immutable=1", &handle, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, nil)
+        let status = sqlite3_open_v2(filename, &handle, flags, nil)
         guard status == SQLITE_OK, let handle else {
             let message = handle.map { String(cString: sqlite3_errmsg($0)) } ?? "out of memory"
             sqlite3_close(handle)
-            throw SQLiteError("cannot open the database \(path): \(message)")
+            throw SQLiteError("cannot \(doing) the database \(path): \(message)")
         }
         self.handle = handle
         self.path = path
