@@ -1,3 +1,8 @@
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
 import NavInput
 import NavPartitions
 
@@ -43,8 +48,23 @@ package enum ChunkCodec {
     }
 
     /// The chunk's lines as located input (`FILE<TAB>LINE<TAB>line`, one a line), or `nil` when
-    /// the chunk is damaged.
-    package static func locatedLines(_ data: [UInt8]) -> [UInt8]? {
+    /// the chunk is damaged: its records cut or unknown, or a line the fold would not read as
+    /// located input of a store of `files` files (a prefix naming another file, a line end
+    /// inside a line). Each line is checked as it is written, while it is in the cache.
+    package static func locatedLines(_ data: [UInt8], files: Int, maxLineBytes: Int) -> [UInt8]? {
+        locatedLines(data) { line in
+            if let start = line.baseAddress, memchr(start, 0x0A, line.count) != nil { return false }
+            var located = RawLine(kept: line, number: 0, ending: .newline, overlongLength: nil)
+            if case .success = LocatedLine.split(&located, files: files, maxLineBytes: maxLineBytes) { return true }
+            return false
+        }
+    }
+
+    /// The chunk's lines as located input, or `nil` when its records are cut or of an unknown
+    /// form, or `accepts` refuses a line (given without its line end).
+    package static func locatedLines(
+        _ data: [UInt8], accepts: (UnsafeBufferPointer<UInt8>) -> Bool = { _ in true }
+    ) -> [UInt8]? {
         var output: [UInt8] = []
         output.reserveCapacity(data.count * 2)
         var index = 0
@@ -56,6 +76,7 @@ package enum ChunkCodec {
             let prefixAt = index + 7
             let textAt = prefixAt + prefixCount
             guard form <= shorthand, textAt + textCount <= data.count else { return nil }
+            let recordAt = output.count
             output.append(contentsOf: data[prefixAt..<textAt])
             let lineAt = output.count
             if form == raw {
@@ -75,6 +96,7 @@ package enum ChunkCodec {
             }
             // As `LocatedLine.append` ends a line: reading removes one `\r` before the `\n`.
             if output.count > lineAt, output.last == 0x0D { output.append(0x0D) }
+            guard output.withUnsafeBufferPointer({ accepts(UnsafeBufferPointer(rebasing: $0[recordAt...])) }) else { return nil }
             output.append(0x0A)
             index = textAt + textCount
         }

@@ -105,9 +105,11 @@ extension StoredRun {
             let query = try database.prepare("SELECT data FROM event_chunks WHERE chunk = ?")
             for chunk in chunks {
                 var lines: [UInt8]?
-                try query.forEachRow([.integer(chunk)]) { lines = ChunkCodec.locatedLines($0.blob(0)) }
                 // A store holds no over-long line: no `/LENGTH` prefix is whole.
-                guard let lines, StoreWriter.areLocated(lines, files: paths.count, maxLineBytes: Int.max) else {
+                try query.forEachRow([.integer(chunk)]) {
+                    lines = ChunkCodec.locatedLines($0.blob(0), files: paths.count, maxLineBytes: Int.max)
+                }
+                guard let lines else {
                     throw StoreError("The store \(store.path) is damaged: a stored chunk cannot be read.")
                 }
                 try output.write(bytes: lines)

@@ -193,27 +193,11 @@ final class StoreWriter {
                 .forEachRow([.integer(session), .integer(batch)]) { chunks.append($0.blob(0)) }
         }
         for chunk in chunks {
-            guard let lines = ChunkCodec.locatedLines(chunk), Self.areLocated(lines, files: files, maxLineBytes: maxLineBytes) else {
+            guard let lines = ChunkCodec.locatedLines(chunk, files: files, maxLineBytes: maxLineBytes) else {
                 throw StoreError(
                     "The store \(store.path) is damaged: a stored chunk of session \(JSONWriter.quoted(sessionID)) cannot be read.")
             }
             try body(lines)
-        }
-    }
-
-    /// Whether every line of `lines` (each ended by `\n`) has a located prefix that `files`
-    /// paths allow, as the fold will read it.
-    static func areLocated(_ lines: [UInt8], files: Int, maxLineBytes: Int) -> Bool {
-        lines.withUnsafeBufferPointer { bytes in
-            var start = 0
-            while start < bytes.count {
-                guard let end = bytes[start...].firstIndex(of: 0x0A) else { return false }
-                var line = RawLine(
-                    kept: UnsafeBufferPointer(rebasing: bytes[start..<end]), number: 0, ending: .newline, overlongLength: nil)
-                guard case .success = LocatedLine.split(&line, files: files, maxLineBytes: maxLineBytes) else { return false }
-                start = end + 1
-            }
-            return true
         }
     }
 

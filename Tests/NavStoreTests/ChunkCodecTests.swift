@@ -39,6 +39,17 @@ import Testing
         #expect(String(decoding: expanded, as: UTF8.self) == "0\t3\tx\r\r\n0\t4u\t{\"torn\":\r\r\n")
     }
 
+    /// Read for the fold, a chunk must also be the located input of the store's files: a line of
+    /// a file the store lacks, or a line end inside a line, is the chunk's damage.
+    @Test func aChunkForTheFoldHoldsOnlyLinesOfTheStoresFiles() throws {
+        let chunk = Self.record([("{}", 3, false), ("{\"a\":1}", 4, false)], file: 7)
+        #expect(ChunkCodec.locatedLines(chunk, files: 8, maxLineBytes: 1 << 20) == ChunkCodec.locatedLines(chunk))
+        #expect(ChunkCodec.locatedLines(chunk, files: 7, maxLineBytes: 1 << 20) == nil)
+        let split = Self.record([("{}\n7\t9\t{}", 3, false)], file: 7)
+        #expect(ChunkCodec.locatedLines(split) != nil, "the framing alone reads it")
+        #expect(ChunkCodec.locatedLines(split, files: 8, maxLineBytes: 1 << 20) == nil)
+    }
+
     @Test func damagedRecordsAreRefusedNotMisread() {
         let chunk = Self.record([(IngestTests.session("s1")[0].canonicalJSON, 1, false)], file: 0)
         var random = SeededRandom(seed: 31)
