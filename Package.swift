@@ -85,6 +85,11 @@ let package = Package(
                 .product(name: "SystemPackage", package: "swift-system"),
             ],
             swiftSettings: swiftSettings),
+        // Navigation analytics: folded sessions' journeys compared across versions (`diff`),
+        // counted as paths and funnels, and a model drafted from them (`infer`, `coverage`).
+        .target(
+            name: "NavAnalytics", dependencies: ["NavJSON", "NavModel", "NavEvents", "NavReplay", "NavResults"],
+            swiftSettings: swiftSettings),
         // The output formats.
         .target(
             name: "NavReport", dependencies: ["NavJSON", "NavModel", "NavEvents", "NavReplay", "NavInput", "NavRuns", "NavResults"],
@@ -108,7 +113,8 @@ let package = Package(
             name: "NavReplayCommands",
             dependencies: [
                 "NavJSON", "NavModel", "NavEvents", "NavReplay", "NavInput", "NavRuns", "NavResults", "NavPartitions", "NavEngine",
-                "NavReport", "NavSQLite", "NavStore", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                "NavReport", "NavSQLite", "NavStore", "NavAnalytics",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "SystemPackage", package: "swift-system"),
             ],
             // `navreplay schema` prints the schemas from the binary itself (`Schemas` here is a link to
@@ -226,6 +232,13 @@ let package = Package(
         .testTarget(
             name: "NavSQLiteTests",
             dependencies: ["NavJSON", "NavModel", "NavEvents", "NavReplay", "NavResults", "NavEngine", "NavSQLite", "NavTestSupport"],
+            swiftSettings: swiftSettings),
+        .testTarget(
+            name: "NavAnalyticsTests",
+            dependencies: [
+                "NavJSON", "NavModel", "NavEvents", "NavReplay", "NavResults", "NavEngine", "NavAnalytics", "NavSamples",
+                "NavRouter", "NavTestSupport",
+            ],
             swiftSettings: swiftSettings),
         .testTarget(
             name: "NavSamplesTests",

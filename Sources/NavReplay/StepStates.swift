@@ -271,6 +271,13 @@ public struct StepStates: Sendable {
             return NavigationState(flow: flow, tab: tab, stacks: stacks, modals: states.names(of: modalNode))
         }
 
+        /// The flow after the current step.
+        public var currentFlow: String { flow }
+        /// The selected tab after the current step.
+        public var currentTab: String? { tab }
+        /// The presented modals after the current step, the top one last.
+        public var currentModals: [String] { states.names(of: modalNode) }
+
         /// The state after the current step as findings show states: each list of more than
         /// `ListedNames.limit` names condensed. Read in time that does not grow with the depth.
         public var condensedState: NavigationState {

@@ -82,28 +82,16 @@ extension NavReplayCommand {
         /// sessions' timelines), with the trends over its batches and app versions.
         private func reportStore(_ path: String) throws {
             let store = try openStore(path)
-            let scratch = try ScratchDirectory.make(in: input.tempDir, files: 1)
-            let held = scratch.path + "/part-0"
-            defer {
-                unlink(held)
-                ScratchDirectory.remove(scratch)
-            }
-            let run: AuditRun
             let sessions = makeAccumulator()
             let trends: ReportTrends
             do {
-                let paths = try StoredRun.writeHeldEvents(store, to: held)
                 trends = try StoredRun.trends(store)
-                var configuration = AuditConfiguration(
-                    model: store.model, maxLineBytes: input.maxLineBytes, jobs: input.jobs,
-                    sessionOptions: SessionAuditOptions(recordSteps: true, keepStates: false))
-                if let limit = input.memoryLimit { configuration.memoryLimit = limit.bytes }
-                configuration.temporaryDirectory = input.tempDir
-                configuration.locatedPaths = paths
-                run = try AuditEngine(configuration: configuration).run(paths: [held], sink: .accumulating(sessions))
             } catch let error as StoreError {
                 throw CommandFailure(error.description)
             }
+            let run = try foldHeldSessions(
+                store, input: input, sessionOptions: SessionAuditOptions(recordSteps: true, keepStates: false),
+                sink: .accumulating(sessions))
             try write(run, sessions: sessions, trends: trends)
         }
     }

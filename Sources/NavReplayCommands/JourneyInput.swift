@@ -1,0 +1,50 @@
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+import NavAnalytics
+import NavEngine
+import NavReplay
+import NavResults
+import NavRuns
+import NavStore
+
+/// Folds logs, or a store's held sessions, with their steps, into an analysis: the one way every
+/// analytics command (`diff`, `paths`, `funnel`, `coverage`) reads its sessions.
+func foldJourneys<Analysis: JourneyAnalysis>(
+    _ analysis: Analysis, input: InputOptions, store: String?
+) throws -> (run: AuditRun, tally: Analysis.Tally) {
+    let accumulator = JourneyAccumulator(analysis)
+    let options = SessionAuditOptions(recordSteps: true, keepStates: false, recordScreens: false)
+    let run: AuditRun
+    if let store {
+        run = try foldHeldSessions(try openStore(store), input: input, sessionOptions: options, sink: .accumulating(accumulator))
+    } else {
+        run = try runAudit(input, sessionOptions: options, sink: .accumulating(accumulator))
+    }
+    return (run, try accumulator.tally())
+}
+
+/// A store's held sessions folded again, as an audit of the lines it holds, into `sink`.
+func foldHeldSessions(
+    _ store: EventStore, input: InputOptions, sessionOptions: SessionAuditOptions, sink: AuditSink
+) throws -> AuditRun {
+    let scratch = try ScratchDirectory.make(in: input.tempDir, files: 1)
+    let held = scratch.path + "/part-0"
+    defer {
+        unlink(held)
+        ScratchDirectory.remove(scratch)
+    }
+    do {
+        let paths = try StoredRun.writeHeldEvents(store, to: held)
+        var configuration = AuditConfiguration(
+            model: store.model, maxLineBytes: input.maxLineBytes, jobs: input.jobs, sessionOptions: sessionOptions)
+        if let limit = input.memoryLimit { configuration.memoryLimit = limit.bytes }
+        configuration.temporaryDirectory = input.tempDir
+        configuration.locatedPaths = paths
+        return try AuditEngine(configuration: configuration).run(paths: [held], sink: sink)
+    } catch let error as StoreError {
+        throw CommandFailure(error.description)
+    }
+}
