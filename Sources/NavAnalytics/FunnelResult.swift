@@ -96,7 +96,7 @@ public struct FunnelResult: Sendable, Equatable {
             }
             let previous = counts.reached[index - 1]
             let places = counts.dropped[index].map { Destination(screen: $0.key, sessions: $0.value) }
-                .sorted { ($1.sessions, $0.screen?.label ?? "\u{10FFFF}") < ($0.sessions, $1.screen?.label ?? "\u{10FFFF}") }
+                .sorted { ($1.sessions, $0.screen?.label ?? "(exit)") < ($0.sessions, $1.screen?.label ?? "(exit)") }
             var droppedTo = Array(places.prefix(destinations))
             if places.count > destinations {
                 let rest = places.dropFirst(destinations)
