@@ -108,7 +108,7 @@ extension FunnelResult {
                 ] + time)
         }
         lines += TextTable.lines(table, rightAligned: 0)
-        lines.append("  (time from the previous step; percentiles: \(Percentiles.method))")
+        lines.append("  (p50, p90, p99: time from the previous step, by numpy's default linear percentiles)")
         let drops = all.steps.filter { !$0.droppedTo.isEmpty }
         if !drops.isEmpty {
             lines += ["", "Where the sessions that dropped went instead (the next screen after their last step):"]
