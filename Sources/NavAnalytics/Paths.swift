@@ -60,6 +60,10 @@ public struct PathsAnalysis: JourneyAnalysis {
         /// session with no screen further out).
         var anchored = 0
         var tree: [[Int32]: Counts] = [:]
+        /// Sessions by entry (the first screen other than the session's first, else its first)
+        /// and by exit (its last screen).
+        var entries: [Int32: Int] = [:]
+        var exits: [Int32: Int] = [:]
     }
 
     /// A tree's node past the end of a session (no screen further out of, or into, the anchor).
@@ -86,6 +90,10 @@ public struct PathsAnalysis: JourneyAnalysis {
             counts.operations[to.operation.index] += weight
             if taken.insert(key).inserted { counts.sessions += weight }
             tally.transitions[key] = counts
+        }
+        if let first = runs.first, let last = runs.last {
+            FunnelAnalysis.Counts.add(weight, at: runs.count > 1 ? runs[1].screen : first.screen, in: &tally.entries)
+            FunnelAnalysis.Counts.add(weight, at: last.screen, in: &tally.exits)
         }
         for id in reached where tally.screens[id]?.isEmpty == true { tally.screens[id] = nil }
         for key in taken where tally.transitions[key]?.isEmpty == true { tally.transitions[key] = nil }
@@ -136,6 +144,8 @@ public struct PathsAnalysis: JourneyAnalysis {
             sum.add(counts)
             tally.transitions[newKey] = sum.isEmpty ? nil : sum
         }
+        for (id, count) in other.entries { FunnelAnalysis.Counts.add(count, at: mapped(id), in: &tally.entries) }
+        for (id, count) in other.exits { FunnelAnalysis.Counts.add(count, at: mapped(id), in: &tally.exits) }
         for (path, counts) in other.tree {
             let key = path.map(mapped)
             var sum = tally.tree[key] ?? Counts()

@@ -134,7 +134,9 @@ enum TextTable {
                 let padding = String(repeating: " ", count: widths[column] - cell.count)
                 return column < rightAligned ? padding + cell : (column == row.count - 1 ? cell : cell + padding)
             }
-            return "  " + cells.joined(separator: "  ")
+            var line = "  " + cells.joined(separator: "  ")
+            while line.last == " " { line.removeLast() }
+            return line
         }
     }
 }

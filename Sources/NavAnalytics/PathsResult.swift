@@ -46,6 +46,18 @@ public struct PathsResult: Sendable, Equatable {
     /// By count, most first, then by the labels.
     public var transitions: [TransitionRow]
     public var tree: Tree?
+    /// Sessions by where they entered (the first screen after the initial one: the first view
+    /// whose screen differs from the session's first view's; a session that never leaves its
+    /// first screen enters there) and by their last screen; most first, then by label. Not in
+    /// `json()`: the report shows them.
+    public var entries: [(screen: Screen, sessions: Int)]
+    public var exits: [(screen: Screen, sessions: Int)]
+
+    public static func == (a: Self, b: Self) -> Bool {
+        (a.sessions, a.screens, a.transitions, a.tree) == (b.sessions, b.screens, b.transitions, b.tree)
+            && a.entries.map(\.screen) == b.entries.map(\.screen) && a.entries.map(\.sessions) == b.entries.map(\.sessions)
+            && a.exits.map(\.screen) == b.exits.map(\.screen) && a.exits.map(\.sessions) == b.exits.map(\.sessions)
+    }
 
     public init(_ tally: PathsAnalysis.Tally, anchor: PathsAnalysis.Anchor?) {
         sessions = tally.sessions
@@ -58,6 +70,11 @@ public struct PathsResult: Sendable, Equatable {
                 sessions: counts.sessions, count: counts.count, operations: counts.operationList)
         }
         .sorted { ($1.count, $0.from.label, $0.to.label) < ($0.count, $1.from.label, $1.to.label) }
+        func ranked(_ counts: [Int32: Int]) -> [(screen: Screen, sessions: Int)] {
+            counts.map { (table[$0.key], $0.value) }.sorted { ($1.sessions, $0.screen.label) < ($0.sessions, $1.screen.label) }
+        }
+        entries = ranked(tally.entries)
+        exits = ranked(tally.exits)
         if let anchor {
             var byParent: [[Int32]: [(Int32, PathsAnalysis.Counts)]] = [:]
             for (path, counts) in tally.tree { byParent[Array(path.dropLast()), default: []].append((path.last!, counts)) }

@@ -31,16 +31,7 @@ extension NavReplayCommand {
         @Option(help: "text (for people) or json.")
         var format: JourneyFormat = .text
 
-        @Option(
-            name: .customLong("step"),
-            help: ArgumentHelp(
-                "A step, in order (two or more): screen:STACK/ROUTE, modal:NAME, flow:NAME, tab:NAME or command:NAME.", valueName: "step"))
-        var steps: [String] = []
-
-        @Option(
-            help: ArgumentHelp("Every step within this long of the first (e.g. 30s, 10m, 2h).", valueName: "duration"),
-            transform: Duration.parse)
-        var within: Duration?
+        @OptionGroup var funnel: FunnelSteps
 
         @Option(help: ArgumentHelp("One funnel per value side by side: app_version or platform.", valueName: "field"))
         var by: Breakdown?
@@ -51,30 +42,50 @@ extension NavReplayCommand {
 
         func validate() throws {
             try input.requireInputs(orStore: store.store)
-            _ = try parsedSteps()
-        }
-
-        func parsedSteps() throws -> [FunnelStep] {
-            if steps.count < 2 { throw ValidationError("Please give two --step options or more: a funnel goes from one step to the next.") }
-            return try steps.map { text in
-                guard let step = FunnelStep(text) else {
-                    throw ValidationError(
-                        "'\(text)' is not a step: give screen:STACK/ROUTE, screen:STACK/(root), modal:NAME, flow:NAME, tab:NAME or command:NAME."
-                    )
-                }
-                return step
+            if try funnel.analysis(by: nil) == nil {
+                throw ValidationError("Please give two --step options or more: a funnel goes from one step to the next.")
             }
         }
 
         func run() throws {
             try input.refuseOverwritingInputs(output)
-            let analysis = FunnelAnalysis(
-                steps: try parsedSteps(), within: within?.milliseconds, by: by.flatMap { FunnelAnalysis.Breakdown(rawValue: $0.rawValue) })
+            let breakdown = by.flatMap { FunnelAnalysis.Breakdown(rawValue: $0.rawValue) }
+            guard let analysis = try funnel.analysis(by: breakdown) else { return }
             let (run, tally) = try foldJourneys(analysis, input: input, store: store.store)
             let result = FunnelResult(tally, analysis: analysis)
             try emit(format == .json ? result.json() : Array(result.text().utf8), to: output.output)
             try finish(run, output: output, quiet: input.quiet, failOnByDefault: .never)
         }
+    }
+}
+
+/// A funnel's steps and window: `funnel`'s, and `report`'s funnel section.
+struct FunnelSteps: ParsableArguments {
+    @Option(
+        name: .customLong("step"),
+        help: ArgumentHelp(
+            "A funnel step, in order (two or more): screen:STACK/ROUTE, modal:NAME, flow:NAME, tab:NAME or command:NAME.",
+            valueName: "step"))
+    var steps: [String] = []
+
+    @Option(
+        help: ArgumentHelp("Every funnel step within this long of the first (e.g. 30s, 10m, 2h).", valueName: "duration"),
+        transform: Duration.parse)
+    var within: Duration?
+
+    /// The funnel, `nil` without steps.
+    func analysis(by: FunnelAnalysis.Breakdown?) throws -> FunnelAnalysis? {
+        if steps.isEmpty { return nil }
+        if steps.count < 2 { throw ValidationError("Please give two --step options or more: a funnel goes from one step to the next.") }
+        let parsed = try steps.map { text in
+            guard let step = FunnelStep(text) else {
+                throw ValidationError(
+                    "'\(text)' is not a step: give screen:STACK/ROUTE, screen:STACK/(root), modal:NAME, flow:NAME, tab:NAME or command:NAME."
+                )
+            }
+            return step
+        }
+        return FunnelAnalysis(steps: parsed, within: within?.milliseconds, by: by)
     }
 }
 
