@@ -118,3 +118,20 @@ import Testing
         #expect(within.status == 2)
     }
 }
+
+/// docs/analytics.md's worked examples: each block's command, run, prints the block's output.
+@Suite struct AnalyticsDocExampleTests {
+    @Test(arguments: ["paths-example", "funnel-example"])
+    func theWorkedExamplesNumbersAreWhatTheCommandPrints(block name: String) throws {
+        let page = try String(contentsOfFile: Repository.path("docs/analytics.md"), encoding: .utf8)
+        let begin = try #require(page.range(of: "<!-- BEGIN \(name) -->\n```\n"))
+        let end = try #require(page.range(of: "```\n<!-- END \(name) -->", range: begin.upperBound..<page.endIndex))
+        let block = page[begin.upperBound..<end.lowerBound]
+        let command = try #require(block.split(separator: "\n").first)
+        #expect(command.hasPrefix("$ navreplay "))
+        let expected = block.dropFirst(command.count + 1)
+        let result = try DocumentedExamplesTests.shell([String(command.dropFirst(2))], in: Repository.root)
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout == String(expected))
+    }
+}
