@@ -135,3 +135,24 @@ import Testing
         #expect(result.stdout == String(expected))
     }
 }
+
+/// The report's paths section: entries as the first screen after the initial one, and a funnel
+/// with --step.
+@Suite struct ReportJourneysTests {
+    @Test func theReportEntersPastTheInitialScreenAndShowsAFunnel() throws {
+        let directory = try TemporaryDirectory()
+        let log = try IngestCommandTests.generatedLog(directory, "bench.ndjson", megabytes: 1, seed: 3)
+        let page = directory.path("report.html")
+        let result = try navreplay(
+            ["report", "-q", "--step", "screen:tab1/(root)", "--step", "screen:tab1/list", "--output", page, log])
+        #expect(result.status == 0, "\(result.stderr)")
+        let html = try String(contentsOfFile: page, encoding: .utf8)
+        let entries = try #require(html.range(of: "<h3>Where sessions enter</h3>"))
+        let firstEntry = try #require(html.range(of: "<code>", range: entries.upperBound..<html.endIndex))
+        // Every generated session starts on onboarding's root: it is not where they enter.
+        #expect(!html[firstEntry.upperBound...].hasPrefix("onboarding/(root)<"))
+        #expect(html.contains("<h3>Funnel of "))
+        #expect(html.contains("<td><code>screen:tab1/list</code></td>"))
+        #expect(html.contains("next screen") && html.contains("before screen"))
+    }
+}
