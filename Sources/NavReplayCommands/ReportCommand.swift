@@ -10,6 +10,7 @@ import NavReplay
 import NavReport
 import NavEngine
 import NavResults
+import NavAnalytics
 
 extension NavReplayCommand {
     struct Report: ParsableCommand {
@@ -42,8 +43,11 @@ extension NavReplayCommand {
 
         @OptionGroup var store: StoreInput
 
+        @OptionGroup(title: "Funnel section") var funnel: FunnelSteps
+
         func validate() throws {
             try input.requireInputs(orStore: store.store)
+            _ = try funnel.analysis(by: nil)
             if worst < 0 { throw ValidationError("Please give --worst a number of 0 or more.") }
             if timelineLimit < 1 { throw ValidationError("Please give --timeline-limit a positive number.") }
         }
@@ -58,20 +62,25 @@ extension NavReplayCommand {
             // is among the worst: memory holds the worst sessions' states, not every session's.
             // The counts by label (one screen path nearly per session) are held up to an eighth
             // of --memory-limit, as the event-id ledger is, then written to temporary files.
-            let sessions = makeAccumulator()
+            let sessions = try makeAccumulator()
             let run = try runAudit(
                 input, sessionOptions: SessionAuditOptions(recordSteps: true, keepStates: false), sink: .accumulating(sessions))
             try write(run, sessions: sessions, trends: nil)
         }
 
-        private func makeAccumulator() -> ReportAccumulator {
-            ReportAccumulator(
+        /// The report's totals, and beside them the journeys (paths, and a funnel with --step).
+        private func makeAccumulator() throws -> PairedAccumulator<ReportAccumulator, JourneyAccumulator<ReportJourneys>> {
+            let report = ReportAccumulator(
                 worstCount: worst, labelBudget: (input.memoryLimit?.bytes ?? AuditConfiguration.defaultMemoryLimit) / 8,
                 temporaryDirectory: input.tempDir)
+            return PairedAccumulator(report, JourneyAccumulator(ReportJourneys(funnel: try funnel.analysis(by: nil))))
         }
 
-        private func write(_ run: AuditRun, sessions: ReportAccumulator, trends: ReportTrends?) throws {
-            var data = try ReportData(run: run, sessions: sessions)
+        private func write(
+            _ run: AuditRun, sessions: PairedAccumulator<ReportAccumulator, JourneyAccumulator<ReportJourneys>>, trends: ReportTrends?
+        ) throws {
+            var data = try ReportData(run: run, sessions: sessions.first)
+            data.journeysHTML = sessions.second.folder.analysis.html(try sessions.second.tally())
             data.trends = trends
             let page = try HTMLReport.html(data, title: title, toolVersion: NavReplayCommand.version, timelineLimit: timelineLimit)
             try emit(Array(page.utf8), to: output.output)
@@ -82,7 +91,7 @@ extension NavReplayCommand {
         /// sessions' timelines), with the trends over its batches and app versions.
         private func reportStore(_ path: String) throws {
             let store = try openStore(path)
-            let sessions = makeAccumulator()
+            let sessions = try makeAccumulator()
             let trends: ReportTrends
             do {
                 trends = try StoredRun.trends(store)

@@ -60,6 +60,8 @@ public struct ReportData: Sendable {
     public var sessionLengths: [Bar] = []
     public var sessionDurations: [Bar] = []
     public var worst: [WorstSession] = []
+    /// The journeys' section (`JourneyReport`), in place of the paths counted here, when given.
+    public var journeysHTML: String?
 
     /// The number of sessions with at least one finding.
     public var sessionsWithFindings = 0

@@ -150,6 +150,11 @@ public enum HTMLReport {
     }
 
     static func paths(_ data: ReportData) -> String {
+        if let journeys = data.journeysHTML {
+            let note =
+                "Screens where the router logs a <code>screen_view</code>; a transition is two consecutive views of different screens, by the operation that led to it."
+            return section("paths", "Navigation paths", note) + journeys + "</section>"
+        }
         var html = section(
             "paths", "Navigation paths",
             "Each session’s visible screens in order, consecutive repeats collapsed.")
