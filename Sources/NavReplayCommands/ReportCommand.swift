@@ -49,7 +49,7 @@ extension NavReplayCommand {
         }
 
         func run() throws {
-            try input.refuseOverwritingInputs(output)
+            try input.refuseOverwritingInputs(output, store: store.store)
             if let path = store.store {
                 try reportStore(path)
                 return
@@ -88,7 +88,7 @@ extension NavReplayCommand {
                 unlink(held)
                 ScratchDirectory.remove(scratch)
             }
-            let run: AuditRun
+            var run: AuditRun
             let sessions = makeAccumulator()
             let trends: ReportTrends
             do {
@@ -101,6 +101,14 @@ extension NavReplayCommand {
                 configuration.temporaryDirectory = input.tempDir
                 configuration.locatedPaths = paths
                 run = try AuditEngine(configuration: configuration).run(paths: [held], sink: .accumulating(sessions))
+                // The held events are the sessions' only: the unreadable lines, the files'
+                // lines and the pruned sessions' findings are the store's, counted as
+                // `audit --store` counts them.
+                let stored = try StoredRun.audit(store)
+                run.files = stored.files
+                run.fileReports = stored.fileReports
+                run.invalidFindings = stored.invalidFindings
+                run.counts = stored.counts
             } catch let error as StoreError {
                 throw CommandFailure(error.description)
             }

@@ -52,6 +52,18 @@ public final class EventStore {
         return EventStore(database: database, path: path, model: model, modelText: text)
     }
 
+    /// The paths of the files the store at `path` has ingested (as given, and resolved), or
+    /// none when there is no readable store there: an ingest refuses to write over them.
+    public static func ingestedPaths(of path: String, toolVersion: String) -> [String] {
+        guard fileExists(path), let store = try? openForReading(path: path, toolVersion: toolVersion) else { return [] }
+        var paths: [String] = []
+        try? store.database.prepare("SELECT path, resolved FROM files").forEachRow([]) { row in
+            paths.append(row.text(0))
+            paths.append(row.text(1))
+        }
+        return paths
+    }
+
     /// Opens the store at `path` for an ingest, creating it with `model` when it does not
     /// exist; an existing store must have been made with an equal model.
     /// `modelText` is the model's JSON, kept in the store so that a reader folds as the
