@@ -138,7 +138,12 @@ extension NavReplayCommand {
                 throw CommandFailure(error.description)
             }
             try file.commit()
-            eventStore.waitForCheckpoint()
+            do {
+                try eventStore.waitForCheckpoint()
+            } catch let error as StoreError {
+                if !quiet { Terminal.writeError(IngestWriter.summary(report, store: store)) }
+                throw CommandFailure(error.description)
+            }
             if !quiet { Terminal.writeError(IngestWriter.summary(report, store: store)) }
             if let path = output.summary { try emit(IngestWriter.summaryJSON(report), to: path) }
             if !report.inputErrors.isEmpty { throw ExitCode(2) }

@@ -42,6 +42,8 @@ public struct IngestOptions: Sendable {
     /// Called once the batch is read, before the fold reads its files again (tests change a
     /// file there).
     package var beforeTheFold: (@Sendable () throws -> Void)?
+    /// Called once the batch is committed, before its checkpoint (tests fill the disk there).
+    package var afterTheCommit: (@Sendable () -> Void)?
 
     /// 30 minutes: the idle time after which analytics tools (Google Analytics, Firebase) end a
     /// session. A later event still reopens the session while the store holds its events.
@@ -118,6 +120,7 @@ public enum Ingestion {
         let report = try ingest(writer, paths: paths, options: options, scratch: scratch, progress: progress)
         if report.batch != nil {
             try writer.commit()
+            options.afterTheCommit?()
             store.checkpoint()
         } else {
             writer.rollback()
