@@ -37,7 +37,7 @@ public enum IngestCheck {
             options.temporaryDirectory = scratch.path
             options.closeAll = true
             _ = try Ingestion.run(store: store, paths: [batch], options: options)
-            store.waitForCheckpoint()
+            try store.waitForCheckpoint()
         } catch {
             let text = "\(error)"
             if !text.contains(path) && !text.contains(batch) {

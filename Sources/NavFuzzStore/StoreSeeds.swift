@@ -122,7 +122,7 @@ public enum StoreSeeds {
                 options.temporaryDirectory = scratch.path
                 options.closeAll = index == batches.count - 1
                 _ = try Ingestion.run(store: store, paths: [file], options: options)
-                store.waitForCheckpoint()
+                try store.waitForCheckpoint()
             }
         }
         do {

@@ -51,7 +51,7 @@ extension NavReplayCommand {
         func run() throws {
             try input.refuseOverwritingInputs(
                 output, also: [("--quarantine", quarantine), ("--write-baseline", baseline.writeBaseline)],
-                reading: [("--baseline", baseline.baseline)])
+                reading: [("--baseline", baseline.baseline)], store: store.store)
             if let path = store.store {
                 try auditStore(path)
                 return
@@ -217,7 +217,7 @@ extension NavReplayCommand {
         static let options = SessionAuditOptions(keepStates: false)
 
         func run() throws {
-            try input.refuseOverwritingInputs(output)
+            try input.refuseOverwritingInputs(output, store: store.store)
             if let path = store.store {
                 try writeStoredSessions(path, json: format == .json, output: output, quiet: input.quiet)
                 return

@@ -74,8 +74,11 @@ extension NavReplayCommand {
                 "Write every invalid line of the batch to this file, as NDJSON with its source and raw bytes.", valueName: "file"))
         var quarantine: String?
 
-        @Option(help: "Keep at most this many findings per session (the rest are counted).")
-        var maxFindingsPerSession: Int = 10_000
+        @Option(
+            help: ArgumentHelp(
+                "Keep at most this many findings per session (the rest are counted). Default: the store's (kept from its first batch), or 10000 for a new store.",
+                valueName: "count"))
+        var maxFindingsPerSession: Int?
 
         @Option(help: ArgumentHelp("How long to wait for another ingest on the same store before giving up.", valueName: "seconds"))
         var lockWait: Double = EventStore.defaultLockWait
@@ -92,13 +95,16 @@ extension NavReplayCommand {
             if inputs.contains("-") {
                 throw ValidationError("ingest reads files, whose names and lengths it remembers: save standard input to a file first.")
             }
-            if maxFindingsPerSession < 0 { throw ValidationError("Please give --max-findings-per-session a number of 0 or more.") }
+            if let maxFindingsPerSession, maxFindingsPerSession < 0 {
+                throw ValidationError("Please give --max-findings-per-session a number of 0 or more.")
+            }
             if lockWait < 0 || !lockWait.isFinite { throw ValidationError("Please give --lock-wait a number of seconds, 0 or more.") }
             try InputOptions.validate(maxLineBytes: large.maxLineBytes, jobs: large.jobs)
         }
 
         func run() throws {
             let resolution = InputResolver.resolution(inputs)
+            try refuseOverwritingStore(resolution.files)
             if !quiet { for entry in resolution.skipped { Terminal.writeError("navreplay: warning: \(safe(entry.description))\n") } }
             let (model, modelText) = try chooseModel(resolution.files)
             var options = IngestOptions()
@@ -132,7 +138,12 @@ extension NavReplayCommand {
                 throw CommandFailure(error.description)
             }
             try file.commit()
-            eventStore.waitForCheckpoint()
+            do {
+                try eventStore.waitForCheckpoint()
+            } catch let error as StoreError {
+                if !quiet { Terminal.writeError(IngestWriter.summary(report, store: store)) }
+                throw CommandFailure(error.description)
+            }
             if !quiet { Terminal.writeError(IngestWriter.summary(report, store: store)) }
             if let path = output.summary { try emit(IngestWriter.summaryJSON(report), to: path) }
             if !report.inputErrors.isEmpty { throw ExitCode(2) }
@@ -151,10 +162,24 @@ extension NavReplayCommand {
                     throw CommandFailure("The model file \(model) is invalid: \(error)")
                 }
             }
+            let modelPaths = Set(files.compactMap(\.modelPath))
             if let stored = try? EventStore.openForReading(path: store, toolVersion: NavReplayCommand.version) {
+                // A directory's model.json is a model given as surely as --model: one that is
+                // not the store's is refused, never left unused.
+                for path in modelPaths.sorted() {
+                    let bytes = try readWholeFile(path, as: "model file")
+                    guard let loaded = try? NavigationModel.load(json: bytes) else {
+                        throw CommandFailure("The model file \(path) is invalid: give a valid --model.")
+                    }
+                    if loaded != stored.model {
+                        throw CommandFailure(
+                            "The store \(store) was made with another navigation model than \(path), the model.json of the batch's "
+                                + "directory. A store folds every batch with one model: ingest these logs into a new store made "
+                                + "with this model (or ingest every night's logs again into it), or give --model with the store's model.")
+                    }
+                }
                 return (stored.model, stored.modelText)
             }
-            let modelPaths = Set(files.compactMap(\.modelPath))
             if modelPaths.count == 1, let path = modelPaths.first {
                 let bytes = try readWholeFile(path, as: "model file")
                 guard let loaded = try? NavigationModel.load(json: bytes) else {

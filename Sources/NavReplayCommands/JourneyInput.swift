@@ -43,7 +43,15 @@ func foldHeldSessions(
         if let limit = input.memoryLimit { configuration.memoryLimit = limit.bytes }
         configuration.temporaryDirectory = input.tempDir
         configuration.locatedPaths = paths
-        return try AuditEngine(configuration: configuration).run(paths: [held], sink: sink)
+        var run = try AuditEngine(configuration: configuration).run(paths: [held], sink: sink)
+        // The held events are the sessions' only: the unreadable lines, the files' lines and the
+        // pruned sessions' findings are the store's, counted as `audit --store` counts them.
+        let stored = try StoredRun.audit(store)
+        run.files = stored.files
+        run.fileReports = stored.fileReports
+        run.invalidFindings = stored.invalidFindings
+        run.counts = stored.counts
+        return run
     } catch let error as StoreError {
         throw CommandFailure(error.description)
     }

@@ -1,5 +1,6 @@
 import Foundation
 import NavInput
+import NavStore
 
 extension InputOptions {
     /// Refuses to run when a file it would write (`--output`, `--summary`, `--quarantine`,
@@ -10,25 +11,47 @@ extension InputOptions {
     /// other. Compared by device and inode (an output not there yet: by its directory's and its
     /// name), so another path to the same file is caught too. Call it before anything is opened
     /// for writing.
+    ///
+    /// With `store` (`audit`, `sessions` or `report --store`), the store and its `-wal` and
+    /// `-shm` files are files the run reads too.
     func refuseOverwritingInputs(
         _ output: OutputOptions, also extra: [(option: String, path: String?)] = [],
-        reading extraReads: [(option: String, path: String?)] = []
+        reading extraReads: [(option: String, path: String?)] = [], store: String? = nil
     ) throws {
-        let writes = ([("--output", output.output), ("--summary", output.summary)] + extra)
-            .compactMap { write in write.path.map { (option: write.option, path: $0) } }
-        var read: [(what: String, identity: FileIdentity)] = []
-        func reads(_ what: String, _ path: String?) {
-            if let path, let identity = FileIdentity(existing: path) { read.append((what, identity)) }
-        }
+        var reads = RunReads()
         for file in InputResolver.resolve(inputs) {
-            reads("an input or a model", file.path)
-            reads("an input or a model", file.modelPath)
+            reads.add("an input or a model", file.path)
+            reads.add("an input or a model", file.modelPath)
         }
-        reads("an input or a model", model)
+        reads.add("an input or a model", model)
         if inputs.contains("-"), let standardInput = FileIdentity(descriptor: STDIN_FILENO) {
-            read.append(("standard input", standardInput))
+            reads.read.append(("standard input", standardInput))
         }
-        for (option, path) in [("--located-input", locatedInput)] + extraReads { reads("the \(option) file", path) }
+        for (option, path) in [("--located-input", locatedInput)] + extraReads { reads.add("the \(option) file", path) }
+        if let store { reads.addStore(store) }
+        try reads.refuse(writes: [("--output", output.output), ("--summary", output.summary)] + extra)
+    }
+}
+
+/// The files one run reads, by identity, for `refuseOverwritingInputs` and `ingest`'s check.
+struct RunReads {
+    var read: [(what: String, identity: FileIdentity)] = []
+
+    mutating func add(_ what: String, _ path: String?) {
+        if let path, let identity = FileIdentity(existing: path) { read.append((what, identity)) }
+    }
+
+    /// A store (`--store`), and the `-wal` and `-shm` files SQLite keeps beside it: a store not
+    /// made yet is named by its directory and name, so an output of that name is caught too.
+    mutating func addStore(_ store: String) {
+        if let identity = FileIdentity(written: store) { read.append(("the store, --store", identity)) }
+        for suffix in ["-wal", "-shm"] { add("the store's \(suffix) file, --store", store + suffix) }
+    }
+
+    /// Throws when an output (`writes`, by option) is a file the run reads, or two outputs
+    /// are one file.
+    func refuse(writes given: [(option: String, path: String?)]) throws {
+        let writes = given.compactMap { write in write.path.map { (option: write.option, path: $0) } }
         let written = writes.map { (option: $0.option, path: $0.path, identity: FileIdentity(written: $0.path)) }
         for (option, path, identity) in written {
             guard let identity, let what = read.first(where: { $0.identity == identity })?.what else { continue }
@@ -91,5 +114,33 @@ struct FileIdentity: Hashable {
         device = UInt64(status.st_dev)
         inode = UInt64(status.st_ino)
         name = (path as NSString).lastPathComponent
+    }
+}
+
+extension NavReplayCommand.Ingest {
+    /// Refuses a batch that would read the store as a log (`ingest --store s.db s.db`), or
+    /// write over the store, its `-wal` or `-shm` file, an input, the model, or a log an
+    /// earlier batch ingested (`--output`, `--summary`, `--quarantine`): exit status 2, before
+    /// the store is opened for writing.
+    func refuseOverwritingStore(_ files: [InputResolver.File]) throws {
+        var storeReads = RunReads()
+        storeReads.addStore(store)
+        for file in files {
+            guard let identity = FileIdentity(existing: file.path), storeReads.read.contains(where: { $0.identity == identity })
+            else { continue }
+            throw CommandFailure(
+                "\(file.path) is the store (--store \(store)), given as a log to ingest: a store is never read as a log. "
+                    + "Please give the batch's log files, and the store with --store only.")
+        }
+        var reads = storeReads
+        for file in files {
+            reads.add("an input or a model", file.path)
+            reads.add("an input or a model", file.modelPath)
+        }
+        reads.add("an input or a model", model)
+        for path in EventStore.ingestedPaths(of: store, toolVersion: NavReplayCommand.version) {
+            reads.add("a log the store has ingested", path)
+        }
+        try reads.refuse(writes: [("--output", output.output), ("--summary", output.summary), ("--quarantine", quarantine)])
     }
 }

@@ -53,7 +53,7 @@ extension NavReplayCommand {
         }
 
         func run() throws {
-            try input.refuseOverwritingInputs(output)
+            try input.refuseOverwritingInputs(output, store: store.store)
             if let path = store.store {
                 try reportStore(path)
                 return

@@ -10,9 +10,17 @@ import SystemPackage
 /// of them, to tell an appended file (read on from there) from a rewritten one (refused).
 struct StoredFile: Sendable, Equatable {
     var id: Int
+    /// The path as first given: the one findings name.
     var path: String
+    /// The file's resolved path (`realpath(3)`), by which a store knows it: `h.ndjson`,
+    /// `./h.ndjson` and a link to it are one file.
+    var resolved: String
+    /// Where this batch reads it: `path`, when that names the file from here, else the path given.
+    var readPath: String
     var lines: Int64 = 0
     var blankLines: Int64 = 0
+    /// The bytes of the lines read so far, line ends included.
+    var bytes: Int64 = 0
     var fingerprint: UInt64 = StoredFile.emptyFingerprint
     /// The last line read had no line end (taken at `--close-all`, the end of data).
     var tornTail = false
@@ -114,7 +122,6 @@ final class BatchReader {
     private(set) var eventIDCount = 0
     private(set) var lines: Int64 = 0
     private(set) var blankLines: Int64 = 0
-    private(set) var newestMilliseconds: Int64 = .min
 
     private let progress: ((ProgressSnapshot) -> Void)?
     private var snapshot = ProgressSnapshot()
@@ -142,7 +149,9 @@ final class BatchReader {
         // A plain file's new lines are folded where they are (`InputWindow`), not copied into
         // the located input: that copy took as much temporary space as the batch, and its
         // writing a quarter of the reading's samples under `perf`.
-        let inPlace = InputWindow.canBeRead(in: file.path)
+        // Read in place under the name the findings give it, which the fold opens, when that
+        // name is the file from here; else through the path given, copied for the fold.
+        let inPlace = file.readPath == file.path && InputWindow.canBeRead(in: file.path)
         var lateInPlace: Set<Int64> = []
         let ahead = LinesAhead(file, maxLineBytes: maxLineBytes, takeTornTail: takeTornTail)
         let read = try ahead.forEachBlock { block in
@@ -194,6 +203,7 @@ final class BatchReader {
         outcome.heldBackTail = read.heldBack
         outcome.file.tailLeft = read.heldBack
         outcome.file.lines += read.newLines
+        if read.error == nil { outcome.file.bytes = read.takenBytes }
         outcome.file.blankLines += read.newBlank
         outcome.file.fingerprint = read.current.finish()
         if read.newLines > 0 { outcome.file.tornTail = read.lastTakenEnding == .endOfInput }
@@ -231,7 +241,6 @@ final class BatchReader {
     private func take(_ entry: LinesAhead.Entry, in bytes: UnsafeBufferPointer<UInt8>, file: Int) throws -> Bool {
         // Not an event: folded with the batch (its finding is made there), never kept.
         guard let keys = entry.keys else { return true }
-        newestMilliseconds = max(newestMilliseconds, keys.milliseconds)
         let index: Int
         if let known = indexOf[keys.sessionID] {
             index = known
@@ -256,6 +265,12 @@ final class BatchReader {
         bufferedBytes += kept[index].keep(prefix: prefix, text: text)
         if bufferedBytes > chunkBudget { try flushAll() }
         return true
+    }
+
+    /// The newest event time of each session the batch brings lines of (but pruned ones, whose
+    /// lines are late), for the watermark (`Watermark.batchHigh`).
+    var sessionsNewest: [Int64] {
+        seen.indices.compactMap { pruned[$0] || seen[$0].newestMilliseconds == .min ? nil : seen[$0].newestMilliseconds }
     }
 
     /// Every session that got a line in this batch, with its newest event time and version.

@@ -25,6 +25,8 @@ public final class EventStore {
     public let modelText: String
     /// The checkpoint after a batch's commit, running on a thread of its own (`checkpoint()`).
     private let checkpoints = DispatchGroup()
+    /// Why the last checkpoint failed, if it did.
+    private let checkpointOutcome = CheckpointOutcome()
 
     /// How long an ingest waits for another one to finish, by default (seconds).
     public static let defaultLockWait = 60.0
@@ -33,11 +35,18 @@ public final class EventStore {
     public static func openForReading(path: String, toolVersion: String) throws -> EventStore {
         guard fileExists(path) else { throw StoreError("The store \(path) does not exist (navreplay ingest --store \(path) creates it).") }
         let database: SQLiteDatabase
-        if writable(path, exists: true) {
+        let full = fileSystemIsFull(path)
+        if full && fileSize(path + "-wal") ?? 0 > 0 {
+            throw StoreError(
+                "The store \(path) cannot be read: its file system is full (No space left on device), and its last batch is "
+                    + "still in \(path)-wal, which SQLite needs room to read. Free some space, or copy the store with its -wal "
+                    + "file to another file system.")
+        }
+        if writable(path, exists: true) && !full {
             database = try opened { () throws(SQLiteError) in try SQLiteDatabase(path: path, existing: true) }
         } else {
-            // On a read-only file system SQLite cannot make the `-shm` index a WAL database is
-            // read with. A store whose write-ahead log is empty (every ingest ends by copying it
+            // On a read-only (or full) file system SQLite cannot make the `-shm` index a WAL
+            // database is read with (on a full one it left a stray one, and "disk I/O error"). A store whose write-ahead log is empty (every ingest ends by copying it
             // into the store) is read as an immutable file; one with a batch still in its log
             // cannot be read in place.
             if fileSize(path + "-wal") ?? 0 > 0 {
@@ -50,6 +59,18 @@ public final class EventStore {
         database.waitForLocks(milliseconds: 10_000)
         let (model, text) = try checkedModel(database, path: path, expected: nil, toolVersion: toolVersion)
         return EventStore(database: database, path: path, model: model, modelText: text)
+    }
+
+    /// The paths of the files the store at `path` has ingested (as given, and resolved), or
+    /// none when there is no readable store there: an ingest refuses to write over them.
+    public static func ingestedPaths(of path: String, toolVersion: String) -> [String] {
+        guard fileExists(path), let store = try? openForReading(path: path, toolVersion: toolVersion) else { return [] }
+        var paths: [String] = []
+        try? store.database.prepare("SELECT path, resolved FROM files").forEachRow([]) { row in
+            paths.append(row.text(0))
+            paths.append(row.text(1))
+        }
+        return paths
     }
 
     /// Opens the store at `path` for an ingest, creating it with `model` when it does not
@@ -109,21 +130,40 @@ public final class EventStore {
     /// readers find them and the next checkpoint copies them. `waitForCheckpoint()` waits for it.
     func checkpoint() {
         let path = path
+        let outcome = checkpointOutcome
+        outcome.failure = nil
         DispatchQueue.global().async(group: checkpoints) {
             // A failure leaves the pages in the log, where readers find them and the next
-            // ingest's checkpoint copies them: nothing to report.
-            guard let connection = try? SQLiteDatabase(path: path, existing: true) else { return }
-            connection.waitForLocks(milliseconds: 10_000)
-            try? connection.execute("PRAGMA wal_checkpoint(PASSIVE)")
+            // ingest's checkpoint copies them; it is reported (`waitForCheckpoint`), since
+            // the log then keeps growing (a full disk).
+            do {
+                let connection = try SQLiteDatabase(path: path, existing: true)
+                connection.waitForLocks(milliseconds: 10_000)
+                try connection.execute("PRAGMA wal_checkpoint(PASSIVE)")
+            } catch {
+                outcome.failure = "\(error)"
+            }
         }
     }
 
-    /// Waits for the checkpoint of the last batch committed, if one is running.
-    package func waitForCheckpoint() {
+    /// Waits for the checkpoint of the last batch committed, if one is running; throws when it
+    /// failed (the batch is committed all the same, in `STORE-wal`).
+    public func waitForCheckpoint() throws {
         checkpoints.wait()
+        if let failure = checkpointOutcome.failure {
+            throw StoreError(
+                "The store \(path): its batch is committed, but could not be copied from \(path)-wal into the store: \(failure). "
+                    + "Readers find the batch in \(path)-wal; free some space, and the next ingest copies it.")
+        }
     }
 
     deinit { checkpoints.wait() }
+
+    /// Whether the file system holding `path` has no byte left for an unprivileged writer.
+    private static func fileSystemIsFull(_ path: String) -> Bool {
+        var status = statvfs()
+        return statvfs(directory(of: path), &status) == 0 && status.f_bavail == 0
+    }
 
     private init(database: SQLiteDatabase, path: String, model: NavigationModel, modelText: String) {
         self.database = database
@@ -174,7 +214,8 @@ public final class EventStore {
 
     static func busy(_ path: String) -> StoreError {
         StoreError(
-            "The store \(path) is busy: another navreplay ingest holds it. Try again when it is done (or give --lock-wait more seconds).")
+            "The store \(path) is busy: it is locked by another process (an ingest, or any program that writes it, such as a "
+                + "sqlite3 shell). Try again when it is done (or give --lock-wait more seconds).")
     }
 
     private static func opened<T>(_ body: () throws(SQLiteError) -> T) throws -> T {
@@ -202,6 +243,12 @@ public final class EventStore {
         guard let slash = path.lastIndex(of: "/") else { return "." }
         return slash == path.startIndex ? "/" : String(path[..<slash])
     }
+}
+
+/// Why a checkpoint failed: written on the checkpoint's thread before its group is left, read
+/// after `wait()`, which orders the two.
+private final class CheckpointOutcome: @unchecked Sendable {
+    var failure: String?
 }
 
 #if canImport(Glibc)

@@ -25,7 +25,11 @@ public struct IngestOptions: Sendable {
     public var closeAll = false
     /// Drop the events of sessions closed longer ago than this, in event time.
     public var retainMilliseconds: Int64?
-    public var maxFindingsPerSession = 10_000
+    /// At most this many findings kept per session; `nil`: the store's (the value its first
+    /// batch folded with), or `defaultMaxFindingsPerSession` for a new store. A store folds every
+    /// batch with one: another value is refused.
+    public var maxFindingsPerSession: Int?
+    public static let defaultMaxFindingsPerSession = 10_000
     public var lockWaitSeconds = EventStore.defaultLockWait
     /// The fold partitions (and maps) the batch's lines from this size on (tests lower it).
     package var partitionedInputBytes: Int64?
@@ -38,6 +42,8 @@ public struct IngestOptions: Sendable {
     /// Called once the batch is read, before the fold reads its files again (tests change a
     /// file there).
     package var beforeTheFold: (@Sendable () throws -> Void)?
+    /// Called once the batch is committed, before its checkpoint (tests fill the disk there).
+    package var afterTheCommit: (@Sendable () -> Void)?
 
     /// 30 minutes: the idle time after which analytics tools (Google Analytics, Firebase) end a
     /// session. A later event still reopens the session while the store holds its events.
@@ -109,9 +115,12 @@ public enum Ingestion {
         defer { if !committed { writer.rollback() } }
         let scratch = BatchScratch(try ScratchDirectory.make(in: options.temporaryDirectory, files: 1))
         defer { scratch.remove() }
+        var options = options
+        options.maxFindingsPerSession = try writer.maxFindingsPerSession(given: options.maxFindingsPerSession)
         let report = try ingest(writer, paths: paths, options: options, scratch: scratch, progress: progress)
         if report.batch != nil {
             try writer.commit()
+            options.afterTheCommit?()
             store.checkpoint()
         } else {
             writer.rollback()
@@ -150,25 +159,26 @@ public enum Ingestion {
         }
         var changedFiles: [StoredFile] = []
         var windows: [String: InputWindow] = [:]
-        // The end of data takes the last lines left without their line end, in every file.
-        let leftTails = options.closeAll ? files.values.filter(\.tailLeft).map(\.path) : []
-        for path in Set(paths + leftTails).sorted(by: { $0.utf8Precedes($1) }) {
+        let nameTaken = Set(files.values.map(\.path))
+        for (given, stored) in batchFiles(paths, files: files, closeAll: options.closeAll) {
             // A new file takes the next id; one that could not be read at all takes none.
             let nextID = (files.values.map(\.id).max() ?? -1) + 1
-            let known = files[path] ?? StoredFile(id: nextID, path: path)
+            let resolved = stored?.resolved ?? resolvedPath(given)
+            let name = nameTaken.contains(given) ? resolved : given
+            let known = stored ?? StoredFile(id: nextID, path: name, resolved: resolved, readPath: given)
             let outcome = try reader.read(known)
             if let chunkError { throw chunkError }
             report.files.append(
-                IngestReport.File(path: path, newLines: outcome.newLines, heldBackTail: outcome.heldBackTail, error: outcome.error))
-            if let window = outcome.window { windows[path] = window }
+                IngestReport.File(path: given, newLines: outcome.newLines, heldBackTail: outcome.heldBackTail, error: outcome.error))
+            if let window = outcome.window { windows[known.path] = window }
             if outcome.newLines > 0 || outcome.file != known { changedFiles.append(outcome.file) }
-            if outcome.newLines > 0 || files[path] != nil || outcome.error == nil { files[path] = outcome.file }
+            if outcome.newLines > 0 || stored != nil || outcome.error == nil { files[resolved] = outcome.file }
         }
         try reader.flushAll()
         try located.drain()
         report.lines = reader.lines
         report.blankLines = reader.blankLines
-        let watermark = max(try writer.watermark() ?? .min, reader.newestMilliseconds)
+        let watermark = max(try writer.watermark() ?? .min, Watermark.batchHigh(reader.sessionsNewest))
         // What the store held of the sessions this batch can change: the open ones, and those
         // it names.
         var stored = openBefore
@@ -219,6 +229,45 @@ public enum Ingestion {
         return report
     }
 
+    /// The batch's files, each once by its resolved path (`h.ndjson`, `./h.ndjson` and a link
+    /// to it are one file), with what the store knows of each (`nil`: a new file), in the
+    /// order of the paths given; at the end of data, every file with a last line left too. A
+    /// new file is named as given, unless another file of the store has that name (given from
+    /// another directory): then by its resolved path.
+    private static func batchFiles(
+        _ paths: [String], files: [String: StoredFile], closeAll: Bool
+    ) -> [(given: String, stored: StoredFile?)] {
+        var seen = Set<String>()
+        var result: [(given: String, stored: StoredFile?)] = []
+        for path in paths.sorted(by: { $0.utf8Precedes($1) }) {
+            let resolved = resolvedPath(path)
+            guard seen.insert(resolved).inserted else { continue }
+            guard var known = files[resolved] else {
+                result.append((path, nil))
+                continue
+            }
+            known.readPath = resolvedPath(known.path) == resolved ? known.path : path
+            result.append((path, known))
+        }
+        // The end of data takes the last lines left without their line end, in every file.
+        if closeAll {
+            for var file in files.values.sorted(by: { $0.path.utf8Precedes($1.path) }) where file.tailLeft && !seen.contains(file.resolved)
+            {
+                file.readPath = resolvedPath(file.path) == file.resolved ? file.path : file.resolved
+                result.append((file.path, file))
+            }
+        }
+        return result
+    }
+
+    /// The path resolved (`realpath(3)`: absolute, without links, `.` or `..`), or as given
+    /// when it names nothing (the error then names it as given).
+    static func resolvedPath(_ path: String) -> String {
+        guard let resolved = realpath(path, nil) else { return path }
+        defer { free(resolved) }
+        return String(cString: resolved)
+    }
+
     /// Folds the located file and the files read in place with the audit engine, collecting
     /// every session whole.
     private static func fold(
@@ -226,7 +275,9 @@ public enum Ingestion {
         options: IngestOptions, progress: ((ProgressSnapshot) -> Void)?
     ) throws -> FoldedSessions {
         let model = writer.store.model
-        var sessionOptions = SessionAuditOptions(maxFindings: options.maxFindingsPerSession, keepStates: false, recordScreens: true)
+        var sessionOptions = SessionAuditOptions(
+            maxFindings: options.maxFindingsPerSession ?? IngestOptions.defaultMaxFindingsPerSession, keepStates: false, recordScreens: true
+        )
         sessionOptions.openSessions = open
         var configuration = AuditConfiguration(
             model: model, maxLineBytes: options.maxLineBytes, quarantinePath: options.quarantinePath, jobs: options.jobs,
@@ -315,3 +366,31 @@ struct FoldPlan {
 #elseif canImport(Darwin)
     import Darwin
 #endif
+
+/// The store's clock: the newest event time it has seen, taken robustly, so that one device
+/// with a bad clock (an event dated 2099, valid or not) moves it for no session but its own.
+enum Watermark {
+    /// A day: the least a batch's newest session may lie past its upper quartile and still
+    /// move the watermark.
+    static let tolerance: Int64 = 86_400_000
+
+    /// The newest of the batch's sessions' newest event times (`sessionsNewest`) that is not an
+    /// outlier: more than a day plus three interquartile ranges past the upper quartile of them
+    /// all (Tukey's far-out fence, quartiles by nearest rank). A night's sessions spread over a
+    /// day, and a backfill's over weeks, are all inside it; a few sessions far in the future
+    /// are not. `.min` for a batch of no session.
+    static func batchHigh(_ sessionsNewest: [Int64]) -> Int64 {
+        guard !sessionsNewest.isEmpty else { return .min }
+        let sorted = sessionsNewest.sorted()
+        let lower = sorted[(sorted.count - 1) / 4]
+        let upper = sorted[(sorted.count - 1) * 3 / 4]
+        let fence = saturatingSum(upper, saturatingSum(tolerance, saturatingSum(upper &- lower, (upper &- lower) &* 2)))
+        return sorted.last { $0 <= fence } ?? upper
+    }
+
+    /// `a + b`, or the bound it passes.
+    private static func saturatingSum(_ a: Int64, _ b: Int64) -> Int64 {
+        let sum = a.addingReportingOverflow(b)
+        return sum.overflow ? (b > 0 ? .max : .min) : sum.partialValue
+    }
+}

@@ -75,6 +75,9 @@ final class LinesAhead: @unchecked Sendable {
         var changed = false
         var heldBack = false
         var lastTakenEnding = LineEnding.newline
+        /// The bytes of every line taken, the earlier ones and the new, line ends included: the
+        /// file's `bytes` as an audit of it counts them.
+        var takenBytes: Int64 = 0
         var error: InputError?
         /// Which file was read, and how many bytes of it.
         var facts = ReadFacts()
@@ -108,9 +111,10 @@ final class LinesAhead: @unchecked Sendable {
                 stopping = lock.withLock { stopped }
             }
             do {
-                _ = try LineReader(maxLineBytes: maxLineBytes).readLines(of: file.path, copyingTo: nil, facts: outcome.facts) { line in
+                _ = try LineReader(maxLineBytes: maxLineBytes).readLines(of: file.readPath, copyingTo: nil, facts: outcome.facts) { line in
                     guard !outcome.changed, !stopping else { return }
                     if line.number <= file.lines {
+                        outcome.takenBytes += Int64(line.inputBytes)
                         outcome.prefix.add(line)
                         outcome.current.add(line)
                         if line.number == file.lines,
@@ -125,6 +129,7 @@ final class LinesAhead: @unchecked Sendable {
                         return
                     }
                     outcome.current.add(line)
+                    outcome.takenBytes += Int64(line.inputBytes)
                     outcome.newLines += 1
                     outcome.lastTakenEnding = line.ending
                     if line.isBlank {
@@ -144,7 +149,7 @@ final class LinesAhead: @unchecked Sendable {
             } catch let error as InputError {
                 outcome.error = error
             } catch {
-                outcome.error = InputError(code: .unreadable, path: file.path, message: "\(error)")
+                outcome.error = InputError(code: .unreadable, path: file.readPath, message: "\(error)")
             }
             lock.withLock {
                 if !block.lines.isEmpty { blocks.append(block) }

@@ -4,7 +4,7 @@
 /// ingests, so that the same batches give the same store whatever day they are ingested on.
 enum StoreSchema {
     /// Bumped whenever a table changes meaning; a store of another version is refused.
-    static let version = "2"
+    static let version = "3"
     static let format = "navreplay-store"
     /// The page size of a new store (`EventStore.openForWriting`).
     static let pageSize = 65_536
@@ -25,8 +25,9 @@ enum StoreSchema {
           new_findings INTEGER NOT NULL, withdrawn_findings INTEGER NOT NULL,
           watermark TEXT, watermark_ms INTEGER, closed_all INTEGER NOT NULL);
         CREATE TABLE files (
-          file INTEGER PRIMARY KEY, path TEXT NOT NULL UNIQUE, lines INTEGER NOT NULL, blank_lines INTEGER NOT NULL,
-          fingerprint INTEGER NOT NULL, torn_tail INTEGER NOT NULL, tail_left INTEGER NOT NULL, first_batch INTEGER NOT NULL, last_batch INTEGER NOT NULL);
+          file INTEGER PRIMARY KEY, path TEXT NOT NULL UNIQUE, resolved TEXT NOT NULL UNIQUE, lines INTEGER NOT NULL, blank_lines INTEGER NOT NULL,
+          fingerprint INTEGER NOT NULL, torn_tail INTEGER NOT NULL, tail_left INTEGER NOT NULL, first_batch INTEGER NOT NULL, last_batch INTEGER NOT NULL,
+          bytes INTEGER NOT NULL);
         CREATE TABLE sessions (
           session INTEGER PRIMARY KEY, session_id TEXT NOT NULL UNIQUE, status TEXT NOT NULL,
           app_version TEXT, events INTEGER NOT NULL, redeliveries INTEGER NOT NULL, duplicates INTEGER NOT NULL,
@@ -50,7 +51,8 @@ enum StoreSchema {
         CREATE TABLE late_events (
           batch INTEGER NOT NULL, session_id TEXT NOT NULL, file TEXT NOT NULL, line INTEGER NOT NULL, event TEXT NOT NULL);
         CREATE TABLE event_ids (batch INTEGER NOT NULL, entries BLOB NOT NULL);
-        CREATE TABLE shared_ids (session INTEGER NOT NULL, other INTEGER NOT NULL, PRIMARY KEY (session, other)) WITHOUT ROWID;
+        CREATE TABLE shared_ids (id_hash INTEGER NOT NULL, session INTEGER NOT NULL, PRIMARY KEY (id_hash, session)) WITHOUT ROWID;
+        CREATE INDEX shared_ids_session ON shared_ids(session);
         CREATE INDEX findings_session ON findings(session, ordinal);
         CREATE INDEX findings_rule ON findings(rule);
         \(unreadableIndex);

@@ -101,7 +101,10 @@ extension StoredRun {
             try database.execute("BEGIN")
             defer { try? database.execute("COMMIT") }
             try database.prepare("SELECT path FROM files ORDER BY file").forEachRow([]) { paths.append($0.text(0)) }
-            try database.prepare("SELECT chunk FROM event_chunks ORDER BY chunk").forEachRow([]) { chunks.append($0.integer(0)) }
+            // A pruned session's lines of the ids it owned (`StoreWriter.prune`) are not a session.
+            try database.prepare(
+                "SELECT chunk FROM event_chunks WHERE session NOT IN (SELECT session FROM sessions WHERE status = 'pruned') ORDER BY chunk"
+            ).forEachRow([]) { chunks.append($0.integer(0)) }
             let query = try database.prepare("SELECT data FROM event_chunks WHERE chunk = ?")
             for chunk in chunks {
                 var lines: [UInt8]?

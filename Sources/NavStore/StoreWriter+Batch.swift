@@ -6,15 +6,17 @@ import NavSQLite
 import SystemPackage
 
 extension StoreWriter {
-    /// Keeps the batch's event ids (their hashes, with their sessions) and notes every pair of
-    /// sessions that share one, with an earlier batch's session or within this batch: such
-    /// sessions are always folded together, since an id's first occurrence decides which
-    /// others conflict with it. The ids (`[u64 hash][u32 session number]` each, numbers into
+    /// Keeps the batch's event ids (their hashes, with their sessions) and notes, for every id
+    /// hash that two sessions or more hold (with an earlier batch's session or within this
+    /// batch), each session that holds it: one row a session and hash, never one a pair, so
+    /// that a thousand sessions sharing one id take a thousand rows. Such sessions are always
+    /// folded together, since an id's first occurrence decides which others conflict with it.
+    /// The ids (`[u64 hash][u32 session number]` each, numbers into
     /// `sessions`) are read from `path` a part of `entriesPerPart` at a time: each part is
     /// sorted, checked against itself and every part stored before, and stored.
     func recordSharedIDs(in path: String, sessions: [String], partEntries entriesPerPart: Int, batch: Int64) throws {
         let rowOf = sessions.map { sessionRow($0) }
-        var pairs = Set<Pair>()
+        var holders = Set<Holder>()
         let file: FileDescriptor
         do {
             file = try FileDescriptor.open(FilePath(path), .readOnly)
@@ -57,7 +59,7 @@ extension StoreWriter {
                 offset += take
                 entries += take / 12
                 if entries == entriesPerPart {
-                    try recordPart(&part, batch: batch, pairs: &pairs)
+                    try recordPart(&part, batch: batch, holders: &holders)
                     part.removeAll(keepingCapacity: true)
                     entries = 0
                 }
@@ -67,19 +69,18 @@ extension StoreWriter {
                 raw.withUnsafeMutableBytes { $0.copyMemory(from: UnsafeRawBufferPointer(rebasing: $0[full..<(full + held)])) }
             }
         }
-        if entries > 0 { try recordPart(&part, batch: batch, pairs: &pairs) }
+        if entries > 0 { try recordPart(&part, batch: batch, holders: &holders) }
         try sql { () throws(SQLiteError) in
-            let insert = try database.prepare("INSERT OR IGNORE INTO shared_ids (session, other) VALUES (?, ?)")
-            for pair in pairs where pair.first != pair.second {
-                try insert.run([.integer(pair.first), .integer(pair.second)])
-                try insert.run([.integer(pair.second), .integer(pair.first)])
+            let insert = try database.prepare("INSERT OR IGNORE INTO shared_ids (id_hash, session) VALUES (?, ?)")
+            for holder in holders.sorted(by: { ($0.hash, $0.row) < ($1.hash, $1.row) }) {
+                try insert.run([.integer(Int64(bitPattern: holder.hash)), .integer(holder.row)])
             }
         }
     }
 
     /// One part of the batch's ids: sorted, its own shared ids and those it shares with every
-    /// part stored before noted, then stored as a part of its own.
-    private func recordPart(_ unique: inout [(hash: UInt64, row: Int64)], batch: Int64, pairs: inout Set<Pair>) throws {
+    /// part stored before noted (each holder of each, once), then stored as a part of its own.
+    private func recordPart(_ unique: inout [(hash: UInt64, row: Int64)], batch: Int64, holders: inout Set<Holder>) throws {
         unique.sort { ($0.hash, $0.row) < ($1.hash, $1.row) }
         var kept = 0
         for entry in unique where kept == 0 || unique[kept - 1] != entry {
@@ -91,19 +92,20 @@ extension StoreWriter {
         while index < unique.count {
             var end = index + 1
             while end < unique.count, unique[end].hash == unique[index].hash { end += 1 }
-            for first in index..<end {
-                for second in index..<end where first != second { pairs.insert(Pair(unique[first].row, unique[second].row)) }
+            // Sorted and unique: two entries of one hash are two sessions.
+            if end - index > 1 {
+                for entry in unique[index..<end] { holders.insert(Holder(hash: entry.hash, row: entry.row)) }
             }
             index = end
         }
-        var found = pairs
+        var found = holders
         try sql { () throws(SQLiteError) in
             // One stored part at a time: its blob is read and dropped before the next.
             try database.prepare("SELECT entries FROM event_ids ORDER BY rowid").forEachRow([]) { row in
-                Self.matches(unique, in: row.blob(0)) { found.insert(Pair($0, $1)) }
+                Self.matches(unique, in: row.blob(0)) { found.insert(Holder(hash: $0, row: $1)) }
             }
         }
-        pairs = found
+        holders = found
         guard !unique.isEmpty else { return }
         var blob: [UInt8] = []
         blob.reserveCapacity(unique.count * 16)
@@ -116,17 +118,17 @@ extension StoreWriter {
         }
     }
 
-    private struct Pair: Hashable {
-        let first: Int64
-        let second: Int64
-        init(_ first: Int64, _ second: Int64) {
-            self.first = first
-            self.second = second
-        }
+    /// A session holding an event id hash that another session holds too.
+    private struct Holder: Hashable {
+        let hash: UInt64
+        let row: Int64
     }
 
-    /// Calls `body` with each (new row, stored row) whose hashes match, for different sessions.
-    private static func matches(_ run: [(hash: UInt64, row: Int64)], in blob: [UInt8], _ body: (Int64, Int64) -> Void) {
+    /// Calls `body` with each holder (hash, session) of every hash that `run` (sorted, unique)
+    /// and a stored part both hold under two sessions or more between them: the run's entries
+    /// and the part's, each once, so that the work is linear in both however many sessions
+    /// share one id.
+    private static func matches(_ run: [(hash: UInt64, row: Int64)], in blob: [UInt8], _ body: (UInt64, Int64) -> Void) {
         let count = blob.count / 16
         blob.withUnsafeBytes { raw in
             func hash(_ index: Int) -> UInt64 { UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: index * 16, as: UInt64.self)) }
@@ -140,89 +142,57 @@ extension StoreWriter {
                 } else if storedHash > run[new].hash {
                     new += 1
                 } else {
-                    var probe = new
-                    while probe < run.count, run[probe].hash == storedHash {
-                        if run[probe].row != row(stored) { body(run[probe].row, row(stored)) }
-                        probe += 1
+                    var storedEnd = stored
+                    while storedEnd < count, hash(storedEnd) == storedHash { storedEnd += 1 }
+                    var newEnd = new
+                    while newEnd < run.count, run[newEnd].hash == storedHash { newEnd += 1 }
+                    let first = run[new].row
+                    let shared =
+                        newEnd - new > 1 || (stored..<storedEnd).contains { row($0) != first }
+                    if shared {
+                        for index in stored..<storedEnd { body(storedHash, row(index)) }
+                        for index in new..<newEnd { body(storedHash, run[index].row) }
                     }
-                    stored += 1
+                    stored = storedEnd
+                    new = newEnd
                 }
             }
         }
     }
 
     /// The sessions to fold: `sessions` and every session that shares an event id with one of
-    /// them, transitively, whose events the store still holds.
+    /// them, transitively, whose events the store still holds (all of them, or, for a pruned
+    /// session, the lines of the ids it owned).
     func closure(of sessions: Set<String>) throws -> Set<String> {
         var result = sessions
         var pending = sessions.compactMap { sessionRow($0) }
-        let query = try sql { () throws(SQLiteError) in try database.prepare("SELECT other FROM shared_ids WHERE session = ?") }
+        let (hashesOf, holdersOf) = try sql { () throws(SQLiteError) in
+            (
+                try database.prepare("SELECT id_hash FROM shared_ids WHERE session = ?"),
+                try database.prepare("SELECT session FROM shared_ids WHERE id_hash = ?")
+            )
+        }
+        // Each hash's holders are read once: the work is linear in the rows, however many
+        // sessions share one id.
+        var seenHashes = Set<Int64>()
         while let row = pending.popLast() {
             var others: [Int64] = []
-            try sql { () throws(SQLiteError) in try query.forEachRow([.integer(row)]) { others.append($0.integer(0)) } }
+            try sql { () throws(SQLiteError) in
+                var hashes: [Int64] = []
+                try hashesOf.forEachRow([.integer(row)]) { hashes.append($0.integer(0)) }
+                for hash in hashes where seenHashes.insert(hash).inserted {
+                    try holdersOf.forEachRow([.integer(hash)]) { others.append($0.integer(0)) }
+                }
+            }
             for other in others {
-                guard let id = try sessionID(of: other), status(of: id) != .pruned, !result.contains(id) else { continue }
+                // A pruned session here holds the first occurrence of an id it shared
+                // (`prune`): folded for the others' sake, its own results are not written.
+                guard let id = try sessionID(of: other), !result.contains(id) else { continue }
                 result.insert(id)
                 pending.append(other)
             }
         }
         return result
-    }
-
-    /// Drops the events of sessions closed before `cutoff` (event time), keeping their records
-    /// and findings: their lines, their event ids and the ids they shared. Returns how many
-    /// sessions were pruned.
-    func prune(olderThan cutoff: Int64, batch: Int64) throws -> Int {
-        try sql { () throws(SQLiteError) in
-            var pruned: Set<Int64> = []
-            try database.prepare("SELECT session FROM sessions WHERE status = 'closed' AND last_event_ms < ?")
-                .forEachRow([.integer(cutoff)]) { pruned.insert($0.integer(0)) }
-            guard !pruned.isEmpty else { return 0 }
-            let deleteChunks = try database.prepare("DELETE FROM event_chunks WHERE session = ?")
-            let markPruned = try database.prepare("UPDATE sessions SET status = 'pruned', pruned_batch = ? WHERE session = ?")
-            // A pair is stored both ways: each partner's half goes by the table's key too.
-            let partners = try database.prepare("SELECT other FROM shared_ids WHERE session = ?")
-            let deletePair = try database.prepare("DELETE FROM shared_ids WHERE session = ? AND other = ?")
-            let deleteShared = try database.prepare("DELETE FROM shared_ids WHERE session = ?")
-            for row in pruned.sorted() {
-                try deleteChunks.run([.integer(row)])
-                try markPruned.run([.integer(batch), .integer(row)])
-                var others: [Int64] = []
-                try partners.forEachRow([.integer(row)]) { others.append($0.integer(0)) }
-                for other in others { try deletePair.run([.integer(other), .integer(row)]) }
-                try deleteShared.run([.integer(row)])
-            }
-            try dropEventIDs(of: pruned)
-            return pruned.count
-        }
-    }
-
-    /// Removes the entries of `sessions` from every stored part of event ids: a pruned session
-    /// shares ids with no later one, and the parts a batch reads stay as large as what the store
-    /// holds, not what it has seen.
-    private func dropEventIDs(of sessions: Set<Int64>) throws(SQLiteError) {
-        var rewritten: [(part: Int64, entries: [UInt8])] = []
-        try database.prepare("SELECT rowid, entries FROM event_ids ORDER BY rowid").forEachRow([]) { row in
-            let entries = row.blob(1)
-            var kept: [UInt8] = []
-            kept.reserveCapacity(entries.count)
-            entries.withUnsafeBytes { raw in
-                for offset in stride(from: 0, to: raw.count - raw.count % 16, by: 16)
-                where !sessions.contains(Int64(littleEndian: raw.loadUnaligned(fromByteOffset: offset + 8, as: Int64.self))) {
-                    kept.append(contentsOf: raw[offset..<(offset + 16)])
-                }
-            }
-            if kept.count != entries.count { rewritten.append((row.integer(0), kept)) }
-        }
-        let update = try database.prepare("UPDATE event_ids SET entries = ? WHERE rowid = ?")
-        let delete = try database.prepare("DELETE FROM event_ids WHERE rowid = ?")
-        for (part, entries) in rewritten {
-            if entries.isEmpty {
-                try delete.run([.integer(part)])
-            } else {
-                try update.run([.blob(entries), .integer(part)])
-            }
-        }
     }
 
     func addBatch(_ batch: Int64, report: IngestReport, closedAll: Bool) throws {

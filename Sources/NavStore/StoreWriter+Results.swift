@@ -45,7 +45,9 @@ extension StoreWriter {
                 report.invalidLines += 1
             }
             for sessionID in folded.sorted(by: { $0.utf8Precedes($1) }) {
-                guard let row = sessionRow(sessionID) else { continue }
+                // A pruned session folds with the lines of the ids it owned only (`prune`):
+                // for the others' conflicts; its own record and findings stay as they were.
+                guard let row = sessionRow(sessionID), status(of: sessionID) != .pruned else { continue }
                 let isFresh = fresh.contains(sessionID)
                 guard let (audit, generation) = try results.summary(of: sessionID, fileIndex: fileIndex, findings: !isFresh) else {
                     // Lines that named the session but were no valid event: no session yet.

@@ -71,16 +71,45 @@ final class StoreWriter {
         }
     }
 
+    /// The cap of findings per session the store folds with: the one its first batch was
+    /// given (kept in `meta`), or `given` for a store's first batch. Another `given` is refused.
+    func maxFindingsPerSession(given: Int?) throws -> Int {
+        let stored = try sql { () throws(SQLiteError) in
+            var value: Int?
+            try database.prepare("SELECT value FROM meta WHERE key = 'max_findings_per_session'").forEachRow([]) { value = Int($0.text(0)) }
+            return value
+        }
+        if let stored {
+            if let given, given != stored {
+                throw StoreError(
+                    "The store \(store.path) keeps at most \(stored) findings per session (the --max-findings-per-session it was made "
+                        + "with); this batch gives \(given). A store folds every batch with one cap: give \(stored), or leave the "
+                        + "option out, or ingest into a new store.")
+            }
+            return stored
+        }
+        let value = given ?? IngestOptions.defaultMaxFindingsPerSession
+        try sql { () throws(SQLiteError) in
+            try database.prepare("INSERT OR REPLACE INTO meta (key, value) VALUES ('max_findings_per_session', ?)").run([
+                .text(String(value))
+            ])
+        }
+        return value
+    }
+
+    /// The files the store has read, by their resolved paths.
     func files() throws -> [String: StoredFile] {
         try sql { () throws(SQLiteError) in
             var files: [String: StoredFile] = [:]
-            try database.prepare("SELECT file, path, lines, blank_lines, fingerprint, torn_tail, tail_left FROM files").forEachRow([]) {
-                row in
-                let file = StoredFile(
-                    id: Int(row.integer(0)), path: row.text(1), lines: row.integer(2), blankLines: row.integer(3),
-                    fingerprint: UInt64(bitPattern: row.integer(4)), tornTail: row.integer(5) != 0, tailLeft: row.integer(6) != 0)
-                files[file.path] = file
-            }
+            try database.prepare("SELECT file, path, resolved, lines, blank_lines, fingerprint, torn_tail, tail_left, bytes FROM files")
+                .forEachRow([]) { row in
+                    var file = StoredFile(
+                        id: Int(row.integer(0)), path: row.text(1), resolved: row.text(2), readPath: row.text(1), lines: row.integer(3),
+                        blankLines: row.integer(4), fingerprint: UInt64(bitPattern: row.integer(5)), tornTail: row.integer(6) != 0,
+                        tailLeft: row.integer(7) != 0)
+                    file.bytes = row.integer(8)
+                    files[file.resolved] = file
+                }
             return files
         }
     }
@@ -89,17 +118,17 @@ final class StoreWriter {
         try sql { () throws(SQLiteError) in
             let upsert = try database.prepare(
                 """
-                INSERT INTO files (file, path, lines, blank_lines, fingerprint, torn_tail, tail_left, first_batch, last_batch)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
-                ON CONFLICT(file) DO UPDATE SET lines = excluded.lines, blank_lines = excluded.blank_lines,
+                INSERT INTO files (file, path, resolved, lines, blank_lines, fingerprint, torn_tail, tail_left, first_batch, last_batch, bytes)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                ON CONFLICT(file) DO UPDATE SET lines = excluded.lines, blank_lines = excluded.blank_lines, bytes = excluded.bytes,
                   fingerprint = excluded.fingerprint, torn_tail = excluded.torn_tail, tail_left = excluded.tail_left,
                   last_batch = excluded.last_batch
                 """)
             for file in files {
                 try upsert.run([
-                    .integer(Int64(file.id)), .text(file.path), .integer(file.lines), .integer(file.blankLines),
+                    .integer(Int64(file.id)), .text(file.path), .text(file.resolved), .integer(file.lines), .integer(file.blankLines),
                     .integer(Int64(bitPattern: file.fingerprint)), .integer(file.tornTail ? 1 : 0), .integer(file.tailLeft ? 1 : 0),
-                    .integer(batch), .integer(batch),
+                    .integer(batch), .integer(batch), .integer(file.bytes),
                 ])
             }
         }

@@ -81,8 +81,8 @@ public enum StoredRun {
 
     private static func files(_ database: SQLiteDatabase) throws(SQLiteError) -> ([String], [InputFileReport]) {
         var reports: [InputFileReport] = []
-        try database.prepare("SELECT path, lines FROM files").forEachRow([]) {
-            reports.append(InputFileReport(path: $0.text(0), lines: $0.integer(1)))
+        try database.prepare("SELECT path, lines, bytes FROM files").forEachRow([]) {
+            reports.append(InputFileReport(path: $0.text(0), lines: $0.integer(1), bytes: $0.integer(2)))
         }
         reports.sort { $0.path.utf8Precedes($1.path) }
         return (reports.map(\.path), reports)

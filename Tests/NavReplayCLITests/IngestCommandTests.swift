@@ -90,7 +90,7 @@ import Testing
         usleep(700_000)
         let refused = try navreplay(["ingest", "--store", store, "--lock-wait", "0.2", Repository.path("SampleLogs/violations")])
         #expect(refused.status == 2)
-        #expect(refused.stderr.contains("busy: another navreplay ingest holds it"), "\(refused.stderr)")
+        #expect(refused.stderr.contains("busy: it is locked by another process"), "\(refused.stderr)")
         let waited = try navreplay([
             "ingest", "--store", store, "--lock-wait", "30", "--fail-on", "never", Repository.path("SampleLogs/violations"),
         ])

@@ -364,7 +364,7 @@ final class StoreBench {
         let file = try bench.write("a.ndjson", (1...40).flatMap { Self.session("s\($0)", pushes: 30) })
         let store = try StoreFixture.open(bench.path, model: .poc)
         _ = try Ingestion.run(store: store, paths: [file], options: bench.options)
-        store.waitForCheckpoint()
+        try store.waitForCheckpoint()
         let bytes = try store.database.integer("PRAGMA page_count") * store.database.integer("PRAGMA page_size")
         let size = try FileManager.default.attributesOfItem(atPath: bench.path)[.size] as? Int64
         #expect(size == bytes)
