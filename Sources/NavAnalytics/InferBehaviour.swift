@@ -154,7 +154,9 @@ extension InferBehaviour {
                 spec.tab = tab
             }
             spec.dismissModals = evidence[.commandDismissed(name)] == groups && evidence[.commandDismissedSome(name)] > 0
-            spec.reset = draft.stacks.keys.sorted().filter {
+            // A modal's own stack empties with its modal: a dismissal, not a reset.
+            let ownStacks = Set(draft.modals.values.compactMap(\.stack))
+            spec.reset = draft.stacks.keys.sorted().filter { !ownStacks.contains($0) }.filter {
                 evidence[.commandEmptied(command: name, stack: $0)] == groups && evidence[.commandReset(command: name, stack: $0)] > 0
             }
             draft.commands[name] = spec

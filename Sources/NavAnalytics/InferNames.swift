@@ -29,6 +29,7 @@ public struct InferNames: SessionAnalysis {
         var unnamedStart = false
         var firstView = true
         var tabNamed = false
+        var noSnapshot = false
 
         mutating func note(_ clue: Clue, _ times: Int = 1) { clues[clue, default: 0] += times }
 
@@ -82,6 +83,7 @@ public struct InferNames: SessionAnalysis {
                     note(.flow(snapshot.flow))
                     modals = snapshot.modals
                     unnamedStart = false
+                    noSnapshot = false
                     if let tab = snapshot.tab { note(.tabName(tab)) }
                     for modal in snapshot.modals { note(.modal(modal: modal, flow: flow)) }
                     for (stack, routes) in snapshot.stacks where !routes.isEmpty {
@@ -91,6 +93,7 @@ public struct InferNames: SessionAnalysis {
                     flow = nil
                     modals = []
                     unnamedStart = true
+                    noSnapshot = true
                     tabNamed = false
                 }
             case .routePush(let stack, _, let to, let params), .routeReplace(let stack, _, let to, let params):
@@ -111,7 +114,7 @@ public struct InferNames: SessionAnalysis {
             case .tabSwitch(let from, let to):
                 if let from {
                     note(.tab(tab: from, flow: flow))
-                    if unnamedStart, !tabNamed { note(.initialTab(from)) }
+                    if noSnapshot, !tabNamed { note(.initialTab(from)) }
                 }
                 tabNamed = true
                 note(.tab(tab: to, flow: flow))

@@ -42,7 +42,10 @@ public enum RandomSessions {
         case 7:
             if let other = pick(stacks), let route = pick(routes(other)) { router.push(route, on: other, params: params(other)) }
         case 8, 9:
-            router.pop(1 + Int(random.next() % 2))
+            // Two only where the stack holds two, or clamps: a pop beyond the depth is a finding.
+            let depth = stack.map { router.state.stacks[$0]?.count ?? 0 } ?? 0
+            let clamps = stack.flatMap { model.stacks[$0]?.clampedPops } ?? false
+            router.pop(depth >= 2 || clamps ? 1 + Int(random.next() % 2) : 1)
         case 10:
             router.popToRoot()
         case 11:
