@@ -6,10 +6,11 @@ import NavEvents
 public enum DraftFix: Hashable, Sendable, Comparable {
     case dropSingleton(stack: String, route: String)
     case clampPops(String)
-    case dropCommandParts(String)
     case popToFirst(String)
     case allowModal(modal: String, flow: String, style: String)
     case addRoute(stack: String, route: String)
+    /// A command's group operated on a stack its flow does not own: the command resets it.
+    case addReset(command: String, stack: String)
 
     public static func < (lhs: DraftFix, rhs: DraftFix) -> Bool { String(describing: lhs) < String(describing: rhs) }
 }
@@ -58,12 +59,22 @@ public struct InferCheck: SessionAnalysis {
     public func add(_ audit: SessionAudit, weight: Int, to tally: inout Tally) throws {
         let session = audit.sessionID
         tally.sessions += weight
-        var rules = Set(audit.findings.map(\.rule)).union(audit.droppedFindings.keys)
+        let rules = Set(audit.findings.map(\.rule)).union(audit.droppedFindings.keys)
         var fixes: Set<DraftFix> = []
         if !rules.isEmpty {
             var flow = model.initial.flow
+            var group: (id: String, command: String?) = ("", nil)
             try audit.forEachStep { step, cursor in
-                for finding in step.findings { if let fix = fix(for: finding, event: step.event, flow: flow) { fixes.insert(fix) } }
+                let event = step.event
+                if event.correlationID != group.id { group = (event.correlationID, nil) }
+                if case .commandApplied(let command, _, _) = event.payload, group.command == nil { group.command = command }
+                for finding in step.findings {
+                    if finding.rule == .stackNotOwned, let command = group.command, let stack = event.payload.stack {
+                        fixes.insert(.addReset(command: command, stack: stack))
+                    } else if let fix = fix(for: finding, event: event, flow: flow) {
+                        fixes.insert(fix)
+                    }
+                }
                 flow = cursor.currentFlow
             }
         }
@@ -74,7 +85,6 @@ public struct InferCheck: SessionAnalysis {
         if !rules.isEmpty {
             if weight > 0 { tally.unexplained[session, default: []].formUnion(rules) } else { tally.unexplained[session] = nil }
         }
-        rules = []
     }
 
     /// The change that removes a finding, if a wider model would not have it.
@@ -85,8 +95,6 @@ public struct InferCheck: SessionAnalysis {
             return .dropSingleton(stack: stack, route: route)
         case (.stackOutOfRange, .routePop(let stack, _, _, .count)):
             return .clampPops(stack)
-        case (.commandPostcondition, .commandApplied(let command, _, _)):
-            return .dropCommandParts(command)
         case (.stateMismatch, let payload):
             guard let stack = payload.stack, model.stacks[stack]?.popTo == .last else { return nil }
             return .popToFirst(stack)
@@ -108,16 +116,16 @@ extension DraftModel {
         switch fix {
         case .dropSingleton(let stack, let route): stacks[stack]?.singletons.remove(route)
         case .clampPops(let stack): stacks[stack]?.clampedPops = true
-        case .dropCommandParts(let command):
-            commands[command]?.tab = nil
-            commands[command]?.reset = []
-            commands[command]?.dismissModals = false
         case .popToFirst(let stack): stacks[stack]?.popTo = .first
         case .allowModal(let modal, let flow, let style):
             guard var spec = modals[modal] else { break }
             if let flows = spec.flows, !flows.contains(flow), self.flows[flow] != nil { spec.flows = (flows + [flow]).sorted() }
             if let styles = spec.styles, !styles.contains(style) { spec.styles = (styles + [style]).sorted() }
             modals[modal] = spec
+        case .addReset(let command, let stack):
+            if let reset = commands[command]?.reset, !reset.contains(stack), stacks[stack] != nil {
+                commands[command]?.reset = (reset + [stack]).sorted()
+            }
         case .addRoute(let stack, let route):
             if let routes = stacks[stack]?.routes, !routes.contains(route) { stacks[stack]?.routes = (routes + [route]).sorted() }
         }

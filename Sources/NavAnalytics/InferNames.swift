@@ -31,10 +31,20 @@ public struct InferNames: SessionAnalysis {
         var tabNamed = false
         var noSnapshot = false
 
-        mutating func note(_ clue: Clue, _ times: Int = 1) { clues[clue, default: 0] += times }
+        /// Uses are counted one by one; every other clue once a session.
+        mutating func note(_ clue: Clue, _ times: Int = 1) {
+            switch clue {
+            case .stackInFlow, .stackUses, .stackUsesWith: clues[clue, default: 0] += times
+            default: clues[clue] = 1
+            }
+        }
+
+        /// Inside a command's or deep link's group, before its flow switch: a stack operated on
+        /// there is the command's reset, not the current flow's own.
+        var commandGroup: String?
 
         mutating func use(_ stack: String) {
-            note(.stackInFlow(stack: stack, flow: flow))
+            if commandGroup == nil { note(.stackInFlow(stack: stack, flow: flow)) }
             if modals.isEmpty {
                 note(.stackBare(stack))
             } else {
@@ -73,6 +83,12 @@ public struct InferNames: SessionAnalysis {
         }
 
         mutating func step(_ event: NavigationEvent) {
+            if event.correlationID != commandGroup { commandGroup = nil }
+            switch event.payload {
+            case .commandApplied, .deepLink: commandGroup = event.correlationID
+            case .flowSwitch: commandGroup = nil
+            default: break
+            }
             if case .screenView = event.payload {} else { firstView = false }
             switch event.payload {
             case .sessionStart(let snapshot):

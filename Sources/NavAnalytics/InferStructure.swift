@@ -34,7 +34,11 @@ public enum InferStructure {
         var unnamedUses: [String: Int] = [:]
         for ((stack, flow), support) in names.all({ if case .stackInFlow(let s, let f) = $0 { (s, f) } else { nil } })
         where !ownStacks.contains(stack) {
-            if let flow { used[flow, default: [:]][stack, default: 0] += support.count } else { unnamedUses[stack, default: 0] += support.count }
+            if let flow {
+                used[flow, default: [:]][stack, default: 0] += support.count
+            } else {
+                unnamedUses[stack, default: 0] += support.count
+            }
         }
         if initialFlow == nil {
             // No session named its initial flow: the flow that uses the first stack shown, else

@@ -70,6 +70,7 @@ public struct Inference: Sendable {
                     tried.insert(fix)
                     flipped.append(fix)
                 }
+                tried.insert(fix)
                 if draft.apply(fix) { changed = true }
             }
             if !changed { break }

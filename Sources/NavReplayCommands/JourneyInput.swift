@@ -5,6 +5,7 @@
 #endif
 import NavAnalytics
 import NavEngine
+import NavModel
 import NavReplay
 import NavResults
 import NavRuns
@@ -28,7 +29,7 @@ func foldJourneys<Analysis: JourneyAnalysis>(
 
 /// A store's held sessions folded again, as an audit of the lines it holds, into `sink`.
 func foldHeldSessions(
-    _ store: EventStore, input: InputOptions, sessionOptions: SessionAuditOptions, sink: AuditSink
+    _ store: EventStore, input: InputOptions, sessionOptions: SessionAuditOptions, sink: AuditSink, model: NavigationModel? = nil
 ) throws -> AuditRun {
     let scratch = try ScratchDirectory.make(in: input.tempDir, files: 1)
     let held = scratch.path + "/part-0"
@@ -39,7 +40,7 @@ func foldHeldSessions(
     do {
         let paths = try StoredRun.writeHeldEvents(store, to: held)
         var configuration = AuditConfiguration(
-            model: store.model, maxLineBytes: input.maxLineBytes, jobs: input.jobs, sessionOptions: sessionOptions)
+            model: model ?? store.model, maxLineBytes: input.maxLineBytes, jobs: input.jobs, sessionOptions: sessionOptions)
         if let limit = input.memoryLimit { configuration.memoryLimit = limit.bytes }
         configuration.temporaryDirectory = input.tempDir
         configuration.locatedPaths = paths

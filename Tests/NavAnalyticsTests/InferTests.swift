@@ -2,6 +2,7 @@ import NavAnalytics
 import NavEvents
 import NavModel
 import NavReplay
+import NavRouter
 import NavSamples
 import NavTestSupport
 import Testing
@@ -44,7 +45,9 @@ func soundness(of draft: NavigationModel, against truth: NavigationModel, used: 
             extra.append("modal \(name)")
             continue
         }
-        for flow in modal.flows ?? [] where truth.flows[flow] != nil && !true_.isAllowed(in: flow) { extra.append("modal \(name) in \(flow)") }
+        for flow in modal.flows ?? [] where truth.flows[flow] != nil && !true_.isAllowed(in: flow) {
+            extra.append("modal \(name) in \(flow)")
+        }
         for style in modal.styles ?? [] where !true_.allowsStyle(style) { extra.append("modal \(name) style \(style)") }
         if modal.stack != true_.stack { extra.append("modal \(name) stack \(modal.stack ?? "none")") }
         if modal.flows == nil { extra.append("modal \(name) in any flow") }
@@ -114,7 +117,7 @@ func soundness(of draft: NavigationModel, against truth: NavigationModel, used: 
         }
         // One session: nothing is supported enough.
         let one = try Inference.run(Inference.Options(minSupport: 1), folding: MemoryFolding(sessions: [sessions[0]]))
-        #expect(one.draft.stacks.values.allSatisfy(\.singletons.isEmpty))
+        #expect(one.draft.stacks.values.allSatisfy { $0.singletons.isEmpty })
         // A route standing twice is never a singleton, whatever the support asked for.
         let harness = RouterHarness(model: .poc, sessionID: "twice")
         harness.expectAction { $0.apply(command: "goAuthorizedTab1Root") }
@@ -139,4 +142,3 @@ func soundness(of draft: NavigationModel, against truth: NavigationModel, used: 
         #expect(inference.check.modelClean == sessions.count)
     }
 }
-
