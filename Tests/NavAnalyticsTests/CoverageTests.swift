@@ -9,7 +9,8 @@ import Testing
     /// unreached; what the sessions used is not.
     @Test func plantedElementsAreUnreached() throws {
         var json = PoCAppSystem.modelJSON
-        json = json.replacingOccurrences(of: "\"routes\": [\"step2\", \"step3\"]", with: "\"routes\": [\"step2\", \"step3\", \"plantedRoute\"]")
+        json = json.replacingOccurrences(
+            of: "\"routes\": [\"step2\", \"step3\"]", with: "\"routes\": [\"step2\", \"step3\", \"plantedRoute\"]")
         json = json.replacingOccurrences(of: "\"paywall\": {", with: "\"plantedModal\": {}, \"paywall\": {")
         json = json.replacingOccurrences(
             of: "\"commands\": {", with: "\"commands\": {\"plantedCommand\": {\"flow\": \"onboarding\"},")
