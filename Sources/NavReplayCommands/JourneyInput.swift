@@ -5,6 +5,7 @@
 #endif
 import NavAnalytics
 import NavEngine
+import NavModel
 import NavReplay
 import NavResults
 import NavRuns
@@ -28,7 +29,7 @@ func foldJourneys<Analysis: JourneyAnalysis>(
 
 /// A store's held sessions folded again, as an audit of the lines it holds, into `sink`.
 func foldHeldSessions(
-    _ store: EventStore, input: InputOptions, sessionOptions: SessionAuditOptions, sink: AuditSink
+    _ store: EventStore, input: InputOptions, sessionOptions: SessionAuditOptions, sink: AuditSink, model: NavigationModel? = nil
 ) throws -> AuditRun {
     let scratch = try ScratchDirectory.make(in: input.tempDir, files: 1)
     let held = scratch.path + "/part-0"
@@ -39,18 +40,19 @@ func foldHeldSessions(
     do {
         let paths = try StoredRun.writeHeldEvents(store, to: held)
         var configuration = AuditConfiguration(
-            model: store.model, maxLineBytes: input.maxLineBytes, jobs: input.jobs, sessionOptions: sessionOptions)
+            model: model ?? store.model, maxLineBytes: input.maxLineBytes, jobs: input.jobs, sessionOptions: sessionOptions)
         if let limit = input.memoryLimit { configuration.memoryLimit = limit.bytes }
         configuration.temporaryDirectory = input.tempDir
         configuration.locatedPaths = paths
         var run = try AuditEngine(configuration: configuration).run(paths: [held], sink: sink)
         // The held events are the sessions' only: the unreadable lines, the files' lines and the
-        // pruned sessions' findings are the store's, counted as `audit --store` counts them.
+        // pruned sessions' findings are the store's, counted as `audit --store` counts them (with
+        // another model, the findings are this fold's own).
         let stored = try StoredRun.audit(store)
         run.files = stored.files
         run.fileReports = stored.fileReports
         run.invalidFindings = stored.invalidFindings
-        run.counts = stored.counts
+        if model == nil { run.counts = stored.counts }
         return run
     } catch let error as StoreError {
         throw CommandFailure(error.description)
