@@ -89,9 +89,16 @@ public struct DiffResult: Sendable, Equatable {
     public var baseline: String
     public var candidate: String
     public var thresholds: DiffThresholds
+    /// Each group's sessions.
+    public var sessions: Sessions
     /// Significant comparisons first, by q, then by the size of the effect; then the others by
     /// kind and key.
     public var comparisons: [DiffComparison]
+
+    public struct Sessions: Sendable, Equatable {
+        public var baseline: Int
+        public var candidate: Int
+    }
 
     /// The significant comparisons, in order.
     public var significant: [DiffComparison] { comparisons.filter(\.significant) }
@@ -107,6 +114,7 @@ public struct DiffResult: Sendable, Equatable {
         self.thresholds = thresholds
         let before = tally.groups[baseline] ?? DiffAnalysis.Group()
         let after = tally.groups[candidate] ?? DiffAnalysis.Group()
+        sessions = Sessions(baseline: before.sessions, candidate: after.sessions)
         let seen = Set(before.with.filter { $0.value > 0 }.keys).union(after.with.filter { $0.value > 0 }.keys).sorted()
         var rows = seen.map { Self.proportion($0, before, after, level: thresholds.level) }
         for key in Indicator.distributions {
