@@ -64,6 +64,8 @@ public struct DiffAnalysis: JourneyAnalysis {
         public var groups: [String: Group] = [:]
         /// Sessions with no group (no `session_start` naming a version, no platform, not listed).
         public var ungrouped = 0
+        /// Sessions outside the window.
+        public var outside = 0
 
         public init() {}
 
@@ -74,8 +76,15 @@ public struct DiffAnalysis: JourneyAnalysis {
     }
 
     public let grouping: Grouping
+    /// Only sessions that start at or after `since` and before `until` (epoch ms) count.
+    public let since: Int64?
+    public let until: Int64?
 
-    public init(grouping: Grouping) { self.grouping = grouping }
+    public init(grouping: Grouping, since: Int64? = nil, until: Int64? = nil) {
+        self.grouping = grouping
+        self.since = since
+        self.until = until
+    }
 
     public func makeTally() -> Tally { Tally() }
 
@@ -90,6 +99,12 @@ public struct DiffAnalysis: JourneyAnalysis {
     }
 
     public func add(_ journey: Journey, weight: Int, to tally: inout Tally) {
+        if since != nil || until != nil {
+            guard let start = journey.start, start >= since ?? .min, start < until ?? .max else {
+                tally.outside += weight
+                return
+            }
+        }
         guard let label = label(of: journey) else {
             tally.ungrouped += weight
             return
@@ -105,6 +120,7 @@ public struct DiffAnalysis: JourneyAnalysis {
 
     public func merge(_ other: consuming Tally, into tally: inout Tally) {
         tally.ungrouped += other.ungrouped
+        tally.outside += other.outside
         for (label, group) in other.groups { tally.groups[label, default: Group()].merge(group) }
         for label in Array(tally.groups.keys) { tally.groups[label]?.prune() }
     }

@@ -31,7 +31,7 @@ public struct NavReplayCommand: ParsableCommand {
         version: version,
         subcommands: [
             Audit.self, Validate.self, Sessions.self, Replay.self, Report.self, Ingest.self, Repro.self, Rules.self, Schema.self,
-            Partition.self,
+            Partition.self, Diff.self,
         ],
         defaultSubcommand: nil)
 
