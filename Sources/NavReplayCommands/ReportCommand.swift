@@ -8,6 +8,7 @@ import NavRuns
 import NavStore
 import NavReplay
 import NavReport
+import NavAnalytics
 import NavEngine
 import NavResults
 
@@ -59,9 +60,11 @@ extension NavReplayCommand {
             // The counts by label (one screen path nearly per session) are held up to an eighth
             // of --memory-limit, as the event-id ledger is, then written to temporary files.
             let sessions = makeAccumulator()
+            let diff = JourneyAccumulator(DiffAnalysis(grouping: .appVersion))
             let run = try runAudit(
-                input, sessionOptions: SessionAuditOptions(recordSteps: true, keepStates: false), sink: .accumulating(sessions))
-            try write(run, sessions: sessions, trends: nil)
+                input, sessionOptions: SessionAuditOptions(recordSteps: true, keepStates: false),
+                sink: .accumulating(PairAccumulator(sessions, diff)))
+            try write(run, sessions: sessions, trends: nil, regressions: ReportRegressions(try diff.tally()))
         }
 
         private func makeAccumulator() -> ReportAccumulator {
@@ -70,19 +73,26 @@ extension NavReplayCommand {
                 temporaryDirectory: input.tempDir)
         }
 
-        private func write(_ run: AuditRun, sessions: ReportAccumulator, trends: ReportTrends?) throws {
+        private func write(
+            _ run: AuditRun, sessions: ReportAccumulator, trends: ReportTrends?, regressions: ReportRegressions
+        )
+            throws
+        {
             var data = try ReportData(run: run, sessions: sessions)
             data.trends = trends
+            data.regressions = regressions
             let page = try HTMLReport.html(data, title: title, toolVersion: NavReplayCommand.version, timelineLimit: timelineLimit)
             try emit(Array(page.utf8), to: output.output)
             try finish(run, output: output, quiet: input.quiet, failOnByDefault: .never)
         }
 
-        /// The report of a store: its held sessions folded again (for the charts and the worst
-        /// sessions' timelines), with the trends over its batches and app versions.
+        /// The report of a store: its held sessions folded again (for the charts, the worst
+        /// sessions' timelines and the regressions), with the trends over its batches and app
+        /// versions.
         private func reportStore(_ path: String) throws {
             let store = try openStore(path)
             let sessions = makeAccumulator()
+            let diff = JourneyAccumulator(DiffAnalysis(grouping: .appVersion))
             let trends: ReportTrends
             do {
                 trends = try StoredRun.trends(store)
@@ -91,8 +101,8 @@ extension NavReplayCommand {
             }
             let run = try foldHeldSessions(
                 store, input: input, sessionOptions: SessionAuditOptions(recordSteps: true, keepStates: false),
-                sink: .accumulating(sessions))
-            try write(run, sessions: sessions, trends: trends)
+                sink: .accumulating(PairAccumulator(sessions, diff)))
+            try write(run, sessions: sessions, trends: trends, regressions: ReportRegressions(try diff.tally()))
         }
     }
 }
