@@ -61,13 +61,11 @@ extension ReportRegressions {
     }
 
     init(_ result: DiffResult) {
-        let rows = result.significant.compactMap { comparison -> ReportRegressions.Row? in
-            guard comparison.indicator.kind == .rule, let rule = Rule(rawValue: comparison.indicator.key) else { return nil }
-            return ReportRegressions.Row(
-                rule: rule, direction: comparison.direction.rawValue, baselineWith: comparison.baseline.with ?? 0,
-                baselineSessions: comparison.baseline.sessions, candidateWith: comparison.candidate.with ?? 0,
-                candidateSessions: comparison.candidate.sessions, difference: comparison.effect,
-                low: comparison.interval?.low ?? 0, high: comparison.interval?.high ?? 0, q: comparison.q)
+        let rows = result.significant.filter { $0.indicator.kind == .rule }.map { comparison in
+            [
+                comparison.indicator.key, comparison.direction.rawValue, DiffWriter.side(comparison.baseline, comparison),
+                DiffWriter.side(comparison.candidate, comparison), DiffWriter.effect(comparison), DiffWriter.short(comparison.q),
+            ]
         }
         self.init(baseline: result.baseline, candidate: result.candidate, comparisons: result.comparisons.count, rows: rows)
     }

@@ -62,52 +62,17 @@ extension HTMLReport {
 }
 
 /// The rules that `diff --by app_version` finds significantly more (or less) often broken in
-/// the newest app version than in the one before.
+/// the newest app version than in the one before, as the diff words them.
 public struct ReportRegressions: Sendable, Equatable {
-    public struct Row: Sendable, Equatable {
-        public var rule: Rule
-        /// `regression` or `improvement`.
-        public var direction: String
-        public var baselineWith: Int
-        public var baselineSessions: Int
-        public var candidateWith: Int
-        public var candidateSessions: Int
-        /// Candidate rate − baseline rate, with its 95% interval.
-        public var difference: Double
-        public var low: Double
-        public var high: Double
-        public var q: Double
-
-        public init(
-            rule: Rule, direction: String, baselineWith: Int, baselineSessions: Int, candidateWith: Int, candidateSessions: Int,
-            difference: Double, low: Double, high: Double, q: Double
-        ) {
-            self.rule = rule
-            self.direction = direction
-            self.baselineWith = baselineWith
-            self.baselineSessions = baselineSessions
-            self.candidateWith = candidateWith
-            self.candidateSessions = candidateSessions
-            self.difference = difference
-            self.low = low
-            self.high = high
-            self.q = q
-        }
-    }
-
-    /// The versions compared; `nil` without sessions of two versions.
-    public var baseline: String?
-    public var candidate: String?
-    /// Comparisons made (rules, screens, transitions, exits, flows, distributions).
+    /// The versions compared (`nil` without sessions of two), and the comparisons made.
+    public var baseline, candidate: String?
     public var comparisons: Int
-    /// The significant rule rows, in the diff's order.
-    public var rows: [Row]
+    /// The significant rule rows, in the diff's order, as cells: rule, direction (`regression`
+    /// or `improvement`), each side (`2.00% (400/20000)`), the difference with its 95% interval, q.
+    public var rows: [[String]]
 
-    public init(baseline: String?, candidate: String?, comparisons: Int, rows: [Row]) {
-        self.baseline = baseline
-        self.candidate = candidate
-        self.comparisons = comparisons
-        self.rows = rows
+    public init(baseline: String?, candidate: String?, comparisons: Int, rows: [[String]]) {
+        (self.baseline, self.candidate, self.comparisons, self.rows) = (baseline, candidate, comparisons, rows)
     }
 }
 
@@ -122,51 +87,16 @@ extension HTMLReport {
             return html + "<p class=\"empty\">Regressions need sessions of two app versions.</p></section>"
         }
         let made = "\(grouped(regressions.comparisons)) comparison(s) of \(Markup.text(baseline)) against \(Markup.text(candidate))"
-        guard !regressions.rows.isEmpty else {
-            return html + "<p class=\"empty\">\(made): none significant.</p></section>"
-        }
-        html += "<p>\(made): \(regressions.rows.count) rule(s) significant.</p>"
-        var rows = [
-            "<table><thead><tr><th>rule</th><th>direction</th><th>\(Markup.text(baseline))</th><th>\(Markup.text(candidate))</th>"
-                + "<th>difference (95% CI)</th><th>q</th></tr></thead><tbody>"
-        ]
+        guard !regressions.rows.isEmpty else { return html + "<p class=\"empty\">\(made): none significant.</p></section>" }
+        html += "<p>\(made): \(regressions.rows.count) rule(s) significant.</p><table><thead><tr><th>rule</th><th>direction</th>"
+        html +=
+            "<th>\(Markup.text(baseline))</th><th>\(Markup.text(candidate))</th><th>difference (95% CI)</th><th>q</th></tr></thead><tbody>"
         for row in regressions.rows {
-            rows.append(
-                "<tr><td><code>\(row.rule.rawValue)</code></td><td>\(row.direction)</td>"
-                    + "<td>\(share(row.baselineWith, row.baselineSessions))</td><td>\(share(row.candidateWith, row.candidateSessions))</td>"
-                    + "<td>\(points(row.difference)) [\(points(row.low)), \(points(row.high))]</td><td>\(significance(row.q))</td></tr>")
+            html +=
+                "<tr>"
+                + row.enumerated().map { $0 == 0 ? "<td><code>\(Markup.text($1))</code></td>" : "<td>\(Markup.text($1))</td>" }.joined()
+                + "</tr>"
         }
-        rows.append("</tbody></table>")
-        return html + rows.joined() + "</section>"
-    }
-
-    /// `2.00% (400 of 20,000)`.
-    static func share(_ with: Int, _ sessions: Int) -> String {
-        let rate = sessions == 0 ? 0 : Double(with) / Double(sessions)
-        return "\(decimal(rate * 100, places: 2))% (\(grouped(with)) of \(grouped(sessions)))"
-    }
-
-    /// A fraction in signed percentage points: `+1.00 pts`.
-    static func points(_ fraction: Double) -> String {
-        (fraction < 0 ? "−" : "+") + decimal(abs(fraction) * 100, places: 2) + " pts"
-    }
-
-    static func significance(_ q: Double) -> String {
-        if q >= 0.001 { return decimal(q, places: 4) }
-        var exponent = 0
-        var mantissa = q
-        while mantissa < 1 && exponent > -400 {
-            mantissa *= 10
-            exponent -= 1
-        }
-        return q == 0 ? "0" : decimal(mantissa, places: 1) + "e\(exponent)"
-    }
-
-    static func decimal(_ value: Double, places: Int) -> String {
-        var scale = 1
-        for _ in 0..<places { scale *= 10 }
-        let scaled = Int((value * Double(scale)).rounded())
-        let fraction = String(scaled % scale)
-        return "\(scaled / scale)." + String(repeating: "0", count: places - fraction.count) + fraction
+        return html + "</tbody></table></section>"
     }
 }

@@ -186,3 +186,31 @@ enum DiffCorpus {
         #expect(DiffWriter.ndjson(result).split(separator: "\n").count == rows.count)
     }
 }
+
+/// docs/analytics.md's worked example: its numbers are the diff's.
+@Suite struct DiffDocumentationTests {
+    static func exampleTally() -> DiffAnalysis.Tally {
+        var tally = DiffAnalysis.Tally()
+        for (label, gap, detail, back) in [("4.1.0", 100, 2_000, 500), ("4.2.0", 150, 2_050, 650)] {
+            var group = DiffAnalysis.Group()
+            group.sessions = 5_000
+            group.with = [
+                Indicator(.rule, "seq.gap"): gap, Indicator(.screen, "tab1/detail"): detail,
+                Indicator(.transition, "tab1/detail → tab1/list"): back,
+            ]
+            group.lengths = [12: 5_000]
+            tally.groups[label] = group
+        }
+        return tally
+    }
+
+    @Test func theWorkedExampleIsWhatDiffPrints() throws {
+        let result = DiffResult(Self.exampleTally(), baseline: "4.1.0", candidate: "4.2.0")
+        let documentation = try String(contentsOfFile: Repository.path("docs/analytics.md"), encoding: .utf8)
+        let text = DiffWriter.text(result, by: "app_version")
+        let markdown = DiffWriter.markdown(result, by: "app_version")
+        #expect(documentation.contains("```\n$ navreplay diff --by app_version logs/\n" + text + "```"), "\(text)")
+        #expect(documentation.contains(markdown), "\(markdown)")
+        #expect(result.significant.map(\.indicator.key) == ["tab1/detail → tab1/list", "seq.gap"])
+    }
+}
