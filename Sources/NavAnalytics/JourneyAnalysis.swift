@@ -108,3 +108,27 @@ public struct JourneyList: JourneyAnalysis {
         tally.removed += other.removed
     }
 }
+
+/// Two analyses of one fold: each journey, made once, goes to both.
+public struct JourneyAnalyses<First: JourneyAnalysis, Second: JourneyAnalysis>: JourneyAnalysis {
+    public let first: First
+    public let second: Second
+
+    public init(_ first: First, _ second: Second) {
+        self.first = first
+        self.second = second
+    }
+
+    public func makeTally() -> (First.Tally, Second.Tally) { (first.makeTally(), second.makeTally()) }
+
+    public func add(_ journey: Journey, weight: Int, to tally: inout (First.Tally, Second.Tally)) {
+        first.add(journey, weight: weight, to: &tally.0)
+        second.add(journey, weight: weight, to: &tally.1)
+    }
+
+    public func merge(_ other: consuming (First.Tally, Second.Tally), into tally: inout (First.Tally, Second.Tally)) {
+        let (one, two) = other
+        first.merge(one, into: &tally.0)
+        second.merge(two, into: &tally.1)
+    }
+}

@@ -8,6 +8,7 @@ import NavRuns
 import NavStore
 import NavReplay
 import NavReport
+import NavAnalytics
 import NavEngine
 import NavResults
 import NavAnalytics
@@ -64,31 +65,37 @@ extension NavReplayCommand {
             // of --memory-limit, as the event-id ledger is, then written to temporary files.
             let sessions = try makeAccumulator()
             let run = try runAudit(
-                input, sessionOptions: SessionAuditOptions(recordSteps: true, keepStates: false), sink: .accumulating(sessions))
+                input, sessionOptions: SessionAuditOptions(recordSteps: true, keepStates: false),
+                sink: .accumulating(sessions))
             try write(run, sessions: sessions, trends: nil)
         }
 
-        /// The report's totals, and beside them the journeys (paths, and a funnel with --step).
-        private func makeAccumulator() throws -> PairedAccumulator<ReportAccumulator, JourneyAccumulator<ReportJourneys>> {
+        /// The report's totals, and beside them the journeys (paths, and a funnel with --step) and
+        /// `diff --by app_version` for the regressions.
+        private func makeAccumulator() throws -> ReportSessions {
             let report = ReportAccumulator(
                 worstCount: worst, labelBudget: (input.memoryLimit?.bytes ?? AuditConfiguration.defaultMemoryLimit) / 8,
                 temporaryDirectory: input.tempDir)
-            return PairedAccumulator(report, JourneyAccumulator(ReportJourneys(funnel: try funnel.analysis(by: nil))))
+            let analyses = JourneyAnalyses(ReportJourneys(funnel: try funnel.analysis(by: nil)), DiffAnalysis(grouping: .appVersion))
+            return PairedAccumulator(report, JourneyAccumulator(analyses))
         }
 
         private func write(
-            _ run: AuditRun, sessions: PairedAccumulator<ReportAccumulator, JourneyAccumulator<ReportJourneys>>, trends: ReportTrends?
+            _ run: AuditRun, sessions: ReportSessions, trends: ReportTrends?
         ) throws {
             var data = try ReportData(run: run, sessions: sessions.first)
-            data.journeysHTML = sessions.second.folder.analysis.html(try sessions.second.tally())
+            let (journeys, diff) = try sessions.second.tally()
+            data.journeysHTML = sessions.second.folder.analysis.first.html(journeys)
+            data.regressions = ReportRegressions(diff)
             data.trends = trends
             let page = try HTMLReport.html(data, title: title, toolVersion: NavReplayCommand.version, timelineLimit: timelineLimit)
             try emit(Array(page.utf8), to: output.output)
             try finish(run, output: output, quiet: input.quiet, failOnByDefault: .never)
         }
 
-        /// The report of a store: its held sessions folded again (for the charts and the worst
-        /// sessions' timelines), with the trends over its batches and app versions.
+        /// The report of a store: its held sessions folded again (for the charts, the worst
+        /// sessions' timelines and the regressions), with the trends over its batches and app
+        /// versions.
         private func reportStore(_ path: String) throws {
             let store = try openStore(path)
             let sessions = try makeAccumulator()
@@ -105,3 +112,9 @@ extension NavReplayCommand {
         }
     }
 }
+
+/// What a report gathers as its sessions fold: its totals and worst sessions, and the journeys'
+/// analyses (paths, a funnel, the versions compared).
+typealias ReportSessions = PairedAccumulator<
+    ReportAccumulator, JourneyAccumulator<JourneyAnalyses<ReportJourneys, DiffAnalysis>>
+>

@@ -41,6 +41,8 @@ public struct ReportData: Sendable {
     public var run: AuditRun
     /// From an event store (`report --store`): findings per batch and per app version.
     public var trends: ReportTrends?
+    /// The rules `diff --by app_version` finds significantly changed in the newest version.
+    public var regressions: ReportRegressions?
     public var firstTimestamp: Timestamp?
     public var lastTimestamp: Timestamp?
     public var errors = 0

@@ -47,6 +47,7 @@ public enum HTMLReport {
         page.append("<main>")
         page.append(totals(data))
         page.append(trends(data))
+        page.append(regressions(data))
         page.append(overTime(data))
         page.append(rules(data))
         page.append(paths(data))

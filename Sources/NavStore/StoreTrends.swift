@@ -3,10 +3,11 @@ public import NavReport
 import NavSQLite
 
 extension StoredRun {
-    /// Findings per batch and per app version, and the rules whose rate rose in the newest
-    /// version against the one before (`report --store`).
-    public static func trends(_ store: EventStore, sessionsPerRegression: Int = 5) throws -> ReportTrends {
-        try read(store) { () throws(SQLiteError) -> ReportTrends in
+    /// Findings per batch (labelled by its date, `batchDates`) and per app version
+    /// (`report --store`).
+    public static func trends(_ store: EventStore) throws -> ReportTrends {
+        let dates = try batchDates(store)
+        return try read(store) { () throws(SQLiteError) -> ReportTrends in
             let database = store.database
             var trends = ReportTrends()
             try database.prepare(
@@ -20,7 +21,8 @@ extension StoredRun {
             ).forEachRow([]) { row in
                 trends.batches.append(
                     ReportTrends.Period(
-                        label: "\(row.integer(0))", sessions: Int(row.integer(1)), findings: Int(row.integer(2)),
+                        label: dates[Int(row.integer(0))] ?? "batch \(row.integer(0))", sessions: Int(row.integer(1)),
+                        findings: Int(row.integer(2)),
                         errors: Int(row.integer(3)), warnings: Int(row.integer(4))))
             }
             var versions: [ReportTrends.Period] = []
@@ -39,40 +41,6 @@ extension StoredRun {
                         warnings: Int(row.integer(4))))
             }
             trends.versions = versions.sorted { versionPrecedes($0.label, $1.label) }
-            guard trends.versions.count >= 2 else { return trends }
-            let newest = trends.versions[trends.versions.count - 1]
-            let previous = trends.versions[trends.versions.count - 2]
-            trends.newestVersion = newest.label
-            trends.previousVersion = previous.label
-            func rates(_ version: ReportTrends.Period) throws(SQLiteError) -> [Rule: Double] {
-                var rates: [Rule: Double] = [:]
-                try database.prepare(
-                    "SELECT f.rule, count(*) FROM findings f JOIN sessions s ON f.session = s.session WHERE s.app_version = ? GROUP BY f.rule"
-                ).forEachRow([.text(version.label)]) { row in
-                    if let rule = Rule(rawValue: row.text(0)) {
-                        rates[rule] = Double(row.integer(1)) * 1000 / Double(max(version.sessions, 1))
-                    }
-                }
-                return rates
-            }
-            let before = try rates(previous)
-            let now = try rates(newest)
-            let sessions = try database.prepare(
-                """
-                SELECT s.session_id FROM findings f JOIN sessions s ON f.session = s.session
-                WHERE s.app_version = ? AND f.rule = ? GROUP BY s.session ORDER BY count(*) DESC, s.session_id LIMIT ?
-                """)
-            for rule in Rule.allCases {
-                let rate = now[rule] ?? 0
-                guard rate > (before[rule] ?? 0) else { continue }
-                var examples: [String] = []
-                try sessions.forEachRow([.text(newest.label), .text(rule.rawValue), .integer(Int64(sessionsPerRegression))]) {
-                    examples.append($0.text(0))
-                }
-                trends.regressions.append(
-                    ReportTrends.Regression(rule: rule, previousRate: before[rule] ?? 0, newestRate: rate, sessions: examples))
-            }
-            trends.regressions.sort { ($0.newestRate - $0.previousRate) > ($1.newestRate - $1.previousRate) }
             return trends
         }
     }

@@ -424,8 +424,8 @@ final class StoreBench {
 }
 
 @Suite struct TrendsTests {
-    /// Sessions of two app versions: the newer one breaks a rule the older one kept.
-    @Test func aRuleWhoseRateRoseInTheNewestVersionIsARegressionWithItsSessions() throws {
+    /// Sessions of two app versions, in numeric order; the batch named by its day.
+    @Test func versionsAreInReleaseOrderAndABatchIsNamedByItsDate() throws {
         let bench = try StoreBench()
         var events: [NavigationEvent] = []
         for (index, version) in ["1.9.0", "1.10.0", "1.10.0"].enumerated() {
@@ -435,15 +435,20 @@ final class StoreBench {
             events += session
         }
         try bench.ingest([try bench.write("a.ndjson", events)], closeAll: true)
-        let trends = try StoredRun.trends(try EventStore.openForReading(path: bench.path, toolVersion: StoreFixture.version))
+        let store = try EventStore.openForReading(path: bench.path, toolVersion: StoreFixture.version)
+        let trends = try StoredRun.trends(store)
         #expect(trends.versions.map(\.label) == ["1.9.0", "1.10.0"], "numeric order, not text order")
-        #expect(trends.newestVersion == "1.10.0")
-        #expect(trends.previousVersion == "1.9.0")
-        let gap = try #require(trends.regressions.first { $0.rule == .seqGap })
-        #expect(gap.previousRate == 0)
-        #expect(gap.newestRate == 1000)
-        #expect(gap.sessions == ["s1", "s2"])
-        #expect(trends.batches.map(\.label) == ["1"])
+        let day = String(
+            try #require(events.map(\.timestamp.epochMilliseconds).max().map { Timestamp(epochMilliseconds: $0).text.prefix(10) }))
+        #expect(trends.batches.map(\.label) == [day])
         #expect(trends.batches.first?.sessions == 3)
+        #expect(try StoredRun.sessionBatches(store) == ["s0": 1, "s1": 1, "s2": 1])
+    }
+
+    @Test func batchesOfOneDayAreToldApartByTheirTime() {
+        let labels = StoredRun.batchLabels([
+            (1, "2026-11-20T23:10:00.000Z"), (2, "2026-11-21T08:00:00.000Z"), (3, "2026-11-21T20:30:05.000Z"),
+        ])
+        #expect(labels == [1: "2026-11-20", 2: "2026-11-21 08:00", 3: "2026-11-21 20:30"])
     }
 }
