@@ -92,7 +92,8 @@ let package = Package(
             swiftSettings: swiftSettings),
         // The output formats.
         .target(
-            name: "NavReport", dependencies: ["NavJSON", "NavModel", "NavEvents", "NavReplay", "NavInput", "NavRuns", "NavResults"],
+            name: "NavReport",
+            dependencies: ["NavJSON", "NavModel", "NavEvents", "NavReplay", "NavInput", "NavRuns", "NavResults", "NavAnalytics"],
             swiftSettings: swiftSettings),
         // The sessions database, through the system's libsqlite3.
         .target(

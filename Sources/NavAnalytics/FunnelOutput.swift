@@ -145,12 +145,12 @@ extension FunnelResult {
         return lines.joined(separator: "\n") + "\n"
     }
 
-    static func percent(_ value: Double?) -> String {
+    public static func percent(_ value: Double?) -> String {
         guard let value else { return "" }
         return oneDecimal(value * 100) + "%"
     }
 
-    static func duration(_ milliseconds: Double) -> String {
+    public static func duration(_ milliseconds: Double) -> String {
         let size = abs(milliseconds)
         if size < 1000 { return "\(Int64(milliseconds.rounded())) ms" }
         if size < 60_000 { return oneDecimal(milliseconds / 1000) + " s" }

@@ -110,7 +110,7 @@ extension PathsResult {
         }
     }
 
-    static func operationText(_ operations: [(operation: JourneyOperation, count: Int)]) -> String {
+    public static func operationText(_ operations: [(operation: JourneyOperation, count: Int)]) -> String {
         operations.map { "\($0.operation.rawValue) \($0.count)" }.joined(separator: ", ")
     }
 }

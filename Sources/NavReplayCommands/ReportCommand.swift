@@ -85,7 +85,8 @@ extension NavReplayCommand {
         ) throws {
             var data = try ReportData(run: run, sessions: sessions.first)
             let (journeys, diff) = try sessions.second.tally()
-            data.journeysHTML = sessions.second.folder.analysis.first.html(journeys)
+            let (paths, funnel) = sessions.second.folder.analysis.first.results(journeys)
+            data.journeysHTML = JourneyReport.html(paths, funnel: funnel)
             data.regressions = ReportRegressions(diff)
             data.trends = trends
             let page = try HTMLReport.html(data, title: title, toolVersion: NavReplayCommand.version, timelineLimit: timelineLimit)

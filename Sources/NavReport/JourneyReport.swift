@@ -1,15 +1,16 @@
+public import NavAnalytics
 import NavModel
 
 /// The report's journeys, as an HTML fragment in the report's own classes: transitions out of and
 /// into the most visited screens with their operations, where sessions enter and end, and a
-/// funnel when one is asked for. Every name from the logs is escaped.
+/// funnel when one is asked for. Every name from the logs goes through `Markup.text`.
 public enum JourneyReport {
     public static func html(_ paths: PathsResult, funnel: FunnelResult?, top: Int = 5) -> String {
         var html = ""
         for row in paths.screens.prefix(top) {
             let out = paths.transitions.filter { $0.from == row.screen }
             let into = paths.transitions.filter { $0.to == row.screen }
-            html += "<h3><code>\(escape(row.screen.label))</code> <small>\(row.views) view(s), \(row.sessions) session(s)</small></h3>"
+            html += "<h3><code>\(Markup.text(row.screen.label))</code> <small>\(row.views) view(s), \(row.sessions) session(s)</small></h3>"
             html += "<div class=\"two\"><div>" + transitions(out, heading: "next", other: { $0.to }, top: top)
             html += "</div><div>" + transitions(into, heading: "before", other: { $0.from }, top: top) + "</div></div>"
         }
@@ -23,7 +24,7 @@ public enum JourneyReport {
         _ rows: [PathsResult.TransitionRow], heading: String, other: (PathsResult.TransitionRow) -> Screen, top: Int
     ) -> String {
         var body = rows.prefix(top).map { row in
-            "<tr><td><code>\(escape(other(row).label))</code></td><td>\(row.count)</td><td>\(row.sessions)</td><td>"
+            "<tr><td><code>\(Markup.text(other(row).label))</code></td><td>\(row.count)</td><td>\(row.sessions)</td><td>"
                 + PathsResult.operationText(row.operations) + "</td></tr>"
         }
         if rows.count > top {
@@ -35,7 +36,7 @@ public enum JourneyReport {
     }
 
     private static func ranking(_ rows: [(screen: Screen, sessions: Int)], top: Int) -> String {
-        var body = rows.prefix(top).map { "<tr><td><code>\(escape($0.screen.label))</code></td><td>\($0.sessions)</td></tr>" }
+        var body = rows.prefix(top).map { "<tr><td><code>\(Markup.text($0.screen.label))</code></td><td>\($0.sessions)</td></tr>" }
         if rows.count > top {
             body.append("<tr><td>other (\(rows.count - top))</td><td>\(rows.dropFirst(top).reduce(0) { $0 + $1.sessions })</td></tr>")
         }
@@ -45,12 +46,12 @@ public enum JourneyReport {
     private static func funnel(_ funnel: FunnelResult) -> String {
         let body = funnel.all.steps.map { row in
             let places = row.droppedTo.map { place in
-                (place.other > 0 ? "other (\(place.other))" : "<code>\(escape(place.screen?.label ?? "(exit)"))</code>")
+                (place.other > 0 ? "other (\(place.other))" : "<code>\(Markup.text(place.screen?.label ?? "(exit)"))</code>")
                     + " \(place.sessions)"
             }
             let times = (row.time ?? []).map { FunnelResult.duration($0) }
             let cells =
-                ["<code>\(escape(row.step.description))</code>", "\(row.sessions)", FunnelResult.percent(row.conversionFromPrevious)]
+                ["<code>\(Markup.text(row.step.description))</code>", "\(row.sessions)", FunnelResult.percent(row.conversionFromPrevious)]
                 + [FunnelResult.percent(row.conversionFromFirst), row.dropOff.map(String.init) ?? ""]
                 + (times.isEmpty ? ["", "", ""] : times) + [places.joined(separator: ", ")]
             return "<tr>" + cells.map { "<td>\($0)</td>" }.joined() + "</tr>"
@@ -65,51 +66,5 @@ public enum JourneyReport {
         guard !rows.isEmpty else { return "<p class=\"empty\">No data.</p>" }
         return "<div class=\"scroll\"><table class=\"plain\"><thead><tr>" + header.map { "<th>\($0)</th>" }.joined()
             + "</tr></thead><tbody>" + rows.joined() + "</tbody></table></div>"
-    }
-
-    static func escape(_ text: String) -> String {
-        var escaped = ""
-        for character in text {
-            switch character {
-            case "&": escaped += "&amp;"
-            case "<": escaped += "&lt;"
-            case ">": escaped += "&gt;"
-            case "\"": escaped += "&quot;"
-            case "'": escaped += "&#39;"
-            default: escaped.append(character)
-            }
-        }
-        return escaped
-    }
-}
-
-/// What the report tallies of the journeys: the paths, and a funnel when steps are given.
-public struct ReportJourneys: JourneyAnalysis {
-    public var paths = PathsAnalysis()
-    public var funnel: FunnelAnalysis?
-
-    public init(funnel: FunnelAnalysis? = nil) { self.funnel = funnel }
-
-    public struct Tally: Sendable {
-        var paths: PathsAnalysis.Tally
-        var funnel: FunnelAnalysis.Tally?
-    }
-
-    public func makeTally() -> Tally { Tally(paths: paths.makeTally(), funnel: funnel?.makeTally()) }
-
-    public func add(_ journey: Journey, weight: Int, to tally: inout Tally) {
-        paths.add(journey, weight: weight, to: &tally.paths)
-        if let funnel, tally.funnel != nil { funnel.add(journey, weight: weight, to: &tally.funnel!) }
-    }
-
-    public func merge(_ other: consuming Tally, into tally: inout Tally) {
-        paths.merge(other.paths, into: &tally.paths)
-        if let funnel, let theirs = other.funnel, tally.funnel != nil { funnel.merge(theirs, into: &tally.funnel!) }
-    }
-
-    /// The report's fragment (`JourneyReport.html`).
-    public func html(_ tally: Tally) -> String {
-        let funnelResult = funnel.flatMap { analysis in tally.funnel.map { FunnelResult($0, analysis: analysis) } }
-        return JourneyReport.html(PathsResult(tally.paths, anchor: nil), funnel: funnelResult)
     }
 }
