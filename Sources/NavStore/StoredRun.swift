@@ -1,7 +1,7 @@
 import NavEvents
 import NavInput
 import NavJSON
-import NavReplay
+public import NavReplay
 public import NavResults
 import NavSQLite
 
@@ -59,6 +59,40 @@ public enum StoredRun {
             }
             counts.findings = counts.findingsByRule.values.reduce(0, +)
             return AuditRun(files: files, fileReports: reports, invalidFindings: invalid, sessions: sessions, counts: counts)
+        }
+    }
+
+    /// The cap of findings per session the store folds with (`--max-findings-per-session` of its
+    /// first batch).
+    public static func maxFindingsPerSession(_ store: EventStore) throws -> Int {
+        try read(store) { () throws(SQLiteError) -> Int in
+            var value = IngestOptions.defaultMaxFindingsPerSession
+            try store.database.prepare("SELECT value FROM meta WHERE key = 'max_findings_per_session'").forEachRow([]) {
+                value = Int($0.text(0)) ?? value
+            }
+            return value
+        }
+    }
+
+    /// Gives each of `run`'s stored findings the states around it (`stateBefore`, `stateAfter`,
+    /// `changes`) from `refolded`, the held sessions folded again with their states: a finding
+    /// takes those of the refolded finding of its session with the same NDJSON line. A finding
+    /// that no refold finds again (a pruned session's, whose events are gone) keeps none.
+    public static func explain(_ run: inout AuditRun, with refolded: [SessionAudit]) {
+        var bySession: [String: [String: [Finding]]] = [:]
+        for session in refolded {
+            var byLine: [String: [Finding]] = [:]
+            for finding in session.findings { byLine[StoredFindings.line(finding, files: run.files), default: []].append(finding) }
+            bySession[session.sessionID] = byLine
+        }
+        for index in run.sessions.indices {
+            guard var byLine = bySession.removeValue(forKey: run.sessions[index].sessionID) else { continue }
+            for position in run.sessions[index].findings.indices {
+                let line = StoredFindings.line(run.sessions[index].findings[position], files: run.files)
+                guard var matches = byLine[line], !matches.isEmpty else { continue }
+                run.sessions[index].findings[position] = matches.removeFirst()
+                byLine[line] = matches
+            }
         }
     }
 
