@@ -101,8 +101,9 @@ public enum StoredRun {
     public static func sessionRecords(_ store: EventStore, _ body: (String) throws -> Void) throws {
         var records: [String] = []
         try read(store) { () throws(SQLiteError) in
-            try store.database.prepare("SELECT record FROM sessions WHERE record != '' ORDER BY session_id").forEachRow([]) {
-                records.append($0.text(0))
+            try store.database.prepare("SELECT session, record FROM sessions WHERE record != '' ORDER BY session_id").forEachRow([]) {
+                (row) throws(SQLiteError) in
+                records.append(try StoreChecks.record(row))
             }
         }
         for record in records { try body(record) }
@@ -129,7 +130,7 @@ public enum StoredRun {
             defer { try? store.database.execute("COMMIT") }
             return try body()
         } catch {
-            throw StoreError("The store \(store.path): \(error)")
+            throw StoreError(store: store.path, error)
         }
     }
 }
