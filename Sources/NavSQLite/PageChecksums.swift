@@ -35,6 +35,26 @@ package enum PageChecksums {
         return logDamage(path + "-wal", size: size)
     }
 
+    /// Writes every page's checksum again, in place (a database of no write-ahead log): for a
+    /// copy whose pages another program wrote (the fuzz seeds, which SQLite's VACUUM shrinks to
+    /// 512-byte pages through a temporary database that carries no checksums).
+    package static func seal(_ path: String) -> Bool {
+        guard let file = fopen(path, "r+b") else { return false }
+        defer { fclose(file) }
+        var header = [UInt8](repeating: 0, count: 100)
+        guard fread(&header, 1, 100, file) == 100, header[20] == UInt8(NAVREPLAY_CHECKSUMS_RESERVE),
+            let size = pageSize(Int(header[16]) << 8 | Int(header[17]))
+        else { return false }
+        var page = [UInt8](repeating: 0, count: size)
+        var offset = 0
+        while fseek(file, offset, SEEK_SET) == 0, fread(&page, 1, size, file) == size {
+            var sum = page.withUnsafeBufferPointer { navreplay_checksums_of($0.baseAddress!, Int32(size - 8)) }
+            guard fseek(file, offset + size - 8, SEEK_SET) == 0, fwrite(&sum, 8, 1, file) == 1 else { return false }
+            offset += size
+        }
+        return true
+    }
+
     private static func logDamage(_ path: String, size: Int) -> String? {
         guard let file = fopen(path, "rb") else { return nil }
         defer { fclose(file) }

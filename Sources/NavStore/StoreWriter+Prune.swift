@@ -98,7 +98,7 @@ extension StoreWriter {
         let decoder = EventDecoder()
         for chunk in chunks {
             guard let lines = ChunkCodec.locatedLines(chunk) else {
-                throw StoreError("The store \(store.path) is damaged: a stored chunk of session row \(row) cannot be read.")
+                throw StoreError("The store \(store.path) is damaged: a stored chunk of sessions row \(row) cannot be read.")
             }
             lines.withUnsafeBufferPointer { bytes in
                 var start = 0

@@ -227,7 +227,7 @@ final class StoreWriter {
             guard let lines = ChunkCodec.locatedLines(chunk.data, files: files, maxLineBytes: maxLineBytes, lines: chunk.lines) else {
                 throw StoreError(
                     "The store \(store.path) is damaged: event_chunks row \(chunk.chunk) (session \(JSONWriter.quoted(sessionID))) "
-                        + "does not hold its \(chunk.lines) lines.")
+                        + "cannot be read back as its \(chunk.lines) lines.")
             }
             try body(lines)
         }

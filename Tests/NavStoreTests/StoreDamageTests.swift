@@ -59,7 +59,8 @@ import Testing
         try Self.edit(bench.path, checksums: false, sql)
         let failures = Self.failures(bench.path)
         for read in reads {
-            #expect(failures[read]?.contains("The store \(bench.path) is damaged: ") == true, "\(damage), \(read): \(failures[read] ?? "read")")
+            #expect(
+                failures[read]?.contains("The store \(bench.path) is damaged: ") == true, "\(damage), \(read): \(failures[read] ?? "read")")
         }
         #expect(failures["verify"]?.contains("fails its checksum") == true, "\(damage): \(failures["verify"] ?? "")")
     }
