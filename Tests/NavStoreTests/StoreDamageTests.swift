@@ -84,6 +84,13 @@ import Testing
         #expect(failures["verify"] != nil, "\(damage): verify")
     }
 
+    /// A store of another version, its pages whole, is refused by its version, not as damaged.
+    @Test func aWholeStoreOfAnotherVersionIsRefusedByItsVersion() throws {
+        let bench = try Self.store()
+        try Self.edit(bench.path, checksums: true, "UPDATE meta SET value = 'navreplay 0.0.1' WHERE key = 'written_by'")
+        #expect(Self.failures(bench.path)["audit"]?.contains("was written by navreplay 0.0.1") == true)
+    }
+
     /// One byte flipped inside a stored chunk (in the file, as a disk or an editor would):
     /// the chunk's page fails its checksum; no read gives a line that no log holds.
     @Test func aFlippedByteInAStoredChunkIsRefused() throws {
