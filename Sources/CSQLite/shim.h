@@ -1,1 +1,2 @@
 #include <sqlite3.h>
+#include "checksums.h"

@@ -16,7 +16,7 @@ import NavStore
 ///
 /// The input's first byte picks the reader (`selection`, modulo its count), the second is a
 /// parameter, the rest is what the reader is given: a stored chunk of lines for `chunk`, a
-/// whole store file for `database`. Every reader must end with a result or with an error that
+/// whole store file for `database`, a damage and a store file for `damaged`. Every reader must end with a result or with an error that
 /// names the store: never crash, loop, or read a damaged chunk as if it were whole.
 public enum StoreCheck {
     public enum Reader: UInt8, CaseIterable, Sendable {
@@ -26,10 +26,12 @@ public enum StoreCheck {
         /// A store read as `audit --store`, `sessions --store`, `report --store` and `ingest`'s
         /// printing read it: findings, records, changes, trends and every held event.
         case database
+        /// A store read whole, damaged (`DamageCheck`), and read again: read exactly, or refused.
+        case damaged
     }
 
-    /// The readers as the first byte picks them, half each.
-    public static let selection: [Reader] = [.chunk, .database]
+    /// The readers as the first byte picks them, a third each.
+    public static let selection: [Reader] = [.chunk, .database, .damaged]
 
     /// The tool version the seeds are written with and the checks open them with, so that a
     /// seed stays a readable store whatever version navreplay is.
@@ -49,6 +51,8 @@ public enum StoreCheck {
         case .database:
             let parameter = input.count > 1 ? input[1] : 0
             violations = withStoreFile(body, parameter: parameter) { path, scratch in checkReading(path, in: scratch) }
+        case .damaged:
+            violations = DamageCheck.check(body, kind: input.count > 1 ? input[1] : 0)
         }
         return violations.map { "\(reader): \($0)" }
     }

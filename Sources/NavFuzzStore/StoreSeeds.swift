@@ -102,6 +102,9 @@ public enum StoreSeeds {
         add(.database, "one-batch", oneBatch)
         add(.database, "two-batches", twoBatches)
         add(.database, "two-batches-cut", parameter: 100, twoBatches)
+        for kind in DamageCheck.Kind.allCases {
+            add(.damaged, "\(kind)", parameter: kind.rawValue, [0x01, 0x2F] + oneBatch)
+        }
         return seeds
     }
 
@@ -129,6 +132,7 @@ public enum StoreSeeds {
             let database = try SQLiteDatabase(path: path, existing: true)
             for statement in ["PRAGMA journal_mode=DELETE", "PRAGMA page_size=512", "VACUUM"] { try database.execute(statement) }
         }
+        guard PageChecksums.seal(path) else { throw StoreError("cannot write the seed's page checksums") }
         var bytes: [UInt8] = []
         try LineReader.readWholeFile(path, into: &bytes)
         return bytes

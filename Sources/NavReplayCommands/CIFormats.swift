@@ -124,7 +124,7 @@ func sqliteFailure<T>(path: String, _ body: () throws(SQLiteError) -> T) throws 
         return try body()
     } catch {
         switch error.kind {
-        case .sqlite, .busy, .notADatabase, .fileSystem:
+        case .sqlite, .busy, .notADatabase, .fileSystem, .damaged:
             throw CommandFailure(error.description.contains(path) ? "\(error)" : "Cannot write \(path): \(error).")
         case .sessionAlreadyHeld:
             throw CommandFailure(

@@ -74,11 +74,13 @@ extension NavReplayCommand {
 
         /// The findings of a store, as an audit of every file it has read writes them.
         private func auditStore(_ path: String) throws {
-            if explain { throw CommandFailure("--explain needs the logs: a store keeps findings, not the states around them.") }
             if quarantine != nil {
                 throw CommandFailure("--quarantine is for navreplay ingest, which reads the lines: a store keeps no invalid line.")
             }
-            try write(try storedAudit(path, quiet: input.quiet))
+            // The formats that explain a finding take its states from the held sessions folded
+            // again, as `audit` of the logs takes them from its fold.
+            let explained = explain || [.text, .json].contains(format)
+            try write(explained ? try storedAuditExplained(path, input: input) : try storedAudit(path, quiet: input.quiet))
         }
 
         private func write(_ run: AuditRun) throws {

@@ -31,7 +31,7 @@ public struct NavReplayCommand: ParsableCommand {
         version: version,
         subcommands: [
             Audit.self, Validate.self, Sessions.self, Replay.self, Report.self, Ingest.self, Repro.self, Rules.self, Schema.self,
-            Partition.self, Paths.self, Funnel.self, Diff.self, Infer.self, Coverage.self,
+            Partition.self, Paths.self, Funnel.self, Diff.self, Infer.self, Coverage.self, Verify.self,
         ],
         defaultSubcommand: nil)
 

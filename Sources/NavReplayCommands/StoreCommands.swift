@@ -39,6 +39,27 @@ func storedAudit(_ path: String, quiet: Bool) throws -> AuditRun {
     }
 }
 
+/// The findings of a store, each with the states around it (what `audit` over the logs
+/// prints in text, json and ndjson `--explain`): the held sessions are folded again with their
+/// states, as `report --store` folds them. The findings are the store's; a finding the refold
+/// does not find again (a pruned session's: its events are gone) is printed without states.
+func storedAuditExplained(_ path: String, input: InputOptions) throws -> AuditRun {
+    var run = try storedAudit(path, quiet: input.quiet)
+    let store = try openStore(path)
+    let cap: Int
+    do {
+        cap = try StoredRun.maxFindingsPerSession(store)
+    } catch let error as StoreError {
+        throw CommandFailure(error.description)
+    }
+    let findings = FindingsAccumulator()
+    _ = try foldHeldSessions(
+        store, input: input, sessionOptions: SessionAuditOptions(maxFindings: cap, keepStates: true, recordScreens: false),
+        sink: .accumulating(findings))
+    StoredRun.explain(&run, with: findings.finalize())
+    return run
+}
+
 /// `sessions --store`: each session's record, as `sessions` over every file writes it.
 func writeStoredSessions(_ path: String, json: Bool, output: OutputOptions, quiet: Bool) throws {
     let store = try openStore(path)

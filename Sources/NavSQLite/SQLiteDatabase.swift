@@ -21,6 +21,8 @@ public struct SQLiteError: Error, Sendable, CustomStringConvertible {
         case notADatabase
         /// The file system failed: full, read-only, an I/O error, a file that cannot be opened.
         case fileSystem
+        /// A page failed its checksum (`checksums.h`), or SQLite found the file malformed.
+        case damaged
     }
 
     public var description: String
@@ -37,6 +39,15 @@ public struct SQLiteError: Error, Sendable, CustomStringConvertible {
     static func failed(_ status: Int32, _ handle: OpaquePointer?, message: String? = nil) -> SQLiteError {
         var text = "SQLite: " + (message ?? handle.map { String(cString: sqlite3_errmsg($0)) } ?? "out of memory")
         let primary = status & 0xFF
+        if let handle, sqlite3_extended_errcode(handle) == navreplay_checksums_failed() || primary == SQLITE_CORRUPT {
+            let at = navreplay_checksums_failed_at(handle)
+            let file = String(cString: sqlite3_db_filename(handle, "main"))
+            let place =
+                at > 0
+                ? "page \(at)\(PageChecksums.owner(of: at, in: file)) fails its checksum"
+                : at < 0 ? "frame \(-at) of its -wal fails its checksum" : text
+            return SQLiteError(place, kind: .damaged)
+        }
         if [SQLITE_IOERR, SQLITE_FULL, SQLITE_CANTOPEN].contains(primary), let handle, sqlite3_system_errno(handle) != 0 {
             text += " (\(String(cString: strerror(sqlite3_system_errno(handle)))))"
         }
@@ -69,25 +80,44 @@ package final class SQLiteDatabase {
 
     /// Opens (or creates) the database at `path`. `existing` opens an existing file only
     /// (read-write all the same: a reader of a WAL database may have to recover its index).
-    package convenience init(path: String, existing: Bool = false) throws(SQLiteError) {
+    ///
+    /// Every connection reads and writes through the checksums VFS (`checksums.h`): a database
+    /// whose pages reserve 8 bytes (a store) has each page checked as it is read and summed as
+    /// it is written; others are read and written as SQLite does. `checksums: false` uses
+    /// SQLite's own VFS, which neither checks nor sums (what another program does).
+    package convenience init(path: String, existing: Bool = false, checksums: Bool = true) throws(SQLiteError) {
         try self.init(
             opening: path, flags: existing ? SQLITE_OPEN_READWRITE : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, path: path,
-            doing: existing ? "open" : "create")
+            doing: existing ? "open" : "create", checksums: checksums)
+    }
+
+    /// Whether the checksums VFS is registered (once, by the first connection).
+    private static let checksumsRegistered: Bool = navreplay_checksums_register() == SQLITE_OK
+
+    /// Whether the database's pages carry checksums: it was made after `reserveChecksums()`.
+    package var isChecksummed: Bool { navreplay_checksums_checked(handle) != 0 }
+
+    /// Reserves the 8 bytes of each page that hold its checksum: before the first page of a
+    /// new database is written.
+    package func reserveChecksums() {
+        var bytes = Int32(NAVREPLAY_CHECKSUMS_RESERVE)
+        sqlite3_file_control(handle, "main", SQLITE_FCNTL_RESERVE_BYTES, &bytes)
     }
 
     /// Opens the database at `path` read-only and immutable (SQLite takes no lock and makes no
     /// `-shm` file): for a database on a read-only file system, whose write-ahead log, if it
     /// has one, is empty.
-    package convenience init(immutable path: String) throws(SQLiteError) {
+    package convenience init(immutable path: String, checksums: Bool = true) throws(SQLiteError) {
         // A URI's path: `?`, `#` and `%` (and nothing else a file name holds) must be escaped.
         let escapes: [Unicode.Scalar: String] = ["?": "%3f", "#": "%23", "%": "%25"]
         let uri = "file:" + path.unicodeScalars.map { escapes[$0] ?? String($0) }.joined() + "?immutable=1"
-        try self.init(opening: uri, flags: SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, path: path, doing: "open")
+        try self.init(opening: uri, flags: SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, path: path, doing: "open", checksums: checksums)
     }
 
-    private init(opening filename: String, flags: Int32, path: String, doing: String) throws(SQLiteError) {
+    private init(opening filename: String, flags: Int32, path: String, doing: String, checksums: Bool = true) throws(SQLiteError) {
         var handle: OpaquePointer?
-        let status = sqlite3_open_v2(filename, &handle, flags, nil)
+        let vfs = checksums && Self.checksumsRegistered ? NAVREPLAY_CHECKSUMS_VFS : nil
+        let status = sqlite3_open_v2(filename, &handle, flags, vfs)
         guard status == SQLITE_OK, let handle else {
             let message = handle.map { String(cString: sqlite3_errmsg($0)) } ?? "out of memory"
             sqlite3_close(handle)

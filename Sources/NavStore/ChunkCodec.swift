@@ -51,8 +51,8 @@ package enum ChunkCodec {
     /// the chunk is damaged: its records cut or unknown, or a line the fold would not read as
     /// located input of a store of `files` files (a prefix naming another file, a line end
     /// inside a line). Each line is checked as it is written, while it is in the cache.
-    package static func locatedLines(_ data: [UInt8], files: Int, maxLineBytes: Int) -> [UInt8]? {
-        locatedLines(data) { line in
+    package static func locatedLines(_ data: [UInt8], files: Int, maxLineBytes: Int, lines: Int? = nil) -> [UInt8]? {
+        locatedLines(data, lines: lines) { line in
             if let start = line.baseAddress, memchr(start, 0x0A, line.count) != nil { return false }
             var located = RawLine(kept: line, number: 0, ending: .newline, overlongLength: nil)
             if case .success = LocatedLine.split(&located, files: files, maxLineBytes: maxLineBytes) { return true }
@@ -61,10 +61,12 @@ package enum ChunkCodec {
     }
 
     /// The chunk's lines as located input, or `nil` when its records are cut or of an unknown
-    /// form, or `accepts` refuses a line (given without its line end).
+    /// form, or `accepts` refuses a line (given without its line end), or it holds another
+    /// number of lines than `lines` (its row's count, when given).
     package static func locatedLines(
-        _ data: [UInt8], accepts: (UnsafeBufferPointer<UInt8>) -> Bool = { _ in true }
+        _ data: [UInt8], lines: Int? = nil, accepts: (UnsafeBufferPointer<UInt8>) -> Bool = { _ in true }
     ) -> [UInt8]? {
+        var records = 0
         var output: [UInt8] = []
         output.reserveCapacity(data.count * 2)
         var index = 0
@@ -98,8 +100,10 @@ package enum ChunkCodec {
             if output.count > lineAt, output.last == 0x0D { output.append(0x0D) }
             guard output.withUnsafeBufferPointer({ accepts(UnsafeBufferPointer(rebasing: $0[recordAt...])) }) else { return nil }
             output.append(0x0A)
+            records += 1
             index = textAt + textCount
         }
+        if let lines, lines != records { return nil }
         return output
     }
 

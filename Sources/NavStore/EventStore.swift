@@ -8,6 +8,12 @@ package import NavSQLite
 public struct StoreError: Error, Sendable, CustomStringConvertible {
     public var description: String
     public init(_ description: String) { self.description = description }
+
+    /// A SQLite call on the store at `path` that failed: "is damaged" when SQLite found the
+    /// store damaged (a page that fails its checksum, a malformed file).
+    package init(store path: String, _ error: SQLiteError) {
+        description = error.kind == .damaged ? "The store \(path) is damaged: \(error)." : "The store \(path): \(error)"
+    }
 }
 
 /// The persistent event store of `navreplay ingest`: one SQLite file (`docs/store.md`).
@@ -43,7 +49,7 @@ public final class EventStore {
                     + "file to another file system.")
         }
         if writable(path, exists: true) && !full {
-            database = try opened { () throws(SQLiteError) in try SQLiteDatabase(path: path, existing: true) }
+            database = try opened(path) { () throws(SQLiteError) in try SQLiteDatabase(path: path, existing: true) }
         } else {
             // On a read-only (or full) file system SQLite cannot make the `-shm` index a WAL
             // database is read with (on a full one it left a stray one, and "disk I/O error"). A store whose write-ahead log is empty (every ingest ends by copying it
@@ -54,7 +60,7 @@ public final class EventStore {
                     "The store \(path) is on a read-only path, and its last batch is still in \(path)-wal: "
                         + "copy the store with its -wal file to a writable place to read it.")
             }
-            database = try opened { () throws(SQLiteError) in try SQLiteDatabase(immutable: path) }
+            database = try opened(path) { () throws(SQLiteError) in try SQLiteDatabase(immutable: path) }
         }
         database.waitForLocks(milliseconds: 10_000)
         let (model, text) = try checkedModel(database, path: path, expected: nil, toolVersion: toolVersion)
@@ -86,20 +92,22 @@ public final class EventStore {
         guard writable(path, exists: existed) else {
             throw StoreError("The store \(path) cannot be written: \(String(cString: strerror(errno))).")
         }
-        let database = try opened { () throws(SQLiteError) in try SQLiteDatabase(path: path) }
+        let database = try opened(path) { () throws(SQLiteError) in try SQLiteDatabase(path: path) }
         database.waitForLocks(milliseconds: Int32(max(0, min(lockWait, 86_400)) * 1000))
         // The batch's temporary tables (`FoldedSessions`) take SQLite's usual 4 KB pages, not the
         // store's: with 64 KB pages they held 36 MB of SQLite's memory at the peak of a 1 GB
         // batch, against 8 MB, past `--memory-limit 128M`.
-        try opened { () throws(SQLiteError) in try database.execute("PRAGMA temp.page_size = \(StoreSchema.temporaryPageSize)") }
+        try opened(path) { () throws(SQLiteError) in try database.execute("PRAGMA temp.page_size = \(StoreSchema.temporaryPageSize)") }
         if !existed || (try? database.integer("SELECT count(*) FROM sqlite_master")) == 0 {
-            try opened { () throws(SQLiteError) in
+            try opened(path) { () throws(SQLiteError) in
                 // 64 KB pages, SQLite's largest: a session's chunk of lines (tens of KB) spans one
                 // or two pages instead of a chain of 4 KB overflow pages, which every batch writes
                 // twice (the write-ahead log, then the database): a faster ingest for a larger
                 // store (BENCHMARKS.md). Set before the first write: a store keeps the page size
                 // it was made with.
                 try database.execute("PRAGMA page_size = \(StoreSchema.pageSize)")
+                // Each page's last 8 bytes hold its checksum (`SQLiteDatabase.reserveChecksums`).
+                database.reserveChecksums()
                 // WAL: readers (`audit --store`) go on while an ingest writes.
                 try database.execute("PRAGMA journal_mode=WAL")
                 try database.execute("BEGIN IMMEDIATE")
@@ -119,7 +127,7 @@ public final class EventStore {
         let (stored, text) = try checkedModel(database, path: path, expected: model, toolVersion: toolVersion)
         // A commit does not copy the batch's pages into the database itself: `checkpoint()`
         // does, beside the printing of the batch's changes.
-        try opened { () throws(SQLiteError) in try database.execute("PRAGMA wal_autocheckpoint = 0") }
+        try opened(path) { () throws(SQLiteError) in try database.execute("PRAGMA wal_autocheckpoint = 0") }
         return EventStore(database: database, path: path, model: stored, modelText: text)
     }
 
@@ -185,6 +193,7 @@ public final class EventStore {
             try query.forEachRow([]) { row in meta[row.text(0)] = row.text(1) }
         } catch {
             if error.kind == .busy { throw busy(path) }
+            if error.kind == .damaged { throw StoreError(store: path, error) }
             if error.kind == .fileSystem { throw StoreError("The store \(path) cannot be opened: \(error).") }
             throw StoreError("The file \(path) is not a NavReplay store (\(error)).")
         }
@@ -204,6 +213,18 @@ public final class EventStore {
         guard let text = meta["model"], let stored = try? NavigationModel.load(json: Array(text.utf8)) else {
             throw StoreError("The store \(path) holds no readable model.")
         }
+        // Every page of a store carries its checksum: a store without them has had its header
+        // changed (or was not written by navreplay ingest).
+        guard database.isChecksummed else {
+            throw StoreError("The store \(path) is damaged: its pages carry no checksums (byte 20 of its header is not 8).")
+        }
+        guard let watermark = meta["watermark_ms"], watermark.isEmpty || Int64(watermark) != nil else {
+            throw StoreError(
+                "The store \(path) is damaged: meta.watermark_ms is \(JSONWriter.quoted(meta["watermark_ms"] ?? "missing")), not a number.")
+        }
+        if let cap = meta["max_findings_per_session"], Int(cap).map({ $0 < 0 }) ?? true {
+            throw StoreError("The store \(path) is damaged: meta.max_findings_per_session is \(JSONWriter.quoted(cap)), not a count.")
+        }
         if let expected, expected != stored {
             throw StoreError(
                 "The store \(path) was made with another navigation model. A store folds every batch with one model: "
@@ -218,11 +239,11 @@ public final class EventStore {
                 + "sqlite3 shell). Try again when it is done (or give --lock-wait more seconds).")
     }
 
-    private static func opened<T>(_ body: () throws(SQLiteError) -> T) throws -> T {
+    private static func opened<T>(_ path: String, _ body: () throws(SQLiteError) -> T) throws -> T {
         do {
             return try body()
         } catch {
-            throw StoreError("\(error)")
+            throw error.kind == .damaged ? StoreError(store: path, error) : StoreError("\(error)")
         }
     }
 

@@ -4,7 +4,7 @@
 /// ingests, so that the same batches give the same store whatever day they are ingested on.
 enum StoreSchema {
     /// Bumped whenever a table changes meaning; a store of another version is refused.
-    static let version = "3"
+    static let version = "4"
     static let format = "navreplay-store"
     /// The page size of a new store (`EventStore.openForWriting`).
     static let pageSize = 65_536

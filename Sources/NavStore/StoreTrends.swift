@@ -73,20 +73,20 @@ extension StoredRun {
             try database.prepare(
                 "SELECT chunk FROM event_chunks WHERE session NOT IN (SELECT session FROM sessions WHERE status = 'pruned') ORDER BY chunk"
             ).forEachRow([]) { chunks.append($0.integer(0)) }
-            let query = try database.prepare("SELECT data FROM event_chunks WHERE chunk = ?")
+            let query = try database.prepare("SELECT data, lines FROM event_chunks WHERE chunk = ?")
             for chunk in chunks {
                 var lines: [UInt8]?
                 // A store holds no over-long line: no `/LENGTH` prefix is whole.
                 try query.forEachRow([.integer(chunk)]) {
-                    lines = ChunkCodec.locatedLines($0.blob(0), files: paths.count, maxLineBytes: Int.max)
+                    lines = ChunkCodec.locatedLines($0.blob(0), files: paths.count, maxLineBytes: Int.max, lines: Int($0.integer(1)))
                 }
                 guard let lines else {
-                    throw StoreError("The store \(store.path) is damaged: a stored chunk cannot be read.")
+                    throw StoreError("The store \(store.path) is damaged: event_chunks row \(chunk) does not hold its lines.")
                 }
                 try output.write(bytes: lines)
             }
         } catch let error as SQLiteError {
-            throw StoreError("The store \(store.path): \(error)")
+            throw StoreError(store: store.path, error)
         }
         try output.close()
         return paths

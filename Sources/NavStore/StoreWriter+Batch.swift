@@ -101,8 +101,9 @@ extension StoreWriter {
         var found = holders
         try sql { () throws(SQLiteError) in
             // One stored part at a time: its blob is read and dropped before the next.
-            try database.prepare("SELECT entries FROM event_ids ORDER BY rowid").forEachRow([]) { row in
-                Self.matches(unique, in: row.blob(0)) { found.insert(Holder(hash: $0, row: $1)) }
+            try database.prepare("SELECT rowid, entries FROM event_ids ORDER BY rowid").forEachRow([]) { (row) throws(SQLiteError) in
+                let entries = try StoreChecks.eventIDs(row)
+                Self.matches(unique, in: entries) { found.insert(Holder(hash: $0, row: $1)) }
             }
         }
         holders = found

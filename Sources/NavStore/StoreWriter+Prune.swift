@@ -98,7 +98,7 @@ extension StoreWriter {
         let decoder = EventDecoder()
         for chunk in chunks {
             guard let lines = ChunkCodec.locatedLines(chunk) else {
-                throw StoreError("The store \(store.path) is damaged: a stored chunk of session row \(row) cannot be read.")
+                throw StoreError("The store \(store.path) is damaged: a stored chunk of sessions row \(row) cannot be read.")
             }
             lines.withUnsafeBufferPointer { bytes in
                 var start = 0
@@ -131,8 +131,8 @@ extension StoreWriter {
     /// parts a batch reads stay as large as what the store holds, not what it has seen.
     private func dropEventIDs(of sessions: Set<Int64>, keeping: [Int64: Set<UInt64>]) throws(SQLiteError) {
         var rewritten: [(part: Int64, entries: [UInt8])] = []
-        try database.prepare("SELECT rowid, entries FROM event_ids ORDER BY rowid").forEachRow([]) { row in
-            let entries = row.blob(1)
+        try database.prepare("SELECT rowid, entries FROM event_ids ORDER BY rowid").forEachRow([]) { (row) throws(SQLiteError) in
+            let entries = try StoreChecks.eventIDs(row)
             var kept: [UInt8] = []
             kept.reserveCapacity(entries.count)
             entries.withUnsafeBytes { raw in

@@ -34,7 +34,7 @@ final class StoreWriter {
         do {
             try database.execute("BEGIN IMMEDIATE")
         } catch {
-            throw error.kind == .busy ? EventStore.busy(store.path) : StoreError("\(error)")
+            throw error.kind == .busy ? EventStore.busy(store.path) : StoreError(store: store.path, error)
         }
         try sql { () throws(SQLiteError) in try database.execute(StoreSchema.unreadableIndex) }
     }
@@ -48,7 +48,7 @@ final class StoreWriter {
         do {
             return try body()
         } catch {
-            throw StoreError("The store \(store.path): \(error)")
+            throw StoreError(store: store.path, error)
         }
     }
 
@@ -142,8 +142,8 @@ final class StoreWriter {
             var open: [String: StoredSession] = [:]
             try database.prepare(
                 "SELECT session, session_id, status, coalesce(last_event_ms, -9223372036854775808) FROM sessions WHERE status = 'open'"
-            ).forEachRow([]) { row in
-                let (id, session) = remember(row)
+            ).forEachRow([]) { (row) throws(SQLiteError) in
+                let (id, session) = try remember(row)
                 open[id] = session
             }
             return open
@@ -157,7 +157,7 @@ final class StoreWriter {
         let found = try sql { () throws(SQLiteError) in
             var found: StoredSession?
             guard let lookUpByID else { throw SQLiteError("SQLite: cannot prepare the session lookup") }
-            try lookUpByID.forEachRow([.text(sessionID)]) { found = remember($0).1 }
+            try lookUpByID.forEachRow([.text(sessionID)]) { (row) throws(SQLiteError) in found = try remember(row).1 }
             return found
         }
         // Not cached when absent: a batch asks once for each session it meets, which then takes a
@@ -167,9 +167,11 @@ final class StoreWriter {
 
     /// Caches a `sessions` row (`session, session_id, status, last_event_ms`) as it was before
     /// the batch.
-    private func remember(_ row: SQLiteRow) -> (String, StoredSession) {
-        let session = StoredSession(
-            row: row.integer(0), status: StoredSession.Status(rawValue: row.text(2)) ?? .open, newestMilliseconds: row.integer(3))
+    private func remember(_ row: SQLiteRow) throws(SQLiteError) -> (String, StoredSession) {
+        guard let status = StoredSession.Status(rawValue: row.text(2)) else {
+            throw SQLiteError(StoreChecks.badStatus(row: row.integer(0), row.text(2)), kind: .damaged)
+        }
+        let session = StoredSession(row: row.integer(0), status: status, newestMilliseconds: row.integer(3))
         let id = row.text(1)
         sessions[id] = session
         ids[session.row] = id
@@ -216,15 +218,16 @@ final class StoreWriter {
         of sessionID: String, before batch: Int64, files: Int, maxLineBytes: Int, _ body: ([UInt8]) throws -> Void
     ) throws {
         guard let session = sessions[sessionID]?.row else { return }
-        var chunks: [[UInt8]] = []
+        var chunks: [(chunk: Int64, lines: Int, data: [UInt8])] = []
         try sql { () throws(SQLiteError) in
-            try database.prepare("SELECT data FROM event_chunks WHERE session = ? AND batch < ? ORDER BY chunk")
-                .forEachRow([.integer(session), .integer(batch)]) { chunks.append($0.blob(0)) }
+            try database.prepare("SELECT chunk, lines, data FROM event_chunks WHERE session = ? AND batch < ? ORDER BY chunk")
+                .forEachRow([.integer(session), .integer(batch)]) { chunks.append(($0.integer(0), Int($0.integer(1)), $0.blob(2))) }
         }
         for chunk in chunks {
-            guard let lines = ChunkCodec.locatedLines(chunk, files: files, maxLineBytes: maxLineBytes) else {
+            guard let lines = ChunkCodec.locatedLines(chunk.data, files: files, maxLineBytes: maxLineBytes, lines: chunk.lines) else {
                 throw StoreError(
-                    "The store \(store.path) is damaged: a stored chunk of session \(JSONWriter.quoted(sessionID)) cannot be read.")
+                    "The store \(store.path) is damaged: event_chunks row \(chunk.chunk) (session \(JSONWriter.quoted(sessionID))) "
+                        + "cannot be read back as its \(chunk.lines) lines.")
             }
             try body(lines)
         }
@@ -249,7 +252,7 @@ final class StoreWriter {
         return try sql { () throws(SQLiteError) in
             guard let lookUpByRow else { throw SQLiteError("SQLite: cannot prepare the session lookup") }
             var found: String?
-            try lookUpByRow.forEachRow([.integer(row)]) { found = remember($0).0 }
+            try lookUpByRow.forEachRow([.integer(row)]) { (row) throws(SQLiteError) in found = try remember(row).0 }
             return found
         }
     }

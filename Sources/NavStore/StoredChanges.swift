@@ -39,7 +39,7 @@ public enum StoredChanges {
                 group.append(finding)
             }
         } catch {
-            throw StoreError("The store \(store.path): \(error)")
+            throw StoreError(store: store.path, error)
         }
         hand(&group)
         if let failure { throw failure }

@@ -1,7 +1,7 @@
 import NavEvents
 import NavInput
 import NavJSON
-import NavReplay
+public import NavReplay
 public import NavResults
 import NavSQLite
 
@@ -62,13 +62,48 @@ public enum StoredRun {
         }
     }
 
+    /// The cap of findings per session the store folds with (`--max-findings-per-session` of its
+    /// first batch).
+    public static func maxFindingsPerSession(_ store: EventStore) throws -> Int {
+        try read(store) { () throws(SQLiteError) -> Int in
+            var value = IngestOptions.defaultMaxFindingsPerSession
+            try store.database.prepare("SELECT value FROM meta WHERE key = 'max_findings_per_session'").forEachRow([]) {
+                value = Int($0.text(0)) ?? value
+            }
+            return value
+        }
+    }
+
+    /// Gives each of `run`'s stored findings the states around it (`stateBefore`, `stateAfter`,
+    /// `changes`) from `refolded`, the held sessions folded again with their states: a finding
+    /// takes those of the refolded finding of its session with the same NDJSON line. A finding
+    /// that no refold finds again (a pruned session's, whose events are gone) keeps none.
+    public static func explain(_ run: inout AuditRun, with refolded: [SessionAudit]) {
+        var bySession: [String: [String: [Finding]]] = [:]
+        for session in refolded {
+            var byLine: [String: [Finding]] = [:]
+            for finding in session.findings { byLine[StoredFindings.line(finding, files: run.files), default: []].append(finding) }
+            bySession[session.sessionID] = byLine
+        }
+        for index in run.sessions.indices {
+            guard var byLine = bySession.removeValue(forKey: run.sessions[index].sessionID) else { continue }
+            for position in run.sessions[index].findings.indices {
+                let line = StoredFindings.line(run.sessions[index].findings[position], files: run.files)
+                guard var matches = byLine[line], !matches.isEmpty else { continue }
+                run.sessions[index].findings[position] = matches.removeFirst()
+                byLine[line] = matches
+            }
+        }
+    }
+
     /// Each session's record (`sessions --format ndjson`'s line, without its line end), in
     /// session order.
     public static func sessionRecords(_ store: EventStore, _ body: (String) throws -> Void) throws {
         var records: [String] = []
         try read(store) { () throws(SQLiteError) in
-            try store.database.prepare("SELECT record FROM sessions WHERE record != '' ORDER BY session_id").forEachRow([]) {
-                records.append($0.text(0))
+            try store.database.prepare("SELECT session, record FROM sessions WHERE record != '' ORDER BY session_id").forEachRow([]) {
+                (row) throws(SQLiteError) in
+                records.append(try StoreChecks.record(row))
             }
         }
         for record in records { try body(record) }
@@ -95,7 +130,7 @@ public enum StoredRun {
             defer { try? store.database.execute("COMMIT") }
             return try body()
         } catch {
-            throw StoreError("The store \(store.path): \(error)")
+            throw StoreError(store: store.path, error)
         }
     }
 }
