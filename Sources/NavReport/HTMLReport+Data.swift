@@ -15,6 +15,8 @@ public struct ReportData: Sendable {
         public var value: Int
         public var errors = 0
         public var warnings = 0
+        /// For a rate: the sessions it is per (findings over time: the sessions active then).
+        public var sessions = 0
     }
 
     public struct RuleRow: Sendable, Equatable {
@@ -115,16 +117,18 @@ public struct ReportData: Sendable {
 
         sessionLengths = totals.lengths.bars
         sessionDurations = totals.durations.bars
-        overTime = Self.timeBuckets(totals.findingsByHour, first: firstTimestamp, last: lastTimestamp, unit: &timeUnit)
+        overTime = Self.timeBuckets(
+            totals.findingsByHour, sessions: totals.activeSessions, first: firstTimestamp, last: lastTimestamp, unit: &timeUnit)
 
         worst = totals.worst.ranked
     }
 
-    /// Findings per UTC hour when the events span three days or less, else per UTC day; every
-    /// bucket between the first and last event is present, empty ones included. None past
-    /// `FindingsByHour.maximumDays` buckets.
+    /// Findings per 1,000 sessions active in each UTC hour when the events span three days or
+    /// less, else in each UTC day (errors and warnings each rounded to a whole number; `sessions`
+    /// holds the divisor); every bucket between the first and last event is present, empty ones
+    /// included. None past `FindingsByHour.maximumDays` buckets.
     static func timeBuckets(
-        _ findings: FindingsByHour, first: Timestamp?, last: Timestamp?, unit: inout String
+        _ findings: FindingsByHour, sessions: ActiveSessions, first: Timestamp?, last: Timestamp?, unit: inout String
     ) -> [Bar] {
         guard let first, let last else { return [] }
         let hour = FindingsByHour.hour
@@ -135,20 +139,25 @@ public struct ReportData: Sendable {
         func floor(_ value: Int64) -> Int64 { FindingsByHour.floor(value, to: size) }
         let start = floor(first.epochMilliseconds)
         let count = Int((floor(last.epochMilliseconds) - start) / size) + 1
-        guard count > 0, count <= FindingsByHour.maximumDays, !findings.overflowed else { return [] }
+        guard count > 0, count <= FindingsByHour.maximumDays, !findings.overflowed, !sessions.overflowed else { return [] }
         var bars = (0..<count).map { index -> Bar in
             let text = Timestamp(epochMilliseconds: start + Int64(index) * size).text
             // "2026-11-20T10:00:00.000Z" → "2026-11-20 10:00" or "2026-11-20".
             let label = size == hour ? String(text.prefix(10)) + " " + String(text.dropFirst(11).prefix(5)) : String(text.prefix(10))
-            return Bar(label: label, value: 0)
+            return Bar(label: label, value: 0, sessions: sessions.count(at: start + Int64(index) * size, size: size))
         }
         // Hours in key order: the same sums whatever order the dictionary holds them in.
         for hourStart in findings.counts.keys.sorted() {
             let index = Int((floor(hourStart) - start) / size)
             guard bars.indices.contains(index), let count = findings.counts[hourStart] else { continue }
-            bars[index].value += count.errors + count.warnings
             bars[index].errors += count.errors
             bars[index].warnings += count.warnings
+        }
+        for index in bars.indices {
+            let active = Double(max(bars[index].sessions, 1))
+            bars[index].errors = Int((Double(bars[index].errors) * 1000 / active).rounded())
+            bars[index].warnings = Int((Double(bars[index].warnings) * 1000 / active).rounded())
+            bars[index].value = bars[index].errors + bars[index].warnings
         }
         return bars
     }
@@ -284,6 +293,7 @@ public final class ReportAccumulator: @unchecked Sendable {
         var lengths = Histogram.sessionLengths()
         var durations = Histogram.sessionDurations()
         var findingsByHour = FindingsByHour()
+        var activeSessions = ActiveSessions()
         var untimedFindings = 0
         var sessionsByRule: [Rule: Int] = [:]
         var sessionsWithFindings = 0
@@ -309,6 +319,7 @@ public final class ReportAccumulator: @unchecked Sendable {
             lengths.merge(other.lengths)
             durations.merge(other.durations)
             findingsByHour.merge(other.findingsByHour)
+            activeSessions.merge(other.activeSessions)
             untimedFindings += other.untimedFindings
             sessionsByRule.merge(other.sessionsByRule, uniquingKeysWith: +)
             sessionsWithFindings += other.sessionsWithFindings
@@ -349,6 +360,9 @@ public final class ReportAccumulator: @unchecked Sendable {
         var mine = Totals(worstCount: 1)
         if let start = audit.start { mine.first = (start, audit.sessionID) }
         if let end = audit.end { mine.last = (end, audit.sessionID) }
+        if let start = audit.start, let end = audit.end {
+            mine.activeSessions.add(start: start.epochMilliseconds, end: end.epochMilliseconds)
+        }
         func countLabels(atLeast batch: Int) {
             guard mine.labels.count >= batch else { return }
             let labels = mine.labels

@@ -133,7 +133,9 @@ public enum HTMLReport {
 
     static func overTime(_ data: ReportData) -> String {
         let total = data.overTime.reduce(0) { $0 + $1.value }
-        var note = "By the offending event’s timestamp, per \(data.timeUnit) (UTC)."
+        var note =
+            "Findings per 1,000 sessions active in each \(data.timeUnit) (UTC), by the offending event’s timestamp, "
+            + "so that more sessions do not look like a trend."
         if data.untimedFindings > 0 {
             note += " \(grouped(data.untimedFindings)) finding(s) of unreadable lines have no time and are not shown."
         }
@@ -145,7 +147,8 @@ public enum HTMLReport {
                     var copy = bar
                     copy.label = data.timeUnit == "hour" ? String(bar.label.dropFirst(5)) : bar.label
                     return copy
-                }, stacked: true, caption: "Findings per \(data.timeUnit)", unit: "finding(s)", height: 210)
+                }, stacked: true, caption: "Findings per 1,000 sessions, per \(data.timeUnit)", unit: "per 1,000 sessions",
+                height: 210)
         return section("time", "Findings over time", note) + "<div class=\"scroll\">" + chart + "</div>"
             + legend([("err", "errors"), ("warn", "warnings")]) + "</section>"
     }

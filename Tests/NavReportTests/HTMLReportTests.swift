@@ -22,6 +22,37 @@ import Testing
         return (try audit([path], recordSteps: true), directory)
     }
 
+    /// Findings over time are rates: a bucket's findings per 1,000 of the sessions active in it
+    /// (an event in it, or events on both sides of it), so that three times the sessions with
+    /// the same share of findings draw the same bar.
+    @Test func findingsOverTimeArePer1000SessionsActiveInTheBucket() {
+        let hour = FindingsByHour.hour
+        let start: Int64 = 1_795_168_800_000  // 2026-11-20T10:00:00Z
+        var findings = FindingsByHour()
+        var sessions = ActiveSessions()
+        // Hour 0: 3 sessions, 1 error. Hour 1: one of them still active and 3 more, 2 warnings.
+        sessions.add(start: start + 10, end: start + hour + 10)
+        sessions.add(start: start + 20, end: start + 30)
+        sessions.add(start: start + 40, end: start + 50)
+        for offset in [1, 2, 3] as [Int64] { sessions.add(start: start + hour + offset, end: start + hour + offset) }
+        findings.add(start + 15, .error)
+        findings.add(start + hour + 5, .warning)
+        findings.add(start + hour + 6, .warning)
+        var unit = ""
+        let bars = ReportData.timeBuckets(
+            findings, sessions: sessions, first: Timestamp(epochMilliseconds: start),
+            last: Timestamp(epochMilliseconds: start + hour + 10), unit: &unit)
+        #expect(unit == "hour")
+        #expect(bars.map(\.sessions) == [3, 4])
+        #expect(bars.map(\.errors) == [333, 0])
+        #expect(bars.map(\.warnings) == [0, 500])
+        #expect(bars.map(\.value) == [333, 500])
+        // Per day once the events span more than three days: each session counts once a day.
+        var days = ActiveSessions()
+        days.add(start: start, end: start + 4 * 24 * hour)
+        #expect(days.days.count == 5 && days.days.values.allSatisfy { $0 == 1 })
+    }
+
     @Test func negativeDurationsHaveABarOfTheirOwnOnlyWhenThereAreSome() {
         var durations = Histogram.sessionDurations()
         durations.add(500)
@@ -164,8 +195,10 @@ import Testing
         #expect(data.rules.map(\.rule) == [.stateMismatch, .seqGap])
         #expect(data.timeUnit == "hour")
         #expect(data.overTime.map(\.label) == ["2026-11-20 10:00", "2026-11-20 11:00"])
-        #expect(data.overTime.map(\.value) == [0, 2])
-        #expect(data.overTime[1].errors == 1 && data.overTime[1].warnings == 1)
+        // Per 1,000 sessions active in the hour: one session in each hour.
+        #expect(data.overTime.map(\.sessions) == [1, 1])
+        #expect(data.overTime.map(\.value) == [0, 2000])
+        #expect(data.overTime[1].errors == 1000 && data.overTime[1].warnings == 1000)
         // Both sessions show onboarding's root, then welcome, then signup.
         let path = "onboarding/(root) → onboarding/welcome → onboarding/signup"
         #expect(data.topPaths == [ReportData.Bar(label: path, value: 2)])
@@ -226,10 +259,14 @@ import Testing
         let last = Timestamp(epochMilliseconds: EventBuilder.defaultStart + 5 * 86_400_000)
         var findings = FindingsByHour()
         findings.add(EventBuilder.defaultStart + 86_400_000, .error)
-        let bars = ReportData.timeBuckets(findings, first: first, last: last, unit: &unit)
+        var sessions = ActiveSessions()
+        sessions.add(start: EventBuilder.defaultStart, end: EventBuilder.defaultStart + 5 * 86_400_000)
+        sessions.add(start: EventBuilder.defaultStart + 86_400_000, end: EventBuilder.defaultStart + 86_400_000)
+        let bars = ReportData.timeBuckets(findings, sessions: sessions, first: first, last: last, unit: &unit)
         #expect(unit == "day")
         #expect(bars.map(\.label) == ["2026-11-20", "2026-11-21", "2026-11-22", "2026-11-23", "2026-11-24", "2026-11-25"])
-        #expect(bars.map(\.errors) == [0, 1, 0, 0, 0, 0])
+        #expect(bars.map(\.sessions) == [1, 2, 1, 1, 1, 1])
+        #expect(bars.map(\.errors) == [0, 500, 0, 0, 0, 0])
     }
 
     @Test func findingsAreCountedPerHourNotKeptOneByOne() {
@@ -245,8 +282,12 @@ import Testing
         for minute in 1..<60 { findings.add(start + Int64(minute) * 60_000, minute % 3 == 0 ? .error : .warning, -1) }
         #expect(findings.counts.count == 9)
         var unit = ""
+        // 1,000 sessions active all along: a bucket's rate per 1,000 sessions is its count.
+        var sessions = ActiveSessions()
+        for _ in 0..<1000 { sessions.add(start: start, end: start + 10 * 3_600_000) }
         let bars = ReportData.timeBuckets(
-            findings, first: Timestamp(epochMilliseconds: start), last: Timestamp(epochMilliseconds: start + 10 * 3_600_000), unit: &unit)
+            findings, sessions: sessions, first: Timestamp(epochMilliseconds: start),
+            last: Timestamp(epochMilliseconds: start + 10 * 3_600_000), unit: &unit)
         #expect(unit == "hour")
         #expect(bars.map(\.value) == [0] + Array(repeating: 60, count: 9) + [0])
         #expect(bars.map(\.errors) == [0] + Array(repeating: 20, count: 9) + [0])
@@ -256,7 +297,9 @@ import Testing
         #expect(spread.overflowed)
         #expect(spread.counts.isEmpty)
         let last = Timestamp(epochMilliseconds: start + Int64(FindingsByHour.maximumDays) * 86_400_000)
-        #expect(ReportData.timeBuckets(spread, first: Timestamp(epochMilliseconds: start), last: last, unit: &unit).isEmpty)
+        #expect(
+            ReportData.timeBuckets(spread, sessions: sessions, first: Timestamp(epochMilliseconds: start), last: last, unit: &unit)
+                .isEmpty)
     }
 
     @Test func histogramsCountIntoTheirBuckets() {
