@@ -202,8 +202,9 @@ extension NavReplayCommand {
 
         func validate() throws {
             try input.requireInputs(orStore: store.store)
-            if store.store != nil && ![.ndjson, .json].contains(format) {
-                throw ValidationError("With --store, sessions writes ndjson or json: the store keeps each session's record.")
+            if store.store != nil && format == .sqlite {
+                throw ValidationError(
+                    "With --store, sessions writes ndjson, json, csv or text: the store is itself a SQLite database (docs/store.md).")
             }
             if format == .sqlite && output.output == nil {
                 throw ValidationError("Please give --output FILE: --format sqlite writes a database file.")
@@ -218,21 +219,21 @@ extension NavReplayCommand {
 
         func run() throws {
             try input.refuseOverwritingInputs(output)
+            let kind: SessionRecordStream.Kind =
+                switch format {
+                case .csv: .csv
+                case .json: .json
+                case .text: .text
+                case .ndjson, .sqlite: .ndjson
+                }
             if let path = store.store {
-                try writeStoredSessions(path, json: format == .json, output: output, quiet: input.quiet)
+                try writeStoredSessions(path, format: kind, output: output, quiet: input.quiet)
                 return
             }
             if format != .sqlite {
                 // One record per session, written as the sessions fold (bounded memory); the
                 // JSON array's brackets and commas around them.
                 let file = try OutputFile(path: output.output)
-                let kind: SessionRecordStream.Kind =
-                    switch format {
-                    case .csv: .csv
-                    case .json: .json
-                    case .text: .text
-                    case .ndjson, .sqlite: .ndjson
-                    }
                 let records = try SessionRecordStream(kind, style: output.textStyle, to: file)
                 let run = try runAudit(input, sessionOptions: Self.options, sink: .streaming(records))
                 try records.finish()
