@@ -43,6 +43,8 @@ extension NavReplayCommand {
 
         @OptionGroup var store: StoreInput
 
+        @OptionGroup var empty: EmptyInputOption
+
         func validate() throws {
             try input.requireInputs(orStore: store.store)
             if maxFindingsPerSession < 0 { throw ValidationError("Please give --max-findings-per-session a number of 0 or more.") }
@@ -67,9 +69,12 @@ extension NavReplayCommand {
                 // --memory-limit however many findings there are.
                 let run = try streamAudit(sessionOptions: sessionOptions)
                 try finish(run, output: output, quiet: input.quiet)
+                try empty.refuseEmpty(run)
                 return
             }
-            try write(try collectFindings(sessionOptions: sessionOptions))
+            let run = try collectFindings(sessionOptions: sessionOptions)
+            try write(run)
+            try empty.refuseEmpty(run)
         }
 
         /// The findings of a store, as an audit of every file it has read writes them.
@@ -147,6 +152,8 @@ extension NavReplayCommand {
         @Option(help: ArgumentHelp("Write every invalid line to this file, as NDJSON with its source and raw bytes.", valueName: "file"))
         var quarantine: String?
 
+        @OptionGroup var empty: EmptyInputOption
+
         func validate() throws { try input.requireInputs() }
 
         func run() throws {
@@ -165,6 +172,7 @@ extension NavReplayCommand {
                 try emitCI(format, result, passingName: "every line is a valid v1 event", to: output.output)
             }
             try finish(result, output: output, quiet: input.quiet)
+            try empty.refuseEmpty(run)
         }
     }
 
