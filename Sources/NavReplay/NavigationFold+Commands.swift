@@ -70,6 +70,9 @@ extension NavigationFold {
         var stateAtCommand: CondensedState?
         /// Whether each of `spec.reset` has been seen empty.
         var resetSeenEmpty: [Bool]
+        /// The depth of each of `spec.reset` at the command: the routes a reset removes (a
+        /// re-synchronisation after a gap removes them when the group did not).
+        var resetDepths: [Int] = []
     }
 
     mutating func applyCommand(
@@ -91,7 +94,8 @@ extension NavigationFold {
             latestGroup.pendingCommands.append(
                 PendingCommand(
                     name: command, spec: spec, event: reference, sessionID: event.sessionID,
-                    stateAtCommand: heldState(), resetSeenEmpty: Array(repeating: false, count: spec.reset.count)))
+                    stateAtCommand: heldState(), resetSeenEmpty: Array(repeating: false, count: spec.reset.count),
+                    resetDepths: spec.reset.map { depth(of: $0) }))
         }
     }
 
@@ -143,10 +147,16 @@ extension NavigationFold {
         }
         // Each finding with the state it judges from (at its command, link or flow switch).
         var findings: [(finding: Finding, before: CondensedState?)] = commandFindings(of: group, correlationID: correlationID)
+        let failed = group.pendingCommands.filter { command in findings.contains { $0.finding.eventID == command.event.eventID } }
         if let flowSwitch = group.flowSwitch {
             findings += checkFlowBoundPositions(after: flowSwitch, correlationID: correlationID)
         }
         findings += linkFindings(of: group, correlationID: correlationID)
+        defer {
+            // After a gap, what the group's commands claim is adopted; without one yet, it may
+            // still come at the next event (the group's lost events were its last ones).
+            if resynchronising { adoptPostconditions(of: failed) } else { failedAtLastGroupEnd = failed }
+        }
         guard keepsStates, findings.contains(where: { $0.before != nil }) else { return findings.map(\.finding) }
         let stateAtEnd = CondensedState(state)
         return findings.map { finding, before in

@@ -41,6 +41,7 @@ extension NavigationFold {
         }
         if let problem = TabInvalid.check(switchingTo: to, flowSpec: flowSpec) {
             report(TabInvalid.violation(problem, switchingTo: to, flow: working.flow))
+            if resynchronising { adoptFlow(ofTab: to, reference: reference) }
         }
         working.tab = to
         tabWitness = reference

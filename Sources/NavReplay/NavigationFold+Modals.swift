@@ -8,6 +8,7 @@ extension NavigationFold {
     mutating func applyPresent(_ modal: String, style: ModalStyle, reference: EventReference) {
         if let violation = ModalAlreadyPresented.check(presenting: modal, presented: working.modals) {
             report(violation)
+            if resynchronising { adoptPresentedAgain(modal, reference: reference) }
             return
         }
         let problem = ModalNotAllowed.check(
@@ -18,6 +19,7 @@ extension NavigationFold {
                 ModalNotAllowed.violation(
                     problem, presenting: modal, style: style, flow: working.flow, presented: working.modals,
                     visible: visibleScreen))
+            if resynchronising, case .tooMany(let limit) = problem { makeRoom(below: limit, reference: reference) }
         }
         working.modals.append(modal)
         modalWitness[modal] = reference
@@ -46,6 +48,13 @@ extension NavigationFold {
             top: { working.top(of: $0, in: stacks, symbols) })
         for (modal, route) in off {
             report(ModalNotAllowed.violation(offRoutes: modal, stack: stack, route: route, model: model))
+        }
+        // After a gap: such a modal went with its page, by a lost event.
+        if resynchronising, let first = off.compactMap({ working.modals.firstIndex(of: $0.0) }).min() {
+            let dismissed = Array(working.modals[first...])
+            for modal in dismissed { modalWitness[modal] = currentEvent }
+            closeStacks(of: dismissed, reference: currentEvent)
+            working.modals.removeSubrange(first...)
         }
     }
 

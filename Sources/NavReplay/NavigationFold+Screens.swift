@@ -10,7 +10,7 @@ extension NavigationFold {
         let claimed = canonicalScreen(claim.screen)
         guard let violation = ScreenNotVisible.check(claimed: claimed, visible: visibleScreen) else { return }
         report(violation)
-        // Resync: adopt the reported screen without changing flow or tab.
+        // Resync: adopt the reported screen without changing flow or tab (after a gap, with them).
         switch claimed {
         case .modal(let modal):
             bringToTop(modal, reference: reference)
@@ -25,6 +25,7 @@ extension NavigationFold {
             } else {
                 closeStacks(of: working.modals, reference: reference)
                 working.modals.removeAll()
+                if resynchronising { adoptFlowAndTab(showing: stack, reference: reference) }
             }
             adoptTop(route, number: number)
             stackWitness[number] = reference

@@ -30,6 +30,8 @@ extension NavigationFold {
 
     mutating func start(from snapshot: NavigationState?, reference: EventReference) {
         for number in stackWitness.indices { stackWitness[number] = nil }
+        if !doubtfulRoutes.isEmpty { doubtfulRoutes = [:] }
+        if !doubtfulCuts.isEmpty { doubtfulCuts = [:] }
         otherStackWitness = [:]
         modalWitness = [:]
         flowWitness = reference

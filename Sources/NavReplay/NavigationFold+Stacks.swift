@@ -57,8 +57,13 @@ extension NavigationFold {
         //    or, for a modal's own stack, by its presented modal; not covered by a modal of its
         //    context, in a flow that presents by context.
         var exempt = false
-        if case .routePop(_, _, _, .toRoot) = payload, !latestGroup.resetStacks.isEmpty, latestGroup.resetStacks.contains(stack) {
-            exempt = true
+        if case .routePop(_, _, _, .toRoot) = payload {
+            if !latestGroup.resetStacks.isEmpty, latestGroup.resetStacks.contains(stack) {
+                exempt = true
+            } else if resynchronising, latestGroup.appliedCommands.isEmpty {
+                // After a gap, the command of a group that resets its stacks may be lost.
+                exempt = true
+            }
         }
         var problem = StackNotOwned.check(
             stack, number: number, flowSpec: flowSpec, presented: working.modals, model: model, exempt: exempt)
@@ -73,10 +78,15 @@ extension NavigationFold {
         if let problem {
             report(
                 StackNotOwned.violation(problem, operation: payload.name, stack: stack, flow: working.flow, presented: working.modals))
+            if resynchronising { adoptOwnership(problem, stack: stack, payload: payload, reference: reference) }
         }
         if hasRouteBoundModals, !working.modals.isEmpty { captureStateBefore() }  // checked after the change
         // 3. The claimed top before the operation.
+        if resynchronising { adoptPendingCommand(before: payload, stack: stack, reference: reference) }
         switch payload {
+        case .routePop(_, let from, let to, .count(1)) where resynchronising:
+            // After a gap, a pop's to_route tells how the claimed top came to be there.
+            checkTop(of: number, claimed: from, field: "from_route", thenTop: .some(to))
         case .routePush(_, let from, _, _), .routePop(_, let from, _, _), .routeReplace(_, let from, _, _),
             .routePopTo(_, let from, _):
             checkTop(of: number, claimed: from, field: "from_route")
@@ -185,9 +195,15 @@ extension NavigationFold {
     /// `afterPop`: a pop's `to_route`, after the pop; `witness` is then the event that left the
     /// stack as the pop found it.
     mutating func checkTop(
-        of number: Int, claimed: String?, field: String, afterPop: Bool = false, witness: EventReference? = nil
+        of number: Int, claimed: String?, field: String, afterPop: Bool = false, witness: EventReference? = nil,
+        thenTop: String?? = nil
     ) {
-        guard !working.topIs(claimed, number: number, symbols) else { return }  // the usual case, before the check's arguments are built
+        guard !working.topIs(claimed, number: number, symbols) else {  // the usual case, before the check's arguments are built
+            if !doubtfulRoutes.isEmpty || !doubtfulCuts.isEmpty { confirmDoubtful(number) }
+            return
+        }
+        if !doubtfulRoutes.isEmpty, resolveDoubtful(number, claimed: claimed) { return }
+        if !doubtfulCuts.isEmpty, restoreCut(number, claimed: claimed) { return }
         let top = working.routes[number].last.map(symbols.name)
         let stack = stacks.names[number]
         guard
@@ -196,7 +212,10 @@ extension NavigationFold {
                 witness: afterPop ? witness : stackWitness[number], afterPop: afterPop)
         else { return }
         report(violation)
-        adoptTop(claimed, number: number)
+        if let thenTop, let claimed, adoptTop(claimed, number: number, thenTop: thenTop) {
+        } else {
+            adoptTop(claimed, number: number)
+        }
         if working.routes[number].isEmpty { emptiedDuringEvent.append(stack) }
     }
 
@@ -206,8 +225,20 @@ extension NavigationFold {
         if let route {
             let symbol = symbols.intern(route)
             if let index = working.routes[number].lastIndex(of: symbol) {
+                // After a gap, the routes cut may still be there, under a lost push of the route.
+                if resynchronising, index + 1 < working.routes[number].count {
+                    doubtfulCuts[number] = (index, Array(working.routes[number][index...]))
+                }
                 working.routes[number].removeSubrange((index + 1)...)
+            } else if resynchronising, let limit = stacks.specs[number].maxDepth, working.routes[number].count >= max(limit, 1) {
+                // After a gap, on a full stack: a lost replace put it there.
+                working.routes[number][working.routes[number].count - 1] = symbol
+                if stacks.valueIdentity[number], !working.params[number].isEmpty {
+                    working.params[number][working.params[number].count - 1] = nil
+                }
             } else {
+                // After a gap, the route under it may be one a lost replace took away.
+                if resynchronising, !working.routes[number].isEmpty { doubtfulRoutes[number] = working.routes[number].count - 1 }
                 working.routes[number].append(symbol)
             }
         } else {

@@ -12,7 +12,8 @@ public import NavModel
 ///
 /// The fold follows the log: an event that breaks a rule is still applied where it can be, and
 /// after a `state.mismatch` the fold adopts the event's claimed value, so that one lost event
-/// yields one finding rather than a cascade.
+/// yields one finding rather than a cascade; after a seq gap it adopts all that an event claims
+/// (`resynchronising`).
 public struct NavigationFold: Sendable {
     public let model: NavigationModel
     /// The model's stacks by number: the fold works on stack numbers, not names.
@@ -33,6 +34,20 @@ public struct NavigationFold: Sendable {
 
     /// The state after the events applied so far.
     public var state: NavigationState { working.state(stacks, symbols) }
+
+    /// Whether the session has lost events before the one being applied (a seq gap, set by
+    /// `SessionFolding` at the first): a finding then adopts all its event claims, not only the
+    /// value it names (`NavigationFold+Resync.swift`). A live router never has a gap.
+    public var resynchronising = false
+    /// The commands whose postconditions failed at the group that ended at the last event, while
+    /// not `resynchronising`: a gap found at the next event adopts them (`startResynchronising`).
+    var failedAtLastGroupEnd: [PendingCommand] = []
+    /// After a gap: for a stack whose claimed top was adopted by pushing it, the index of the
+    /// route it was pushed over, which a lost replace may have taken away (`resolveDoubtful`).
+    var doubtfulRoutes: [Int: Int] = [:]
+    /// After a gap: for a stack cut back to a claimed top, where that top stood and the routes
+    /// from it up, which a lost push of the same route would have left in place (`restoreCut`).
+    var doubtfulCuts: [Int: (index: Int, routes: [Symbol])] = [:]
 
     /// Whether findings carry the state before and after their event (for explanations).
     /// An audit that writes only the contract's keys turns it off: a session's findings are held
@@ -125,6 +140,7 @@ public struct NavigationFold: Sendable {
             let debugBefore = working
         #endif
         let reference = EventReference(event, at: location)
+        if !failedAtLastGroupEnd.isEmpty { failedAtLastGroupEnd.removeAll() }
         currentEvent = reference
         currentSessionID = event.sessionID
         isApplying = true

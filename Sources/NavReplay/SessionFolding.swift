@@ -24,6 +24,9 @@ package struct SessionFolding {
     private let rollingSteps: Bool
     private var previous: (seq: Int64, timestamp: Timestamp, reference: EventReference)?
     private var firstGapSeq: Int64?
+    /// The findings of the group that ended at the last event, held until the next one: if seqs
+    /// are missing right after it, the group's lost events may be those, and they are after the gap.
+    private var endedAtLastEvent: [Finding] = []
     private var folded = 0
     private var first: (seq: Int64, timestamp: Timestamp)?
 
@@ -82,10 +85,14 @@ package struct SessionFolding {
             eventFindings.append(finding)
         }
         let previousReference = previous?.reference
+        var gapBefore = false
         if let previous, let violation = SeqGap.check(seq: event.seq, previousSeq: previous.seq, previous: previousReference) {
             note(violation)
             if firstGapSeq == nil { firstGapSeq = event.seq }
+            fold.startResynchronising()
+            gapBefore = true
         }
+        if !endedAtLastEvent.isEmpty { keepEndedAtLastEvent(gapAfter: gapBefore) }
         if let violation = SessionNoStart.check(event.name, seq: event.seq, previous: previousReference) { note(violation) }
         if let previous,
             let violation = ClockRegression.check(
@@ -95,8 +102,14 @@ package struct SessionFolding {
         }
         let applied = fold.apply(event, at: location, contentIdentity: contentIdentity)
         if !applied.isEmpty { eventFindings += applied }
+        var ended: [Finding] = []
         if endsGroup {
-            let ended = fold.endGroup(event.correlationID)
+            ended = fold.endGroup(event.correlationID)
+            // A group whose events span a gap (it ends after it; its finding is at an event
+            // before it): the lost events may explain what it did not do.
+            if !ended.isEmpty, let firstGapSeq, event.seq >= firstGapSeq {
+                for index in ended.indices { ended[index].afterGap = true }
+            }
             if !ended.isEmpty { eventFindings += ended }
         }
         if let before = stateBefore {
@@ -117,7 +130,10 @@ package struct SessionFolding {
             audit.states.record(fold.state)
         }
         if !eventFindings.isEmpty {
-            findings += eventFindings
+            // The group's findings not yet after a gap wait for the next event (`endedAtLastEvent`).
+            let held = ended.first.map { !$0.afterGap } ?? false
+            findings += held ? eventFindings.dropLast(ended.count) : eventFindings[...]
+            if held { endedAtLastEvent = ended }
             if findings.count >= keptFindingsBound { keepFirstFindings() }
         }
         if first == nil { first = (event.seq, event.timestamp) }
@@ -129,6 +145,17 @@ package struct SessionFolding {
     /// With `rollingSteps`: the state after the last step folded, and what it changed.
     package var lastStep: StepStates.Cursor { audit.states.cursorAtLast() }
 
+    /// The findings of the group that ended at the last event, after a gap if one comes right
+    /// after it.
+    private mutating func keepEndedAtLastEvent(gapAfter: Bool) {
+        if gapAfter {
+            for index in endedAtLastEvent.indices { endedAtLastEvent[index].afterGap = true }
+        }
+        findings += endedAtLastEvent
+        endedAtLastEvent.removeAll()
+        if findings.count >= keptFindingsBound { keepFirstFindings() }
+    }
+
     private mutating func keepFirstFindings() {
         findings.sortForOutput()
         if findings.count > options.maxFindings {
@@ -139,6 +166,7 @@ package struct SessionFolding {
 
     /// The audit, once every line is folded or set aside.
     package consuming func finish(redeliveries: Int, duplicates: Int, eventsPastUntil: Int) -> SessionAudit {
+        if !endedAtLastEvent.isEmpty { keepEndedAtLastEvent(gapAfter: false) }
         if let firstGapSeq {
             for index in findings.indices where (findings[index].seq ?? -1) >= firstGapSeq {
                 findings[index].afterGap = true

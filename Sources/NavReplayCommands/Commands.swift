@@ -43,6 +43,8 @@ extension NavReplayCommand {
 
         @OptionGroup var store: StoreInput
 
+        @OptionGroup var empty: EmptyInputOption
+
         func validate() throws {
             try input.requireInputs(orStore: store.store)
             if maxFindingsPerSession < 0 { throw ValidationError("Please give --max-findings-per-session a number of 0 or more.") }
@@ -67,9 +69,12 @@ extension NavReplayCommand {
                 // --memory-limit however many findings there are.
                 let run = try streamAudit(sessionOptions: sessionOptions)
                 try finish(run, output: output, quiet: input.quiet)
+                try empty.refuseEmpty(run)
                 return
             }
-            try write(try collectFindings(sessionOptions: sessionOptions))
+            let run = try collectFindings(sessionOptions: sessionOptions)
+            try write(run)
+            try empty.refuseEmpty(run)
         }
 
         /// The findings of a store, as an audit of every file it has read writes them.
@@ -149,6 +154,8 @@ extension NavReplayCommand {
         @Option(help: ArgumentHelp("Write every invalid line to this file, as NDJSON with its source and raw bytes.", valueName: "file"))
         var quarantine: String?
 
+        @OptionGroup var empty: EmptyInputOption
+
         func validate() throws { try input.requireInputs() }
 
         func run() throws {
@@ -167,6 +174,7 @@ extension NavReplayCommand {
                 try emitCI(format, result, passingName: "every line is a valid v1 event", to: output.output)
             }
             try finish(result, output: output, quiet: input.quiet)
+            try empty.refuseEmpty(run)
         }
     }
 
@@ -204,8 +212,9 @@ extension NavReplayCommand {
 
         func validate() throws {
             try input.requireInputs(orStore: store.store)
-            if store.store != nil && ![.ndjson, .json].contains(format) {
-                throw ValidationError("With --store, sessions writes ndjson or json: the store keeps each session's record.")
+            if store.store != nil && format == .sqlite {
+                throw ValidationError(
+                    "With --store, sessions writes ndjson, json, csv or text: the store is itself a SQLite database (docs/store.md).")
             }
             if format == .sqlite && output.output == nil {
                 throw ValidationError("Please give --output FILE: --format sqlite writes a database file.")
@@ -220,21 +229,21 @@ extension NavReplayCommand {
 
         func run() throws {
             try input.refuseOverwritingInputs(output, store: store.store)
+            let kind: SessionRecordStream.Kind =
+                switch format {
+                case .csv: .csv
+                case .json: .json
+                case .text: .text
+                case .ndjson, .sqlite: .ndjson
+                }
             if let path = store.store {
-                try writeStoredSessions(path, json: format == .json, output: output, quiet: input.quiet)
+                try writeStoredSessions(path, format: kind, output: output, quiet: input.quiet)
                 return
             }
             if format != .sqlite {
                 // One record per session, written as the sessions fold (bounded memory); the
                 // JSON array's brackets and commas around them.
                 let file = try OutputFile(path: output.output)
-                let kind: SessionRecordStream.Kind =
-                    switch format {
-                    case .csv: .csv
-                    case .json: .json
-                    case .text: .text
-                    case .ndjson, .sqlite: .ndjson
-                    }
                 let records = try SessionRecordStream(kind, style: output.textStyle, to: file)
                 let run = try runAudit(input, sessionOptions: Self.options, sink: .streaming(records))
                 try records.finish()

@@ -131,9 +131,16 @@ extension NavReplayCommand {
                 throw CommandFailure(error.phrased.description)
             }
             for error in report.inputErrors { Terminal.writeError("navreplay: error: \(safe(error))\n") }
+            // A batch whose files hold no byte is no error (a night without uploads), but it is
+            // said as such, not as files ingested already.
+            let empty = EmptyBatch(report)
             let file = try OutputFile(path: output.output)
             do {
-                try IngestWriter.write(report, format: format.writerFormat, store: eventStore) { try file.write($0) }
+                if let text = empty?.text, format == .text {
+                    try file.write(Array(text.utf8))
+                } else {
+                    try IngestWriter.write(report, format: format.writerFormat, store: eventStore) { try file.write($0) }
+                }
             } catch let error as StoreError {
                 throw CommandFailure(error.description)
             }
@@ -141,10 +148,10 @@ extension NavReplayCommand {
             do {
                 try eventStore.waitForCheckpoint()
             } catch let error as StoreError {
-                if !quiet { Terminal.writeError(IngestWriter.summary(report, store: store)) }
+                if !quiet { Terminal.writeError(empty?.summary(report, store: store) ?? IngestWriter.summary(report, store: store)) }
                 throw CommandFailure(error.description)
             }
-            if !quiet { Terminal.writeError(IngestWriter.summary(report, store: store)) }
+            if !quiet { Terminal.writeError(empty?.summary(report, store: store) ?? IngestWriter.summary(report, store: store)) }
             if let path = output.summary { try emit(IngestWriter.summaryJSON(report), to: path) }
             if !report.inputErrors.isEmpty { throw ExitCode(2) }
             let level = output.failLevel(default: .error)

@@ -60,25 +60,29 @@ func storedAuditExplained(_ path: String, input: InputOptions) throws -> AuditRu
     return run
 }
 
-/// `sessions --store`: each session's record, as `sessions` over every file writes it.
-func writeStoredSessions(_ path: String, json: Bool, output: OutputOptions, quiet: Bool) throws {
+/// `sessions --store`: each session's record, as `sessions` over every file writes it, in any
+/// of its formats but sqlite (the store's record is its NDJSON line, read back for the others).
+func writeStoredSessions(_ path: String, format: SessionRecordStream.Kind, output: OutputOptions, quiet: Bool) throws {
     let store = try openStore(path)
     let file = try OutputFile(path: output.output)
-    var first = true
-    if json { try file.write(Array("[".utf8)) }
+    let records = try SessionRecordStream(format, style: output.textStyle, to: file)
     do {
         try StoredRun.sessionRecords(store) { record in
-            if json {
-                try file.write(Array(((first ? "" : ",") + record).utf8))
-            } else {
-                try file.write(Array((record + "\n").utf8))
+            switch format {
+            case .ndjson: try records.write(Array((record + "\n").utf8))
+            case .json: try records.write(Array(record.utf8))
+            case .csv, .text:
+                guard let fields = SessionRecord(ndjson: record) else {
+                    throw CommandFailure("The store \(path) is damaged: a session's record is not one navreplay wrote.")
+                }
+                try records.write(
+                    format == .csv ? SessionWriter.csvRow(fields) : Array(SessionWriter.textLines(fields, style: output.textStyle).utf8))
             }
-            first = false
         }
     } catch let error as StoreError {
         throw CommandFailure(error.description)
     }
-    if json { try file.write(Array("]\n".utf8)) }
+    try records.finish()
     try file.commit()
     let run = try storedAudit(path, quiet: true)
     try finish(run, output: output, quiet: quiet, failOnByDefault: .never)

@@ -69,16 +69,15 @@ public enum SessionWriter {
     public static let csvHeader = Array("session_id,events,first_seq,last_seq,start,end,duration_ms,final_state,screens,findings\r\n".utf8)
 
     /// One session's CSV row, ending in CRLF (for streamed output).
-    public static func csvRow(_ audit: SessionAudit) -> [UInt8] {
-        var screens = JSONWriter()
-        screens.beginArray()
-        for screen in audit.screens { screen.write(to: &screens) }
-        screens.endArray()
+    public static func csvRow(_ audit: SessionAudit) -> [UInt8] { csvRow(SessionRecord(audit)) }
+
+    /// The CSV row of a session's record.
+    public static func csvRow(_ record: SessionRecord) -> [UInt8] {
         let cells: [String] = [
-            audit.sessionID, String(audit.events), audit.firstSeq.map(String.init) ?? "",
-            audit.lastSeq.map(String.init) ?? "", audit.start?.text ?? "", audit.end?.text ?? "",
-            audit.durationMilliseconds.map(String.init) ?? "", audit.finalState.json, screens.string,
-            String(audit.findingCount),
+            record.sessionID, String(record.events), record.firstSeq.map(String.init) ?? "",
+            record.lastSeq.map(String.init) ?? "", record.start ?? "", record.end ?? "",
+            record.durationMilliseconds.map(String.init) ?? "", record.finalState, record.screensJSON,
+            String(record.findings),
         ]
         return Array((cells.map(csvCell).joined(separator: ",") + "\r\n").utf8)
     }
@@ -99,13 +98,16 @@ public enum SessionWriter {
     }
 
     /// One session's three lines of `text(_:style:)`, each ended by a line break.
-    public static func textLines(_ audit: SessionAudit, style: TextStyle) -> String {
-        let duration = audit.durationMilliseconds.map { "\($0) ms" } ?? "-"
-        return style.bold("session \(safe(audit.sessionID))")
-            + "  \(audit.events) event(s), seq \(audit.firstSeq.map(String.init) ?? "-")...\(audit.lastSeq.map(String.init) ?? "-"), "
-            + "\(duration), \(audit.findingCount) finding(s)\n"
-            + "  final: \(safe(audit.finalState.json))\n"
-            + "  screens: " + audit.screens.map { safe($0.label) }.joined(separator: " → ") + "\n"
+    public static func textLines(_ audit: SessionAudit, style: TextStyle) -> String { textLines(SessionRecord(audit), style: style) }
+
+    /// The text lines of a session's record.
+    public static func textLines(_ record: SessionRecord, style: TextStyle) -> String {
+        let duration = record.durationMilliseconds.map { "\($0) ms" } ?? "-"
+        return style.bold("session \(safe(record.sessionID))")
+            + "  \(record.events) event(s), seq \(record.firstSeq.map(String.init) ?? "-")...\(record.lastSeq.map(String.init) ?? "-"), "
+            + "\(duration), \(record.findings) finding(s)\n"
+            + "  final: \(safe(record.finalState))\n"
+            + "  screens: " + record.screens.map { safe($0.label) }.joined(separator: " → ") + "\n"
     }
 }
 

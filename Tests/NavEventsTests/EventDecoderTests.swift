@@ -68,6 +68,27 @@ struct BadLine: CustomTestStringConvertible, Sendable {
         BadLine("duplicate nested key", line(#""x":{"a":1,"a":1},"stack":"tab1","from_route":null,"to_route":"x""#), field: "x"),
         BadLine("NaN", line(#""x":NaN,"stack":"tab1","from_route":null,"to_route":"x""#), field: "x"),
         BadLine(
+            "trailing comma in a nested object", line(#""extra":{"a":1,},"stack":"tab1","from_route":null,"to_route":"x""#), field: "extra"),
+        BadLine("trailing comma in a nested array", line(#""extra":[1,],"stack":"tab1","from_route":null,"to_route":"x""#), field: "extra"),
+        BadLine(
+            "trailing comma three levels down", line(#""extra":{"a":[{"b":1,}]},"stack":"tab1","from_route":null,"to_route":"x""#),
+            field: "extra"),
+        BadLine(
+            "trailing comma in an array in an object", line(#""extra":{"a":{"b":[1,2,]}},"stack":"tab1","from_route":null,"to_route":"x""#),
+            field: "extra"),
+        BadLine(
+            "empty member in a nested object", line(#""extra":{"a":1,,"b":2},"stack":"tab1","from_route":null,"to_route":"x""#),
+            field: "extra"),
+        BadLine(
+            "empty element in a nested array", line(#""extra":[1,,2],"stack":"tab1","from_route":null,"to_route":"x""#), field: "extra"),
+        BadLine(
+            "trailing comma in route_params", line(#""stack":"tab1","from_route":null,"to_route":"x","route_params":{"a":1,}"#),
+            field: "route_params"),
+        BadLine(
+            "trailing comma in a snapshot's stacks",
+            line(#""app_version":"1","snapshot":{"flow":"f","tab":null,"stacks":{"tab1":["a",]},"modals":[]}"#, name: "session_start"),
+            field: "snapshot"),
+        BadLine(
             "Infinity for an integer", line(#""stack":"tab1","from_route":null,"to_route":"x","count":Infinity"#, name: "route_pop"),
             field: "count"),
         BadLine("1.0 for an integer", push.replacingOccurrences(of: "\"seq\":3", with: "\"seq\":3.0"), field: "seq"),

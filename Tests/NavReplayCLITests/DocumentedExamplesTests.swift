@@ -1,4 +1,5 @@
 import Foundation
+import NavModel
 import NavReplay
 import NavTestSupport
 import Testing
@@ -80,6 +81,11 @@ import Testing
         #expect(steps.count == 2, "\(steps)")
         let repository = try TemporaryDirectory()
         try Self.makeLogs(in: repository.url.appendingPathComponent("NavigationLogs"))
+        // The app's model file, which every step names (the samples' app is the PoC).
+        _ = try repository.write("navigation-model.json", NavigationModel.pocJSON)
+        for step in steps + [baseline] where step.contains("navreplay-audit") {
+            #expect(step.contains("--model navigation-model.json"), "a step audits without the app's model: \(step)")
+        }
 
         // Today's findings are accepted once, then every step of the job passes.
         let accepted = try Self.shell([baseline], in: repository.url)
@@ -102,6 +108,20 @@ import Testing
         #expect(failing.status == 1, "\(failing.stderr)")
         #expect(failing.stdout.contains("::error file=NavigationLogs/new.ndjson"), "\(failing.stdout)")
         #expect(!failing.stdout.contains("file=NavigationLogs/lost.ndjson"))
+
+        // UI tests that wrote nothing fail the job: every step exits 2 on logs with no line.
+        let empty = try TemporaryDirectory()
+        try FileManager.default.createDirectory(at: empty.url.appendingPathComponent("NavigationLogs"), withIntermediateDirectories: true)
+        _ = try empty.write("NavigationLogs/navigation.ndjson", "")
+        _ = try empty.write("navigation-model.json", NavigationModel.pocJSON)
+        _ = try empty.write(
+            "navreplay-baseline.json",
+            try String(contentsOf: repository.url.appendingPathComponent("navreplay-baseline.json"), encoding: .utf8))
+        for step in steps {
+            let result = try Self.shell([step], in: empty.url)
+            #expect(result.status == 2, "\(step)\n\(result.stderr)")
+            #expect(result.stderr.contains("the input holds no line at all"), "\(result.stderr)")
+        }
     }
 }
 

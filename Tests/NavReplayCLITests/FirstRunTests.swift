@@ -97,7 +97,11 @@ import Testing
         #expect(!result.stderr.contains("app-2026-11-20-upload1.ndjson"))
         let stdin = try navreplay(["audit", "-"], stdin: Data())
         #expect(stdin.stderr.contains("navreplay: warning: standard input is empty"), "\(stdin.stderr)")
-        #expect(try navreplay(["audit", "--quiet", empty]).stderr.isEmpty)
+        #expect(try navreplay(["audit", "--quiet", "--allow-empty", empty]).stderr.isEmpty)
+        // Without --allow-empty, an input with no line at all is an error, said even with --quiet.
+        let refused = try navreplay(["audit", "--quiet", empty])
+        #expect(refused.status == 2)
+        #expect(refused.stderr.hasPrefix("navreplay: error: the input holds no line at all"), "\(refused.stderr)")
     }
 
     @Test func replaySpeaksOfTheReplayedSession() throws {

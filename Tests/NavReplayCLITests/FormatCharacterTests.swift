@@ -54,6 +54,11 @@ import Testing
         let result = try navreplay(["replay", "--session", "s" + Self.hostile, path])
         #expect(result.status != 2, "\(result.stderr)")
         Self.expectInert(result.stdout, "replay")
+        // The summary on standard error names the session, escaped as every output shows it.
+        Self.expectInert(result.stderr, "replay's summary")
+        let missing = try navreplay(["replay", "--session", "t" + Self.hostile, path])
+        #expect(missing.status == 2)
+        Self.expectInert(missing.stderr, "replay's error")
     }
 
     @Test func theReportShowsFormatCharactersAsEscapes() throws {

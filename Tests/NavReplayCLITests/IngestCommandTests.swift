@@ -167,39 +167,4 @@ import Testing
         }
         #expect(killedMidway >= trials, "most kills (of \(2 * trials)) land while the ingest runs")
     }
-
-    /// The README's nightly workflow, run as written on two nights of the samples.
-    @Test func theReadmeNightlyIngestWorkflowRuns() throws {
-        guard let block = try readmeBlock("nightly-ingest") else {
-            Issue.record("README.md has no nightly-ingest block")
-            return
-        }
-        guard let binary = Repository.binary else { throw BinaryMissing() }
-        let directory = try TemporaryDirectory()
-        let logs = directory.path("logs")
-        for (night, source) in [("2026-11-25", "SampleLogs/clean"), ("2026-11-26", "SampleLogs/violations")] {
-            try FileManager.default.createDirectory(atPath: "\(logs)/\(night)", withIntermediateDirectories: true)
-            for name in try FileManager.default.contentsOfDirectory(atPath: Repository.path(source)) {
-                try FileManager.default.copyItem(atPath: Repository.path("\(source)/\(name)"), toPath: "\(logs)/\(night)/\(name)")
-            }
-        }
-        let script = try directory.write(
-            "nightly.sh",
-            "set -e\nnavreplay() { '\(binary)' \"$@\"; }\ncd '\(directory.path(""))'\nfor day in 2026-11-25 2026-11-26; do\n"
-                + block.replacingOccurrences(of: "$(date -u +%F)", with: "$day") + "done\n")
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/bin/bash")
-        process.arguments = [script]
-        let errors = Pipe()
-        process.standardError = errors
-        process.standardOutput = Pipe()
-        try process.run()
-        let stderr = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 0, "\(stderr)")
-        #expect(FileManager.default.fileExists(atPath: directory.path("nav.db")))
-        #expect(FileManager.default.fileExists(atPath: directory.path("findings-2026-11-26.ndjson")))
-        let report = try String(contentsOfFile: directory.path("report-2026-11-26.html"), encoding: .utf8)
-        #expect(report.contains("Trends"))
-    }
 }

@@ -340,6 +340,8 @@ struct SeedSystemPropertyTests {
         var applied = 0
         var events = 0
         var names: Set<EventName> = []
+        /// The session's events, as the router wrote them.
+        var written: [NavigationEvent] = []
     }
 
     static func runSession(_ profile: Profile, seed: UInt64) -> Outcome {
@@ -379,6 +381,7 @@ struct SeedSystemPropertyTests {
             log.append("\(description) → \(result)")
         }
         outcome.events = sink.events.count
+        outcome.written = sink.events
         outcome.names = Set(sink.events.map(\.name))
         do {
             let audit = try auditSession(sink.events, model: model)
