@@ -4,16 +4,18 @@ import NavReplay
 import NavTestSupport
 import Testing
 
-/// The README's examples, run as a reader would run them: the instrumented app's source is the
-/// file in Examples/, and the CI job's and the nightly job's command lines run against logs
-/// made from the samples. (Building and running the app itself is `InstrumentedAppTests`.)
+/// The documented examples, run as a reader would run them: the instrumented app's source in
+/// docs/app-side.md is the file in Examples/, and the README's CI job's and nightly job's command
+/// lines run against logs made from the samples. (Building and running the app itself is `InstrumentedAppTests`.)
 @Suite struct DocumentedExamplesTests {
     static let example = "Examples/InstrumentedApp/Sources/InstrumentedApp/main.swift"
 
-    @Test func theReadmeShowsTheInstrumentedAppAsItIs() throws {
-        let block = try #require(try readmeBlock(Self.example), "README.md has no block between <!-- BEGIN \(Self.example) --> and its END")
+    @Test func theDocsShowTheInstrumentedAppAsItIs() throws {
+        let block = try #require(
+            try readmeBlock(Self.example, in: "docs/app-side.md"),
+            "docs/app-side.md has no block between <!-- BEGIN \(Self.example) --> and its END")
         let file = try String(contentsOfFile: Repository.path(Self.example), encoding: .utf8)
-        #expect(block == file, "the README's copy of \(Self.example) differs from the file")
+        #expect(block == file, "docs/app-side.md's copy of \(Self.example) differs from the file")
     }
 
     /// Runs shell lines in `directory` with `set -e`, the way a CI step or a cron job runs them,
