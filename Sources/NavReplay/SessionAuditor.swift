@@ -282,6 +282,7 @@ public enum SessionAuditor {
             let location = lines[index].location
             folding.addUnfolded(UnfoldedLine(event: lines[index].event, location: location, findings: earlyFindings[location] ?? []))
         }
+        folding.reserveSteps(foldedIndices.count)
         for lineIndex in foldedIndices {
             // The event is moved out of its line while it folds, and back in after: a copy of it
             // (a retain and a release of each of its strings) was 3% of an audit.

@@ -122,7 +122,9 @@ package struct SessionFolding {
         } else if options.recordSteps {
             // Appended, not kept for the caller: a copy of the step is a retain of each of its
             // event's strings.
-            audit.steps.append(ReplayStep(event: event, location: location, findings: earlyFindings + eventFindings))
+            audit.steps.append(
+                ReplayStep(
+                    event: event, location: location, findings: earlyFindings.isEmpty ? eventFindings : earlyFindings + eventFindings))
             if outlinesSteps { audit.outlines.append(fold.outline) } else { audit.states.record(fold.state) }
         }
         if !eventFindings.isEmpty {
@@ -133,6 +135,13 @@ package struct SessionFolding {
         previous = (event.seq, event.timestamp, EventReference(event, at: location))
         folded += 1
         return step
+    }
+
+    /// Room for `count` more steps (with `recordSteps`), so that the steps grow once.
+    package mutating func reserveSteps(_ count: Int) {
+        guard options.recordSteps, !rollingSteps else { return }
+        audit.steps.reserveCapacity(audit.steps.count + count)
+        if outlinesSteps { audit.outlines.reserveCapacity(audit.outlines.count + count) }
     }
 
     /// With `rollingSteps`: the state after the last step folded, and what it changed.

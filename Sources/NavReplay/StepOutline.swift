@@ -30,13 +30,7 @@ extension SessionAudit {
     /// that a session audited from disk, or with its states, reads the same.
     public func forEachOutlinedStep(_ body: (ReplayStep, StepOutline) throws -> Void) throws {
         guard outlines.isEmpty else {
-            // Through buffers, whose elements are lent to `body` in place: through the arrays, each
-            // step and outline was copied out (a retain and a release of each of their strings).
-            try steps.withUnsafeBufferPointer { steps in
-                try outlines.withUnsafeBufferPointer { outlines in
-                    for index in steps.indices { try body(steps[index], outlines[index]) }
-                }
-            }
+            for index in steps.indices { try body(steps[index], outlines[index]) }
             return
         }
         try forEachStep { step, cursor in try body(step, StepOutline(cursor)) }
