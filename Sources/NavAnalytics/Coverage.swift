@@ -16,6 +16,8 @@ public struct CoverageAnalysis: SessionAnalysis {
 
     public func makeTally() -> Tally { Tally() }
 
+    public var readsStates: Bool { false }
+
     public func add(_ audit: SessionAudit, weight: Int, to tally: inout Tally) throws {
         try InferNames().add(audit, weight: weight, to: &tally.used)
         try InferCheck(model: model).add(audit, weight: weight, to: &tally.check)

@@ -3,7 +3,7 @@ public import NavReplay
 import NavEvents
 
 /// The second pass of `infer`: each session folded with the skeleton, read with the state after
-/// every event: what each command's correlation group left behind, which routes stood twice in
+/// every event (the parts it needs, through the cursor): what each command's correlation group left behind, which routes stood twice in
 /// their stack and which could have and did not, pops beyond a stack's depth, and returns to a
 /// route that stood twice.
 public struct InferBehaviour: SessionAnalysis {
@@ -17,23 +17,34 @@ public struct InferBehaviour: SessionAnalysis {
 
     public func add(_ audit: SessionAudit, weight: Int, to tally: inout Evidence) throws {
         var walk = Walk(model: model)
-        try audit.forEachStep { step, cursor in walk.step(step, state: cursor.state) }
+        try audit.forEachStep { step, cursor in walk.step(step, cursor) }
         walk.closeGroup()
         tally.add(session: audit.sessionID, clues: walk.clues, weight: weight)
     }
 
+    /// A command's correlation group in progress: the state at its `command_applied`, as far as
+    /// what the group leaves behind is judged against it.
     struct OpenCommand {
         var name: String
-        var before: NavigationState
+        var tabBefore: String?
+        var modalsBefore: Bool
+        /// The model's stacks empty at the `command_applied`…
+        var emptyBefore: Set<String>
+        /// …and those empty at some step of the group since.
         var emptied: Set<String>
     }
 
+    /// Reads each step's state through the cursor, a part at a time: rebuilding every stack's
+    /// names after every event was most of this pass.
     struct Walk {
         let model: NavigationModel
         var clues: [Clue: Int] = [:]
         var group: String?
         var open: [OpenCommand] = []
-        var last: NavigationState?
+        /// What the group's last step left: its flow, tab, and whether modals were presented.
+        var last: (flow: String, tab: String?, modals: Bool)?
+        /// Whether a step came before the current one.
+        var stepped = false
         /// The `route_params` of each stack's routes, beside the fold's names.
         var params: [String: [RouteParams?]] = [:]
 
@@ -42,8 +53,8 @@ public struct InferBehaviour: SessionAnalysis {
         mutating func count(_ clue: Clue) { clues[clue, default: 0] += 1 }
         mutating func once(_ clue: Clue) { clues[clue] = 1 }
 
-        func emptyStacks(_ state: NavigationState) -> Set<String> {
-            Set(model.stackNames.filter { (state.stacks[$0] ?? []).isEmpty })
+        func emptyStacks(_ cursor: StepStates.Cursor) -> Set<String> {
+            Set(model.stackNames.filter { cursor.depth(of: $0) == 0 })
         }
 
         mutating func closeGroup() {
@@ -53,58 +64,73 @@ public struct InferBehaviour: SessionAnalysis {
                 count(.commandGroups(name))
                 count(.commandEndedIn(command: name, flow: state.flow))
                 if let tab = state.tab { count(.commandEndedOnTab(command: name, tab: tab)) }
-                if command.before.tab != state.tab { count(.commandChangedTab(name)) }
-                if state.modals.isEmpty {
+                if command.tabBefore != state.tab { count(.commandChangedTab(name)) }
+                if !state.modals {
                     count(.commandDismissed(name))
-                    if !command.before.modals.isEmpty { count(.commandDismissedSome(name)) }
+                    if command.modalsBefore { count(.commandDismissedSome(name)) }
                 }
                 for stack in command.emptied {
                     count(.commandEmptied(command: name, stack: stack))
-                    if !(command.before.stacks[stack] ?? []).isEmpty { count(.commandReset(command: name, stack: stack)) }
+                    if !command.emptyBefore.contains(stack) { count(.commandReset(command: name, stack: stack)) }
                 }
             }
             open = []
         }
 
-        mutating func step(_ step: ReplayStep, state: NavigationState) {
+        mutating func step(_ step: ReplayStep, _ cursor: StepStates.Cursor) {
             let event = step.event
             if event.correlationID != group {
                 closeGroup()
                 group = event.correlationID
             }
-            last = state
-            for index in open.indices { open[index].emptied.formUnion(emptyStacks(state)) }
+            last = (cursor.currentFlow, cursor.currentTab, cursor.modalCount > 0)
+            var empty: Set<String>?
+            if !open.isEmpty {
+                let now = emptyStacks(cursor)
+                empty = now
+                for index in open.indices { open[index].emptied.formUnion(now) }
+            }
             switch event.payload {
             case .commandApplied(let command, _, _):
-                open.append(OpenCommand(name: command, before: state, emptied: emptyStacks(state)))
+                let now = empty ?? emptyStacks(cursor)
+                open.append(
+                    OpenCommand(
+                        name: command, tabBefore: cursor.currentTab, modalsBefore: cursor.modalCount > 0, emptyBefore: now, emptied: now))
             case .routePop(let stack, _, _, .count):
                 if step.findings.contains(where: { $0.rule == .stackOutOfRange }) { once(.clampedPop(stack)) }
             case .routePopTo(let stack, _, let route?):
-                if let before = previous?.stacks[stack], before.filter({ $0 == route }).count > 1 { once(.ambiguousPopTo(stack)) }
+                if stepped, let before = cursor.routesBefore(of: stack), before.filter({ $0 == route }).count > 1 {
+                    once(.ambiguousPopTo(stack))
+                }
                 once(.singletonChance(stack: stack, route: route))
             default:
                 break
             }
-            track(event.payload, state: state)
-            previous = state
+            track(event.payload, cursor)
+            stepped = true
         }
-
-        var previous: NavigationState?
 
         /// Keeps each stack's parameters beside its names, and notes routes standing twice
         /// (by the stack's identity) or entering beside one of their name.
-        mutating func track(_ payload: NavigationEvent.Payload, state: NavigationState) {
+        mutating func track(_ payload: NavigationEvent.Payload, _ cursor: StepStates.Cursor) {
             var entered: (stack: String, route: String, index: Int)?
             if case .sessionStart = payload { params = [:] }
-            for (stack, names) in state.stacks {
-                var list = params[stack] ?? []
+            cursor.forEachStackDepth { stack, depth in
+                // A stack the event leaves alone keeps its parameters, at its depth.
+                var target: String?
+                switch payload {
+                case .routePush(let name, _, _, _), .routeReplace(let name, _, _, _), .routeInsert(let name, _, _, _): target = name
+                default: break
+                }
+                guard target == stack || (params[stack]?.count ?? 0) != depth else { return }
+                var list = params.removeValue(forKey: stack) ?? []
                 switch payload {
                 case .routePush(stack, _, let route, let value):
                     list.append(value)
-                    entered = (stack, route, names.count - 1)
+                    entered = (stack, route, depth - 1)
                 case .routeReplace(stack, _, let route, let value):
                     if list.isEmpty { list.append(value) } else { list[list.count - 1] = value }
-                    entered = (stack, route, names.count - 1)
+                    entered = (stack, route, depth - 1)
                 case .routeInsert(stack, let route, let index, let value):
                     let at = min(max(Int(index), 0), list.count)
                     list.insert(value, at: at)
@@ -112,11 +138,11 @@ public struct InferBehaviour: SessionAnalysis {
                 default:
                     break
                 }
-                if list.count > names.count { list.removeLast(list.count - names.count) }
-                while list.count < names.count { list.append(nil) }
+                if list.count > depth { list.removeLast(list.count - depth) }
+                while list.count < depth { list.append(nil) }
                 params[stack] = list
             }
-            guard let entered, let names = state.stacks[entered.stack], entered.index < names.count else { return }
+            guard let entered, let names = cursor.routes(of: entered.stack), entered.index < names.count else { return }
             let byValue = model.stacks[entered.stack]?.identity == .value
             let list = params[entered.stack] ?? []
             var seen: Set<String> = []

@@ -31,6 +31,8 @@ public struct InferCheck: SessionAnalysis {
 
     public init(model: NavigationModel) { self.model = model }
 
+    public var readsStates: Bool { false }
+
     public struct Tally: Sendable, Equatable {
         public var sessions = 0
         /// Sessions without a finding of a model rule, and without any finding.
@@ -64,7 +66,7 @@ public struct InferCheck: SessionAnalysis {
         if !rules.isEmpty {
             var flow = model.initial.flow
             var group: (id: String, command: String?) = ("", nil)
-            try audit.forEachStep { step, cursor in
+            try audit.forEachOutlinedStep { step, outline in
                 let event = step.event
                 if event.correlationID != group.id { group = (event.correlationID, nil) }
                 if case .commandApplied(let command, _, _) = event.payload, group.command == nil { group.command = command }
@@ -75,7 +77,7 @@ public struct InferCheck: SessionAnalysis {
                         fixes.insert(fix)
                     }
                 }
-                flow = cursor.currentFlow
+                flow = outline.flow
             }
         }
         if rules.isDisjoint(with: Self.modelRules) { tally.modelClean += weight }

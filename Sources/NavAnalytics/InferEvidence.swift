@@ -117,8 +117,11 @@ public struct Evidence: Sendable, Equatable {
         }
     }
 
-    /// The clues matching a pattern, sorted.
+    /// The clues matching a pattern, sorted (as `Clue.<` sorts them: by description, each made
+    /// once here; sorting every clue and comparing descriptions made again on each comparison
+    /// was most of `infer`'s time between its passes).
     func all<T>(_ pick: (Clue) -> T?) -> [(T, Support)] {
-        clues.sorted { $0.key < $1.key }.compactMap { clue, support in pick(clue).map { ($0, support) } }
+        clues.compactMap { clue, support in pick(clue).map { (key: String(describing: clue), value: $0, support: support) } }
+            .sorted { $0.key < $1.key }.map { ($0.value, $0.support) }
     }
 }

@@ -9,13 +9,15 @@ import NavModel
 public struct InferNames: SessionAnalysis {
     public init() {}
 
+    public var readsStates: Bool { false }
+
     public func makeTally() -> Evidence { Evidence() }
 
     public func merge(_ other: consuming Evidence, into tally: inout Evidence) { tally.merge(other) }
 
     public func add(_ audit: SessionAudit, weight: Int, to tally: inout Evidence) throws {
         var walk = Walk()
-        try audit.forEachStep { step, _ in walk.step(step.event) }
+        try audit.forEachOutlinedStep { step, _ in walk.step(step.event) }
         walk.settle()
         tally.add(session: audit.sessionID, clues: walk.clues, weight: weight)
     }

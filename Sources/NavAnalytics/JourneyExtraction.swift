@@ -2,7 +2,8 @@ public import NavEvents
 public import NavReplay
 
 extension Journey {
-    /// The journey of a session folded with its steps (`SessionAuditOptions.recordSteps`).
+    /// The journey of a session folded with its steps (`SessionAuditOptions.recordSteps`, best
+    /// with `outlineSteps`: a journey reads no more of each state than its outline).
     ///
     /// Throws only what walking the steps again from disk throws (a session too large to hold,
     /// `SessionAudit.forEachStep`). A session folded without steps has no views and no flows.
@@ -12,7 +13,7 @@ extension Journey {
         for finding in audit.findings { findingsByRule[finding.rule, default: 0] += 1 }
         for (rule, count) in audit.droppedFindings { findingsByRule[rule, default: 0] += count }
         var walk = Walk()
-        try audit.forEachStep { step, cursor in walk.step(step.event, cursor: cursor, into: &self) }
+        try audit.forEachOutlinedStep { step, outline in walk.step(step.event, outline: outline, into: &self) }
     }
 
     /// The state a walk carries from one step to the next: the correlation group in progress.
@@ -22,32 +23,36 @@ extension Journey {
         var command: String?
         var sawStart = false
 
-        mutating func step(_ event: NavigationEvent, cursor: StepStates.Cursor, into journey: inout Journey) {
+        mutating func step(_ event: NavigationEvent, outline: StepOutline, into journey: inout Journey) {
             if event.correlationID != group {
                 group = event.correlationID
                 operation = nil
                 command = nil
             }
-            if case .sessionStart = event.payload, !sawStart {
-                sawStart = true
-                journey.appVersion = event.appVersion
-                if event.platform != nil { journey.platform = event.platform }
-            }
-            if journey.platform == nil { journey.platform = event.platform }
-            if case .commandApplied(let name, _, _) = event.payload, command == nil { command = name }
-            if operation == nil { operation = JourneyOperation(of: event.payload) }
-            if case .screenView(let claim, _) = event.payload {
+            // One switch over the payload: each `if case` on it copied it.
+            switch event.payload {
+            case .sessionStart:
+                if !sawStart {
+                    sawStart = true
+                    journey.appVersion = event.appVersion
+                    if event.platform != nil { journey.platform = event.platform }
+                }
+                if operation == nil { operation = JourneyOperation(of: event.payload) }
+            case .commandApplied(let name, _, _):
+                if command == nil { command = name }
+                if operation == nil { operation = .command }
+            case .screenView(let claim, _):
                 journey.views.append(
                     JourneyView(
                         screen: claim.screen, seq: event.seq, time: event.timestamp.epochMilliseconds,
-                        operation: operation ?? .none, command: command, flow: cursor.currentFlow, tab: cursor.currentTab,
-                        modals: cursor.currentModals))
+                        operation: operation ?? .none, command: command, flow: outline.flow, tab: outline.tab,
+                        modals: outline.modals))
+            default:
+                if operation == nil { operation = JourneyOperation(of: event.payload) }
             }
-            let flow = cursor.currentFlow
-            if journey.flows.last != flow { journey.flows.append(flow) }
-            var deepest = journey.deepestStack
-            cursor.forEachStackDepth { _, depth in deepest = max(deepest, depth) }
-            journey.deepestStack = deepest
+            if journey.platform == nil { journey.platform = event.platform }
+            if journey.flows.last != outline.flow { journey.flows.append(outline.flow) }
+            journey.deepestStack = max(journey.deepestStack, outline.deepestStack)
         }
     }
 }

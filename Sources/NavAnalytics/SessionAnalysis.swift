@@ -11,6 +11,14 @@ public protocol SessionAnalysis: Sendable {
     /// session's steps again from disk throws.
     func add(_ audit: SessionAudit, weight: Int, to tally: inout Tally) throws
     func merge(_ other: consuming Tally, into tally: inout Tally)
+    /// Whether `add` reads each step's whole state (`SessionAudit.forEachStep`), or no more than
+    /// its outline (`forEachOutlinedStep`): then the fold keeps outlines
+    /// (`SessionAuditOptions.outlineSteps`). True unless the analysis says otherwise.
+    var readsStates: Bool { get }
+}
+
+extension SessionAnalysis {
+    public var readsStates: Bool { true }
 }
 
 /// Runs a `SessionAnalysis` as an audit's sink; the audit must record steps.

@@ -29,6 +29,10 @@ public struct SessionAuditOptions: Sendable {
     public var keepStates = true
     /// Record the visible screens of each session (`sessions`); an audit does not print them.
     public var recordScreens = true
+    /// With `recordSteps`: keep an outline of the state after each step (`StepOutline`) rather
+    /// than the state, for readers that need no more of it (`SessionAudit.forEachOutlinedStep`).
+    /// Rebuilding each step's state costs an analytics command most of its fold.
+    public var outlineSteps = false
     /// The owners of event ids that several sessions share, by the ids' `StableHash`: each id's
     /// first occurrence, in the first session (in `session_id` order) that has it (docs/events-and-rules.md,
     /// Identity). In any other session, every occurrence of such an id is an
@@ -42,13 +46,14 @@ public struct SessionAuditOptions: Sendable {
 
     public init(
         recordSteps: Bool = false, untilSeq: Int64? = nil, maxFindings: Int = .max, keepStates: Bool = true,
-        recordScreens: Bool = true
+        recordScreens: Bool = true, outlineSteps: Bool = false
     ) {
         self.recordSteps = recordSteps
         self.untilSeq = untilSeq
         self.maxFindings = maxFindings
         self.keepStates = keepStates
         self.recordScreens = recordScreens
+        self.outlineSteps = outlineSteps
     }
 }
 
@@ -100,6 +105,9 @@ public struct SessionAudit: Sendable {
     public var steps: [ReplayStep] = []
     /// With `steps`: the state after each of them, in the same order.
     public var states = SessionAudit.noSteps
+    /// With `steps` and `SessionAuditOptions.outlineSteps`: an outline of the state after each of
+    /// them, in the same order, in place of `states`.
+    public var outlines: [StepOutline] = []
 
     /// Shared by the audits that record no steps: an empty `StepStates` is an allocation.
     static let noSteps = StepStates(initial: NavigationState(flow: ""))
@@ -130,6 +138,7 @@ public struct SessionAudit: Sendable {
     public func forEachEntry(
         step body: (ReplayStep, StepStates.Cursor) throws -> Void, unfolded: ((UnfoldedLine) throws -> Void)?
     ) throws {
+        precondition(outlines.isEmpty, "the steps were outlined (outlineSteps): walk them with forEachOutlinedStep")
         if let stepWalk {
             try stepWalk.walk(body, unfolded: unfolded)
             return
@@ -273,6 +282,7 @@ public enum SessionAuditor {
             let location = lines[index].location
             folding.addUnfolded(UnfoldedLine(event: lines[index].event, location: location, findings: earlyFindings[location] ?? []))
         }
+        folding.reserveSteps(foldedIndices.count)
         for lineIndex in foldedIndices {
             // The event is moved out of its line while it folds, and back in after: a copy of it
             // (a retain and a release of each of its strings) was 3% of an audit.

@@ -22,6 +22,8 @@ package struct SessionFolding {
     /// With `rollingSteps`: the state after the last step only (for a walk that hands each step on
     /// as it folds, `StepStates.Cursor` at it).
     private let rollingSteps: Bool
+    /// With `recordSteps` and `outlineSteps`: each step's outline is kept, not its state.
+    private let outlinesSteps: Bool
     private var previous: (seq: Int64, timestamp: Timestamp, reference: EventReference)?
     private var firstGapSeq: Int64?
     /// The findings of the group that ended at the last event, held until the next one: if seqs
@@ -35,11 +37,14 @@ package struct SessionFolding {
         self.sessionID = sessionID
         self.options = options
         self.rollingSteps = rollingSteps
+        outlinesSteps = options.recordSteps && options.outlineSteps && !rollingSteps
         fold = NavigationFold(model: model)
         fold.keepsStates = options.keepStates
         // The final state is set at the end.
         audit = SessionAudit(sessionID: sessionID, findings: [], finalState: NavigationState(flow: ""))
-        if options.recordSteps || rollingSteps { audit.states = StepStates(initial: fold.state, rolling: rollingSteps) }
+        if (options.recordSteps && !outlinesSteps) || rollingSteps {
+            audit.states = StepStates(initial: fold.state, rolling: rollingSteps)
+        }
         // Findings past the cap are counted, not kept: the first `maxFindings` in output order
         // are kept, and the others dropped as they pile up (at twice the cap), so that a session
         // of a million findings holds 2 x the cap, not a million. (Later findings can still come
@@ -65,8 +70,8 @@ package struct SessionFolding {
 
     /// Folds the next event in content order; `endsGroup`: it is the last event of its
     /// correlation group; `earlyFindings`: the findings found before the fold on its line (they
-    /// were added with `add(_:)`), which its step lists first. Returns the step, with `recordSteps`
-    /// or `rollingSteps`.
+    /// were added with `add(_:)`), which its step lists first. Returns the step with `rollingSteps`
+    /// (`recordSteps` keeps it in the audit).
     @discardableResult
     package mutating func fold(
         _ event: NavigationEvent, at location: LineLocation, contentIdentity: UInt64?, endsGroup: Bool,
@@ -124,10 +129,16 @@ package struct SessionFolding {
             audit.screens.append(screen)
         }
         var step: ReplayStep?
-        if options.recordSteps || rollingSteps {
+        if rollingSteps {
             step = ReplayStep(event: event, location: location, findings: earlyFindings + eventFindings)
-            if !rollingSteps { audit.steps.append(step!) }
             audit.states.record(fold.state)
+        } else if options.recordSteps {
+            // Appended, not kept for the caller: a copy of the step is a retain of each of its
+            // event's strings.
+            audit.steps.append(
+                ReplayStep(
+                    event: event, location: location, findings: earlyFindings.isEmpty ? eventFindings : earlyFindings + eventFindings))
+            if outlinesSteps { audit.outlines.append(fold.outline) } else { audit.states.record(fold.state) }
         }
         if !eventFindings.isEmpty {
             // The group's findings not yet after a gap wait for the next event (`endedAtLastEvent`).
@@ -140,6 +151,13 @@ package struct SessionFolding {
         previous = (event.seq, event.timestamp, EventReference(event, at: location))
         folded += 1
         return step
+    }
+
+    /// Room for `count` more steps (with `recordSteps`), so that the steps grow once.
+    package mutating func reserveSteps(_ count: Int) {
+        guard options.recordSteps, !rollingSteps else { return }
+        audit.steps.reserveCapacity(audit.steps.count + count)
+        if outlinesSteps { audit.outlines.reserveCapacity(audit.outlines.count + count) }
     }
 
     /// With `rollingSteps`: the state after the last step folded, and what it changed.

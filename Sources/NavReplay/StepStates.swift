@@ -310,6 +310,24 @@ public struct StepStates: Sendable {
             return changes
         }
 
+        /// How many modals are presented after the current step.
+        public var modalCount: Int { states.depth(of: modalNode) }
+
+        /// A stack's routes after the current step; `nil` when the state does not list it.
+        public func routes(of stack: String) -> [String]? {
+            guard let node = stackNodes[stack], node != Tables.absent else { return nil }
+            return states.names(of: node)
+        }
+
+        /// A stack's routes before the current step (in the initial state, at the first).
+        public func routesBefore(of stack: String) -> [String]? {
+            let node = previousNodes.first { $0.name == stack }?.node ?? stackNodes[stack] ?? Tables.absent
+            return node == Tables.absent ? nil : states.names(of: node)
+        }
+
+        /// A stack's depth after the current step; 0 when the state does not list it.
+        public func depth(of stack: String) -> Int { states.depth(of: stackNodes[stack] ?? Tables.absent) }
+
         /// The depth of each stack in the state after the current step (stacks not in it are left out).
         public func forEachStackDepth(_ body: (String, Int) -> Void) {
             for (name, node) in stackNodes where node != Tables.absent { body(name, states.depth(of: node)) }

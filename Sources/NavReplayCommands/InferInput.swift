@@ -24,7 +24,8 @@ final class CommandFolding: InferFolding {
 
     func fold<Analysis: SessionAnalysis>(_ analysis: Analysis, model: NavigationModel) throws -> Analysis.Tally {
         let accumulator = SessionAnalysisAccumulator(analysis)
-        let options = SessionAuditOptions(recordSteps: true, keepStates: false, recordScreens: false)
+        let options = SessionAuditOptions(
+            recordSteps: true, keepStates: false, recordScreens: false, outlineSteps: !analysis.readsStates)
         if let store {
             let run = try foldHeldSessions(
                 try openStore(store), input: input, sessionOptions: options, sink: .accumulating(accumulator), model: model)

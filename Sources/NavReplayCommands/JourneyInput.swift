@@ -17,7 +17,7 @@ func foldJourneys<Analysis: JourneyAnalysis>(
     _ analysis: Analysis, input: InputOptions, store: String?
 ) throws -> (run: AuditRun, tally: Analysis.Tally) {
     let accumulator = JourneyAccumulator(analysis)
-    let options = SessionAuditOptions(recordSteps: true, keepStates: false, recordScreens: false)
+    let options = SessionAuditOptions(recordSteps: true, keepStates: false, recordScreens: false, outlineSteps: true)
     let run: AuditRun
     if let store {
         run = try foldHeldSessions(try openStore(store), input: input, sessionOptions: options, sink: .accumulating(accumulator))

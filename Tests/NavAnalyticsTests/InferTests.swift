@@ -7,16 +7,20 @@ import NavSamples
 import NavTestSupport
 import Testing
 
-/// Sessions in memory, folded one by one as the engine folds them.
+/// Sessions in memory, folded one by one as the engine folds them: with outlines of the steps'
+/// states where the analysis reads no more (as the commands fold), else with the states.
 struct MemoryFolding: InferFolding {
     var sessions: [[NavigationEvent]]
+    /// Whether every fold keeps the steps' states, whatever the analysis reads.
+    var states = false
 
     func fold<Analysis: SessionAnalysis>(_ analysis: Analysis, model: NavigationModel) throws -> Analysis.Tally {
         var tally = analysis.makeTally()
         for events in sessions {
             let audit = SessionAuditor.audit(
                 sessionID: events.first?.sessionID ?? "", lines: try sessionLines(events), model: model,
-                options: SessionAuditOptions(recordSteps: true, keepStates: false, recordScreens: false))
+                options: SessionAuditOptions(
+                    recordSteps: true, keepStates: false, recordScreens: false, outlineSteps: !states && !analysis.readsStates))
             try analysis.add(audit, weight: 1, to: &tally)
         }
         return tally
@@ -105,6 +109,24 @@ func soundness(of draft: NavigationModel, against truth: NavigationModel, used: 
 
     /// A singleton needs `minSupport` sessions where a second copy could have stood: a route
     /// seen in one session is never one, and one seen twice in its stack never is.
+    /// The passes that read outlines of the steps' states draw what they draw from the states.
+    @Test(arguments: SeedSystems.all.map(\.id))
+    func outlinedStepsGiveTheInferenceOfTheStates(system id: String) throws {
+        let system = try #require(SeedSystems.named(id))
+        let sessions =
+            RandomSessions.generate(model: system.model, count: 60, seed: 51).map(\.events) + system.violating().map(\.events)
+        let outlined = try Inference.run(Inference.Options(name: id), folding: MemoryFolding(sessions: sessions))
+        let states = try Inference.run(Inference.Options(name: id), folding: MemoryFolding(sessions: sessions, states: true))
+        #expect(outlined.names == states.names)
+        #expect(outlined.check == states.check)
+        #expect(outlined.draft.json() == states.draft.json())
+        let coverage = try MemoryFolding(sessions: sessions).fold(CoverageAnalysis(model: system.model), model: system.model)
+        let coverageOfStates = try MemoryFolding(sessions: sessions, states: true).fold(
+            CoverageAnalysis(model: system.model), model: system.model)
+        #expect(coverage.used == coverageOfStates.used)
+        #expect(coverage.check == coverageOfStates.check)
+    }
+
     @Test func singletonsNeedSupport() throws {
         let truth = SpaceHubSystem.system.model
         let sessions = RandomSessions.generate(model: truth, count: 120, seed: 9).map(\.events)

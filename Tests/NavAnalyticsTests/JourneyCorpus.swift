@@ -63,7 +63,8 @@ enum JourneyCorpus {
         -> Analysis.Tally
     {
         var configuration = AuditConfiguration(model: model, jobs: jobs)
-        configuration.sessionOptions = SessionAuditOptions(recordSteps: true, keepStates: false, recordScreens: false)
+        configuration.sessionOptions = SessionAuditOptions(
+            recordSteps: true, keepStates: false, recordScreens: false, outlineSteps: true)
         let accumulator = JourneyAccumulator(analysis)
         _ = try AuditEngine(configuration: configuration).run(paths: [path], sink: .accumulating(accumulator))
         return try accumulator.tally()

@@ -6,14 +6,16 @@ import NavModel
 import NavReplay
 import NavResults
 import NavRouter
+import NavSamples
 import NavTestSupport
 import Testing
 
-/// The journey of one session folded alone with its steps, as the engine folds it.
-func folded(_ events: [NavigationEvent], model: NavigationModel = .poc) throws -> Journey {
+/// The journey of one session folded alone with its steps, as the engine folds it for the
+/// analytics commands (outlined), or with each step's state (as for `report`).
+func folded(_ events: [NavigationEvent], model: NavigationModel = .poc, outlined: Bool = true) throws -> Journey {
     let audit = SessionAuditor.audit(
         sessionID: events.first?.sessionID ?? "", lines: try sessionLines(events), model: model,
-        options: SessionAuditOptions(recordSteps: true, keepStates: false, recordScreens: false))
+        options: SessionAuditOptions(recordSteps: true, keepStates: false, recordScreens: false, outlineSteps: outlined))
     return try Journey(audit)
 }
 
@@ -90,12 +92,26 @@ func folded(_ events: [NavigationEvent], model: NavigationModel = .poc) throws -
         }
         let path = try directory.write("log.ndjson", lines.shuffled().joined(separator: "\n") + "\n")
         var configuration = AuditConfiguration(model: .pocWithDeepLinks, jobs: jobs)
-        configuration.sessionOptions = SessionAuditOptions(recordSteps: true, keepStates: false, recordScreens: false)
+        configuration.sessionOptions = SessionAuditOptions(
+            recordSteps: true, keepStates: false, recordScreens: false, outlineSteps: true)
         let accumulator = JourneyAccumulator(JourneyList())
         _ = try AuditEngine(configuration: configuration).run(paths: [path], sink: .accumulating(accumulator))
         let journeys = try accumulator.tally().journeys
         #expect(journeys.map(\.sessionID) == expected.map(\.sessionID).sorted())
         #expect(journeys == expected.sorted { $0.sessionID < $1.sessionID })
+    }
+
+    @Test(arguments: SeedSystems.all.map(\.id))
+    func outlinedStepsGiveTheJourneyOfTheStates(system id: String) throws {
+        let system = try #require(SeedSystems.named(id))
+        var random = SeededRandom(seed: 50)
+        var sessions = system.clean().map(\.events) + system.violating().map(\.events)
+        for index in 0..<40 { sessions.append(JourneyCorpus.session(model: system.model, id: "\(id)-r\(index)", random: &random)) }
+        for events in sessions where !events.isEmpty {
+            let outlined = try folded(events, model: system.model)
+            #expect(!outlined.views.isEmpty)
+            #expect(outlined == (try folded(events, model: system.model, outlined: false)))
+        }
     }
 
     @Test func aSessionFoldedAgainReplacesItsFirstJourney() {
