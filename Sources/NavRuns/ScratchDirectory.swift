@@ -61,7 +61,7 @@ package enum ScratchDirectory {
         guard let directory = opendir(base) else { return }
         var stale: [String] = []
         while let entry = readdir(directory) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+            let name = entryName(entry)
             let hostPrefix = prefix + host + "-"
             guard name.hasPrefix(hostPrefix), let pid = Int32(name.dropFirst(hostPrefix.count).prefix { $0 != "-" }), pid > 0 else {
                 continue
@@ -76,12 +76,19 @@ package enum ScratchDirectory {
         for path in stale { removeTree(path, depth: 0) }
     }
 
+    /// A directory entry's name, read where it lies: `readdir`'s record holds only as much of
+    /// `d_name` as the name needs, so copying the whole field could read past the record.
+    private static func entryName(_ entry: UnsafeMutablePointer<dirent>) -> String {
+        let offset = MemoryLayout<dirent>.offset(of: \dirent.d_name)!
+        return String(cString: (UnsafeRawPointer(entry) + offset).assumingMemoryBound(to: CChar.self))
+    }
+
     /// Removes a directory with its files and the directories in it (a few levels at most).
     private static func removeTree(_ path: String, depth: Int) {
         guard depth < 4, let directory = opendir(path) else { return }
         var names: [String] = []
         while let entry = readdir(directory) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+            let name = entryName(entry)
             if name != "." && name != ".." { names.append(name) }
         }
         closedir(directory)
