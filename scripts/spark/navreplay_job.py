@@ -155,6 +155,9 @@ def build_parser(mode: str) -> argparse.ArgumentParser:
         parser.add_argument("--explain", action="store_true",
                             help="Add the witness event and the state before and after to each finding.")
         parser.add_argument("--no-sessions", action="store_true", help="Do not write DIR/sessions/.")
+        parser.add_argument("--allow-empty", action="store_true",
+                            help="Accept inputs that hold no line (empty files, or only blank lines): exit 0. Without it "
+                                 "they end with exit status 2, as navreplay audit.")
     parser.add_argument("-q", "--quiet", action="store_true", help="No summary on standard error.")
     parser.add_argument("--debug-read-by-spark", action="store_true",
                         help="For tests only: read file:// URIs as the files of other file systems are, whole, "
@@ -740,6 +743,11 @@ def _run(mode: str, args, spark_args: list[str], master: str | None) -> int:
     spark.stop()
     _finish_archive(spark)
     if merged["unreadable_files"]:
+        return 2
+    if mode == "audit" and not args.allow_empty and merged["lines"] == merged["blank_lines"]:
+        if not args.quiet:
+            print("navreplay: error: the input holds no line that is not blank: no event was checked. "
+                  "Give --allow-empty to accept an empty input.", file=sys.stderr)
         return 2
     if args.fail_on == "error" and merged["findings_by_severity"].get("error", 0) > 0:
         return 1

@@ -165,7 +165,9 @@ def merged_outputs(plan, results, errors: dict, unreadable: dict) -> Result:
     for index, (code, message, _) in errors.items():
         unreadable[index] = (code, message)
     merged = tasks.merge_summaries(plan.paths, summaries, unreadable)
-    status = 2 if unreadable else (1 if merged["findings_by_severity"]["error"] else 0)
+    # As navreplay audit: an input that holds no line that is not blank is exit status 2.
+    empty = merged["lines"] == merged["blank_lines"]
+    status = 2 if unreadable or empty else (1 if merged["findings_by_severity"]["error"] else 0)
     return Result(findings, sessions, quarantine, tasks.summary_json(merged).encode(), status)
 
 
